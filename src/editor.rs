@@ -1,0 +1,789 @@
+//! A pure text editor model for single- or multi-line answers and notes.
+//!
+//! The editor owns a normalised string and a cursor. The cursor is a byte
+//! offset that always sits on an extended grapheme-cluster boundary, so a
+//! precomposed or decomposed accented letter, an emoji sequence joined with
+//! zero-width joiners or skin-tone modifiers, a flag and a Hangul syllable
+//! each move and delete as one unit.
+//!
+//! Normalised text contains no control characters other than `'\n'` and
+//! `'\t'`; in particular it never contains `'\r'`. Lines are split on `'\n'`.
+//! Because a line feed is always a grapheme of its own, segmentation never
+//! spans two lines.
+
+use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
+use unicode_width::UnicodeWidthStr;
+
+/// Editable text with a cursor kept on a grapheme-cluster boundary.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextEditor {
+    text: String,
+    cursor: usize,
+}
+
+/// One editing or cursor-movement command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    /// Move one grapheme to the left; a line break counts as one grapheme.
+    Left,
+    /// Move one grapheme to the right; a line break counts as one grapheme.
+    Right,
+    /// Move to the start of the current line.
+    Home,
+    /// Move to the end of the current line.
+    End,
+    /// Skip non-word graphemes backwards, then the word before them.
+    WordLeft,
+    /// Skip non-word graphemes forwards, then move to the end of the next word.
+    WordRight,
+    /// Move to the previous line, keeping the display column where possible.
+    Up,
+    /// Move to the next line, keeping the display column where possible.
+    Down,
+    /// Delete the grapheme before the cursor.
+    Backspace,
+    /// Delete the grapheme after the cursor.
+    Delete,
+    /// Delete back to where [`Edit::WordLeft`] would move.
+    DeleteWordBack,
+    /// Delete from the start of the current line up to the cursor.
+    DeleteToLineStart,
+    /// Delete from the cursor to the end of the current line.
+    DeleteToLineEnd,
+    /// Insert a line break at the cursor.
+    Newline,
+}
+
+/// Where the cursor is, in lines, graphemes and display columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CursorPosition {
+    /// Zero-based line index.
+    pub line: usize,
+    /// Graphemes before the cursor on its line.
+    pub grapheme: usize,
+    /// Display columns before the cursor on its line (wide characters count 2).
+    pub column: usize,
+    /// Graphemes before the cursor in the whole text.
+    pub offset: usize,
+}
+
+impl TextEditor {
+    /// Creates an empty editor.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Creates an editor holding `text`, normalised as by [`TextEditor::insert`],
+    /// with the cursor at the end.
+    #[must_use]
+    pub fn with_text(text: &str) -> Self {
+        let mut editor = Self::new();
+        editor.insert(text);
+        editor
+    }
+
+    /// Restores an editor from a snapshot.
+    ///
+    /// Returns `None` unless `text` is already normalised and `cursor` is at
+    /// most `text.len()` and on a grapheme-cluster boundary.
+    #[must_use]
+    pub fn from_parts(text: &str, cursor: usize) -> Option<Self> {
+        if needs_normalising(text) || !is_grapheme_boundary(text, cursor) {
+            return None;
+        }
+        Some(Self {
+            text: text.to_owned(),
+            cursor,
+        })
+    }
+
+    /// The current text.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The cursor as a byte offset into [`TextEditor::text`].
+    #[must_use]
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// Whether the text is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Whether the text contains a line break.
+    #[must_use]
+    pub fn is_multiline(&self) -> bool {
+        self.text.contains('\n')
+    }
+
+    /// Inserts `text` at the cursor and leaves the cursor after it.
+    ///
+    /// `"\r\n"` and a lone `'\r'` become `'\n'`, and every other control
+    /// character except `'\n'` and `'\t'` is dropped. A `"\r\n"` split across
+    /// two calls becomes two line breaks. If the inserted text joins with the
+    /// grapheme after it, the cursor moves to the end of the joined grapheme.
+    pub fn insert(&mut self, text: &str) {
+        let at = self.cursor;
+        let end = if needs_normalising(text) {
+            let clean = normalise(text);
+            self.text.insert_str(at, &clean);
+            at + clean.len()
+        } else {
+            self.text.insert_str(at, text);
+            at + text.len()
+        };
+        self.cursor = if is_grapheme_boundary(&self.text, end) {
+            end
+        } else {
+            next_boundary(&self.text, end)
+        };
+    }
+
+    /// Applies one edit and returns whether the text or the cursor changed.
+    pub fn apply(&mut self, edit: Edit) -> bool {
+        let cursor = self.cursor;
+        match edit {
+            Edit::Left => self.move_to(prev_boundary(&self.text, cursor)),
+            Edit::Right => self.move_to(next_boundary(&self.text, cursor)),
+            Edit::Home => self.move_to(line_start(&self.text, cursor)),
+            Edit::End => self.move_to(line_end(&self.text, cursor)),
+            Edit::WordLeft => self.move_to(word_left(&self.text, cursor)),
+            Edit::WordRight => self.move_to(word_right(&self.text, cursor)),
+            Edit::Up => self.vertical(true),
+            Edit::Down => self.vertical(false),
+            Edit::Backspace => self.delete_range(prev_boundary(&self.text, cursor), cursor),
+            Edit::Delete => self.delete_range(cursor, next_boundary(&self.text, cursor)),
+            Edit::DeleteWordBack => self.delete_range(word_left(&self.text, cursor), cursor),
+            Edit::DeleteToLineStart => self.delete_range(line_start(&self.text, cursor), cursor),
+            Edit::DeleteToLineEnd => self.delete_range(cursor, line_end(&self.text, cursor)),
+            Edit::Newline => {
+                self.insert("\n");
+                true
+            }
+        }
+    }
+
+    /// The cursor's line, grapheme and column on that line, and its grapheme
+    /// offset in the whole text.
+    #[must_use]
+    pub fn position(&self) -> CursorPosition {
+        let before = &self.text[..self.cursor];
+        let start = line_start(&self.text, self.cursor);
+        let on_line = &self.text[start..self.cursor];
+        CursorPosition {
+            line: before.bytes().filter(|&b| b == b'\n').count(),
+            grapheme: on_line.graphemes(true).count(),
+            column: display_width(on_line),
+            offset: before.graphemes(true).count(),
+        }
+    }
+
+    /// Moves the cursor to `target` (a grapheme boundary); reports a change.
+    fn move_to(&mut self, target: usize) -> bool {
+        let changed = target != self.cursor;
+        self.cursor = target;
+        changed
+    }
+
+    /// Removes `start..end` (both grapheme boundaries, `start <= end`) and
+    /// leaves the cursor at `start`, or at the start of the grapheme that the
+    /// removal joined across `start`.
+    fn delete_range(&mut self, start: usize, end: usize) -> bool {
+        if start >= end {
+            return false;
+        }
+        self.text.replace_range(start..end, "");
+        self.cursor = if is_grapheme_boundary(&self.text, start) {
+            start
+        } else {
+            prev_boundary(&self.text, start)
+        };
+        true
+    }
+
+    /// Moves to the previous (`up`) or next line at the same display column,
+    /// or to the last grapheme boundary at or before it.
+    fn vertical(&mut self, up: bool) -> bool {
+        let start = line_start(&self.text, self.cursor);
+        let column = display_width(&self.text[start..self.cursor]);
+        let (target_start, target_end) = if up {
+            if start == 0 {
+                return false;
+            }
+            let end = start - 1;
+            (line_start(&self.text, end), end)
+        } else {
+            let end = line_end(&self.text, self.cursor);
+            if end == self.text.len() {
+                return false;
+            }
+            let next = end + 1;
+            (next, line_end(&self.text, next))
+        };
+        let line = &self.text[target_start..target_end];
+        let mut offset = 0;
+        let mut width = 0;
+        for grapheme in line.graphemes(true) {
+            width += grapheme.width();
+            if width > column {
+                break;
+            }
+            offset += grapheme.len();
+        }
+        self.move_to(target_start + offset)
+    }
+}
+
+/// Whether `text` holds a character that [`normalise`] would change.
+fn needs_normalising(text: &str) -> bool {
+    text.chars().any(is_dropped_or_rewritten)
+}
+
+/// Control characters other than line feed and tab (this includes `'\r'`).
+fn is_dropped_or_rewritten(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// Turns `"\r\n"` and lone `'\r'` into `'\n'` and drops other controls
+/// except `'\t'`.
+fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            chars.next_if_eq(&'\n');
+            out.push('\n');
+        } else if !is_dropped_or_rewritten(c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether `at` is within `text` and on an extended grapheme boundary.
+fn is_grapheme_boundary(text: &str, at: usize) -> bool {
+    text.is_char_boundary(at)
+        && GraphemeCursor::new(at, text.len(), true)
+            .is_boundary(text, 0)
+            .unwrap_or(false)
+}
+
+/// The grapheme boundary before `at` (a char boundary), or 0.
+fn prev_boundary(text: &str, at: usize) -> usize {
+    GraphemeCursor::new(at, text.len(), true)
+        .prev_boundary(text, 0)
+        .ok()
+        .flatten()
+        .unwrap_or(0)
+}
+
+/// The grapheme boundary after `at` (a char boundary), or the text length.
+fn next_boundary(text: &str, at: usize) -> usize {
+    GraphemeCursor::new(at, text.len(), true)
+        .next_boundary(text, 0)
+        .ok()
+        .flatten()
+        .unwrap_or(text.len())
+}
+
+/// Byte offset of the start of the line containing `at`.
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Byte offset of the end (the `'\n'` or the text end) of the line containing `at`.
+fn line_end(text: &str, at: usize) -> usize {
+    text[at..].find('\n').map_or(text.len(), |i| at + i)
+}
+
+/// Word graphemes start with an alphanumeric character or `'_'`.
+fn is_word(grapheme: &str) -> bool {
+    grapheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Where a backward word move from `at` lands.
+fn word_left(text: &str, at: usize) -> usize {
+    let mut target = at;
+    let mut in_word = false;
+    for (i, grapheme) in text[..at].grapheme_indices(true).rev() {
+        if is_word(grapheme) {
+            in_word = true;
+        } else if in_word {
+            break;
+        }
+        target = i;
+    }
+    target
+}
+
+/// Where a forward word move from `at` lands.
+fn word_right(text: &str, at: usize) -> usize {
+    let mut target = at;
+    let mut in_word = false;
+    for (i, grapheme) in text[at..].grapheme_indices(true) {
+        if is_word(grapheme) {
+            in_word = true;
+        } else if in_word {
+            break;
+        }
+        target = at + i + grapheme.len();
+    }
+    target
+}
+
+/// Display columns of `line`, summed grapheme by grapheme.
+fn display_width(line: &str) -> usize {
+    line.graphemes(true).map(UnicodeWidthStr::width).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, cursor: usize) -> TextEditor {
+        TextEditor::from_parts(text, cursor).expect("valid snapshot")
+    }
+
+    /// Applies `edit` to `text` with the cursor at `cursor`.
+    fn run(text: &str, cursor: usize, edit: Edit) -> (bool, String, usize) {
+        let mut editor = at(text, cursor);
+        let changed = editor.apply(edit);
+        (changed, editor.text().to_owned(), editor.cursor())
+    }
+
+    fn same(text: &str, cursor: usize) -> (bool, String, usize) {
+        (false, text.to_owned(), cursor)
+    }
+
+    fn changed(text: &str, cursor: usize) -> (bool, String, usize) {
+        (true, text.to_owned(), cursor)
+    }
+
+    fn pos(line: usize, grapheme: usize, column: usize, offset: usize) -> CursorPosition {
+        CursorPosition {
+            line,
+            grapheme,
+            column,
+            offset,
+        }
+    }
+
+    const ALL_EDITS: [Edit; 14] = [
+        Edit::Left,
+        Edit::Right,
+        Edit::Home,
+        Edit::End,
+        Edit::WordLeft,
+        Edit::WordRight,
+        Edit::Up,
+        Edit::Down,
+        Edit::Backspace,
+        Edit::Delete,
+        Edit::DeleteWordBack,
+        Edit::DeleteToLineStart,
+        Edit::DeleteToLineEnd,
+        Edit::Newline,
+    ];
+
+    #[test]
+    fn constructors_and_accessors() {
+        let empty = TextEditor::new();
+        assert_eq!(empty, TextEditor::default());
+        assert_eq!(empty.text(), "");
+        assert_eq!(empty.cursor(), 0);
+        assert!(empty.is_empty());
+        assert!(!empty.is_multiline());
+        assert_eq!(empty.position(), pos(0, 0, 0, 0));
+
+        let editor = TextEditor::with_text("ab\ncd");
+        assert_eq!(editor.text(), "ab\ncd");
+        assert_eq!(editor.cursor(), 5);
+        assert!(!editor.is_empty());
+        assert!(editor.is_multiline());
+        assert_eq!(editor.position(), pos(1, 2, 2, 5));
+        assert!(!TextEditor::with_text("abc").is_multiline());
+    }
+
+    #[test]
+    fn ascii_movement() {
+        let t = "hello world";
+        assert_eq!(run(t, 5, Edit::Left), changed(t, 4));
+        assert_eq!(run(t, 0, Edit::Left), same(t, 0));
+        assert_eq!(run(t, 5, Edit::Right), changed(t, 6));
+        assert_eq!(run(t, 11, Edit::Right), same(t, 11));
+        assert_eq!(run(t, 5, Edit::Home), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::Home), same(t, 0));
+        assert_eq!(run(t, 5, Edit::End), changed(t, 11));
+        assert_eq!(run(t, 11, Edit::End), same(t, 11));
+        assert_eq!(run(t, 5, Edit::Up), same(t, 5));
+        assert_eq!(run(t, 5, Edit::Down), same(t, 5));
+    }
+
+    #[test]
+    fn ascii_word_movement() {
+        let t = "hello world";
+        assert_eq!(run(t, 11, Edit::WordLeft), changed(t, 6));
+        assert_eq!(run(t, 6, Edit::WordLeft), changed(t, 0));
+        assert_eq!(run(t, 5, Edit::WordLeft), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::WordLeft), same(t, 0));
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 5));
+        assert_eq!(run(t, 5, Edit::WordRight), changed(t, 11));
+        assert_eq!(run(t, 11, Edit::WordRight), same(t, 11));
+
+        let t = "foo.bar  baz";
+        assert_eq!(run(t, 12, Edit::WordLeft), changed(t, 9));
+        assert_eq!(run(t, 9, Edit::WordLeft), changed(t, 4));
+        assert_eq!(run(t, 4, Edit::WordLeft), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 3));
+        assert_eq!(run(t, 3, Edit::WordRight), changed(t, 7));
+        assert_eq!(run(t, 7, Edit::WordRight), changed(t, 12));
+
+        let t = "snake_case x1";
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 10));
+        assert_eq!(run(t, 13, Edit::WordLeft), changed(t, 11));
+        assert_eq!(run(t, 11, Edit::WordLeft), changed(t, 0));
+
+        // Trailing punctuation only: moves over it to the text edge.
+        assert_eq!(run("ab ..", 2, Edit::WordRight), changed("ab ..", 5));
+        assert_eq!(run(".. ab", 3, Edit::WordLeft), changed(".. ab", 0));
+    }
+
+    #[test]
+    fn ascii_deletion() {
+        let t = "hello world";
+        assert_eq!(run(t, 5, Edit::Backspace), changed("hell world", 4));
+        assert_eq!(run(t, 0, Edit::Backspace), same(t, 0));
+        assert_eq!(run(t, 5, Edit::Delete), changed("helloworld", 5));
+        assert_eq!(run(t, 11, Edit::Delete), same(t, 11));
+        assert_eq!(run(t, 11, Edit::DeleteWordBack), changed("hello ", 6));
+        assert_eq!(run(t, 6, Edit::DeleteWordBack), changed("world", 0));
+        assert_eq!(run(t, 0, Edit::DeleteWordBack), same(t, 0));
+        assert_eq!(run("foo.bar", 7, Edit::DeleteWordBack), changed("foo.", 4));
+        assert_eq!(run(t, 5, Edit::DeleteToLineStart), changed(" world", 0));
+        assert_eq!(run(t, 0, Edit::DeleteToLineStart), same(t, 0));
+        assert_eq!(run(t, 5, Edit::DeleteToLineEnd), changed("hello", 5));
+        assert_eq!(run(t, 11, Edit::DeleteToLineEnd), same(t, 11));
+        assert_eq!(run("ab", 1, Edit::Newline), changed("a\nb", 2));
+
+        let mut empty = TextEditor::new();
+        for edit in ALL_EDITS {
+            if edit != Edit::Newline {
+                assert!(!empty.apply(edit), "{edit:?} changed an empty editor");
+                assert_eq!(empty, TextEditor::new());
+            }
+        }
+        assert!(empty.apply(Edit::Newline));
+        assert_eq!((empty.text(), empty.cursor()), ("\n", 1));
+    }
+
+    #[test]
+    fn multiline_line_edges() {
+        let t = "ab\ncd";
+        assert_eq!(run(t, 3, Edit::Left), changed(t, 2));
+        assert_eq!(run(t, 2, Edit::Right), changed(t, 3));
+        assert_eq!(run(t, 4, Edit::Home), changed(t, 3));
+        assert_eq!(run(t, 1, Edit::End), changed(t, 2));
+        assert_eq!(run(t, 3, Edit::Home), same(t, 3));
+        assert_eq!(run(t, 2, Edit::End), same(t, 2));
+        assert_eq!(run(t, 3, Edit::WordLeft), changed(t, 0));
+        assert_eq!(run(t, 2, Edit::WordRight), changed(t, 5));
+        assert_eq!(run(t, 3, Edit::Backspace), changed("abcd", 2));
+        assert_eq!(run(t, 2, Edit::Delete), changed("abcd", 2));
+        assert_eq!(run(t, 3, Edit::DeleteWordBack), changed("cd", 0));
+        assert_eq!(run(t, 3, Edit::DeleteToLineStart), same(t, 3));
+        assert_eq!(run(t, 2, Edit::DeleteToLineEnd), same(t, 2));
+        assert_eq!(run(t, 5, Edit::DeleteToLineStart), changed("ab\n", 3));
+        assert_eq!(run(t, 3, Edit::DeleteToLineEnd), changed("ab\n", 3));
+        assert_eq!(run(t, 1, Edit::DeleteToLineEnd), changed("a\ncd", 1));
+        assert_eq!(run(t, 4, Edit::DeleteToLineStart), changed("ab\nd", 3));
+    }
+
+    #[test]
+    fn precomposed_accent() {
+        let t = "café";
+        assert_eq!(t.len(), 5);
+        assert_eq!(TextEditor::with_text(t).cursor(), 5);
+        assert_eq!(run(t, 5, Edit::Left), changed(t, 3));
+        assert_eq!(run(t, 3, Edit::Right), changed(t, 5));
+        assert_eq!(run(t, 5, Edit::Backspace), changed("caf", 3));
+        assert_eq!(run(t, 3, Edit::Delete), changed("caf", 3));
+        assert_eq!(run(t, 5, Edit::WordLeft), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 5));
+        assert_eq!(run(t, 5, Edit::DeleteWordBack), changed("", 0));
+        assert_eq!(at(t, 5).position(), pos(0, 4, 4, 4));
+        assert_eq!(TextEditor::from_parts(t, 4), None);
+    }
+
+    #[test]
+    fn decomposed_accent() {
+        let t = "cafe\u{301}";
+        assert_eq!(t.len(), 6);
+        assert_eq!(run(t, 6, Edit::Left), changed(t, 3));
+        assert_eq!(run(t, 3, Edit::Right), changed(t, 6));
+        assert_eq!(run(t, 6, Edit::Backspace), changed("caf", 3));
+        assert_eq!(run(t, 3, Edit::Delete), changed("caf", 3));
+        assert_eq!(run(t, 6, Edit::Home), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::End), changed(t, 6));
+        assert_eq!(at(t, 6).position(), pos(0, 4, 4, 4));
+        assert_eq!(TextEditor::from_parts(t, 4), None);
+
+        let t = "cafe\u{301}! e\u{301}t";
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 6));
+        assert_eq!(run(t, 6, Edit::WordRight), changed(t, 12));
+        assert_eq!(run(t, 12, Edit::WordLeft), changed(t, 8));
+        assert_eq!(
+            run(t, 12, Edit::DeleteWordBack),
+            changed("cafe\u{301}! ", 8)
+        );
+    }
+
+    #[test]
+    fn emoji_zwj_sequence() {
+        let t = "a👩\u{200d}💻b";
+        assert_eq!(t.len(), 13);
+        assert_eq!(run(t, 1, Edit::Right), changed(t, 12));
+        assert_eq!(run(t, 12, Edit::Left), changed(t, 1));
+        assert_eq!(run(t, 12, Edit::Backspace), changed("ab", 1));
+        assert_eq!(run(t, 1, Edit::Delete), changed("ab", 1));
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 1));
+        assert_eq!(run(t, 1, Edit::WordRight), changed(t, 13));
+        assert_eq!(run(t, 13, Edit::WordLeft), changed(t, 12));
+        assert_eq!(run(t, 12, Edit::WordLeft), changed(t, 0));
+        assert_eq!(run(t, 12, Edit::DeleteWordBack), changed("b", 0));
+        assert_eq!(at(t, 12).position(), pos(0, 2, 3, 2));
+        assert_eq!(at(t, 13).position(), pos(0, 3, 4, 3));
+        assert_eq!(TextEditor::from_parts(t, 5), None);
+        assert_eq!(TextEditor::from_parts(t, 8), None);
+
+        let t = "👍🏽x";
+        assert_eq!(t.len(), 9);
+        assert_eq!(run(t, 0, Edit::Right), changed(t, 8));
+        assert_eq!(run(t, 8, Edit::Backspace), changed("x", 0));
+        assert_eq!(run(t, 0, Edit::Delete), changed("x", 0));
+        assert_eq!(at(t, 8).position(), pos(0, 1, 2, 1));
+        assert_eq!(TextEditor::from_parts(t, 4), None);
+    }
+
+    #[test]
+    fn flags() {
+        let t = "🇺🇸🇫🇷";
+        assert_eq!(t.len(), 16);
+        assert_eq!(run(t, 16, Edit::Left), changed(t, 8));
+        assert_eq!(run(t, 8, Edit::Left), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::Right), changed(t, 8));
+        assert_eq!(run(t, 16, Edit::Backspace), changed("🇺🇸", 8));
+        assert_eq!(run(t, 0, Edit::Delete), changed("🇫🇷", 0));
+        assert_eq!(run(t, 8, Edit::Delete), changed("🇺🇸", 8));
+        assert_eq!(at(t, 8).position(), pos(0, 1, 2, 1));
+        assert_eq!(at(t, 16).position(), pos(0, 2, 4, 2));
+        assert_eq!(TextEditor::from_parts(t, 4), None);
+        assert_eq!(TextEditor::from_parts(t, 12), None);
+    }
+
+    #[test]
+    fn hangul() {
+        let t = "한국어";
+        assert_eq!(t.len(), 9);
+        assert_eq!(run(t, 9, Edit::Left), changed(t, 6));
+        assert_eq!(run(t, 3, Edit::Right), changed(t, 6));
+        assert_eq!(run(t, 9, Edit::Backspace), changed("한국", 6));
+        assert_eq!(run(t, 0, Edit::Delete), changed("국어", 0));
+        assert_eq!(run(t, 9, Edit::WordLeft), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 9));
+        assert_eq!(at(t, 9).position(), pos(0, 3, 6, 3));
+        assert_eq!(TextEditor::from_parts(t, 1), None);
+
+        let t = "한국어 단어";
+        assert_eq!(t.len(), 16);
+        assert_eq!(run(t, 16, Edit::WordLeft), changed(t, 10));
+        assert_eq!(run(t, 16, Edit::DeleteWordBack), changed("한국어 ", 10));
+        assert_eq!(run(t, 0, Edit::WordRight), changed(t, 9));
+
+        // A syllable spelled as conjoining jamo is one grapheme of width 2.
+        let t = "\u{1112}\u{1161}\u{11ab}";
+        assert_eq!(t.len(), 9);
+        assert_eq!(run(t, 9, Edit::Left), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::Delete), changed("", 0));
+        assert_eq!(at(t, 9).position(), pos(0, 1, 2, 1));
+        assert_eq!(TextEditor::from_parts(t, 3), None);
+        assert_eq!(TextEditor::from_parts(t, 6), None);
+    }
+
+    #[test]
+    fn wide_columns() {
+        let t = "中文ab";
+        assert_eq!(at(t, 3).position(), pos(0, 1, 2, 1));
+        assert_eq!(at(t, 6).position(), pos(0, 2, 4, 2));
+        assert_eq!(at(t, 8).position(), pos(0, 4, 6, 4));
+        assert_eq!(at("a中b", 4).position(), pos(0, 2, 3, 2));
+        assert_eq!(at("ab\n中x", 7).position(), pos(1, 2, 3, 5));
+        assert_eq!(at("ab\n中x", 3).position(), pos(1, 0, 0, 3));
+        assert_eq!(at("x\ty", 2).position(), pos(0, 2, 2, 2));
+    }
+
+    #[test]
+    fn up_down_keep_column() {
+        // Lines: "abcdef" 0..6, "中文字" 7..16, "xy" 17..19.
+        let t = "abcdef\n中文字\nxy";
+        assert_eq!(run(t, 3, Edit::Down), changed(t, 10));
+        assert_eq!(at(t, 10).position(), pos(1, 1, 2, 8));
+        assert_eq!(run(t, 4, Edit::Down), changed(t, 13));
+        assert_eq!(run(t, 6, Edit::Down), changed(t, 16));
+        assert_eq!(run(t, 10, Edit::Down), changed(t, 19));
+        assert_eq!(run(t, 16, Edit::Down), changed(t, 19));
+        assert_eq!(run(t, 19, Edit::Up), changed(t, 10));
+        assert_eq!(run(t, 18, Edit::Up), changed(t, 7));
+        assert_eq!(run(t, 13, Edit::Up), changed(t, 4));
+        assert_eq!(run(t, 16, Edit::Up), changed(t, 6));
+        assert_eq!(run(t, 0, Edit::Down), changed(t, 7));
+        assert_eq!(run(t, 3, Edit::Up), same(t, 3));
+        assert_eq!(run(t, 18, Edit::Down), same(t, 18));
+
+        let t = "ab\n\ncd";
+        assert_eq!(run(t, 1, Edit::Down), changed(t, 3));
+        assert_eq!(run(t, 3, Edit::Down), changed(t, 4));
+        assert_eq!(run(t, 6, Edit::Up), changed(t, 3));
+
+        // Never lands inside a decomposed letter or an emoji sequence.
+        let t = "e\u{301}xy\nabc";
+        assert_eq!(run(t, 7, Edit::Up), changed(t, 3));
+        assert_eq!(run(t, 6, Edit::Up), changed(t, 0));
+        let t = "a👩\u{200d}💻b\nabcd";
+        assert_eq!(run(t, 16, Edit::Up), changed(t, 1));
+        assert_eq!(run(t, 17, Edit::Up), changed(t, 12));
+        assert_eq!(run(t, 12, Edit::Down), changed(t, 17));
+    }
+
+    #[test]
+    fn insert_normalises() {
+        let editor = TextEditor::with_text("a\r\nb\rc\n\rd");
+        assert_eq!(editor.text(), "a\nb\nc\n\nd");
+        assert_eq!(editor.cursor(), 8);
+
+        let mut editor = at("xy", 1);
+        editor.insert("1\r\n2");
+        assert_eq!((editor.text(), editor.cursor()), ("x1\n2y", 4));
+
+        let mut editor = TextEditor::new();
+        editor.insert("a\u{0}b\u{7}\tc\u{1b}[0m\u{7f}\u{85}d");
+        assert_eq!((editor.text(), editor.cursor()), ("ab\tc[0md", 8));
+
+        editor.insert("\u{1b}\u{8}");
+        assert_eq!((editor.text(), editor.cursor()), ("ab\tc[0md", 8));
+
+        let mut editor = at("ab", 1);
+        editor.insert("👩\u{200d}💻");
+        assert_eq!((editor.text(), editor.cursor()), ("a👩\u{200d}💻b", 12));
+
+        // A "\r\n" split over two inserts gives two line breaks.
+        let mut editor = TextEditor::new();
+        editor.insert("a\r");
+        editor.insert("\nb");
+        assert_eq!((editor.text(), editor.cursor()), ("a\n\nb", 4));
+    }
+
+    #[test]
+    fn cursor_stays_on_boundary_when_graphemes_join() {
+        let mut editor = at("\u{301}x", 0);
+        editor.insert("e");
+        assert_eq!((editor.text(), editor.cursor()), ("e\u{301}x", 3));
+
+        let mut editor = at("🇸🇫", 0);
+        editor.insert("🇺");
+        assert_eq!((editor.text(), editor.cursor()), ("🇺🇸🇫", 8));
+
+        assert_eq!(run("e\n\u{301}", 1, Edit::Delete), changed("e\u{301}", 0));
+        assert_eq!(
+            run("e\n\u{301}", 2, Edit::Backspace),
+            changed("e\u{301}", 0)
+        );
+    }
+
+    #[test]
+    fn from_parts_validates() {
+        assert_eq!(TextEditor::from_parts("", 0), Some(TextEditor::new()));
+        assert_eq!(TextEditor::from_parts("", 1), None);
+        assert_eq!(TextEditor::from_parts("ab", 3), None);
+        assert_eq!(TextEditor::from_parts("é", 1), None);
+        assert_eq!(TextEditor::from_parts("e\u{301}", 1), None);
+        assert_eq!(TextEditor::from_parts("a\rb", 0), None);
+        assert_eq!(TextEditor::from_parts("a\u{1b}", 0), None);
+        let editor = TextEditor::from_parts("a\tb\nc", 4).expect("valid");
+        assert_eq!((editor.text(), editor.cursor()), ("a\tb\nc", 4));
+        assert_eq!(editor.position(), pos(1, 0, 0, 4));
+        assert_eq!(
+            TextEditor::from_parts("e\u{301}", 3),
+            Some(TextEditor::with_text("e\u{301}"))
+        );
+    }
+
+    #[test]
+    fn every_edit_from_every_position_keeps_invariants() {
+        let text = "aé e\u{301}👩\u{200d}💻 🇰🇷\n한국어 中x\tb\n\n👍🏽!";
+        let boundaries: Vec<usize> = (0..=text.len())
+            .filter(|&i| TextEditor::from_parts(text, i).is_some())
+            .collect();
+        let expected: Vec<usize> = text
+            .grapheme_indices(true)
+            .map(|(i, _)| i)
+            .chain([text.len()])
+            .collect();
+        assert_eq!(boundaries, expected);
+        assert_eq!(boundaries.len(), 21);
+
+        let mut changes = [0usize; ALL_EDITS.len()];
+        for &cursor in &boundaries {
+            for (index, edit) in ALL_EDITS.into_iter().enumerate() {
+                let before = at(text, cursor);
+                let mut after = before.clone();
+                let did_change = after.apply(edit);
+                assert_eq!(did_change, after != before, "{edit:?} at {cursor}");
+                assert!(after.cursor() <= after.text().len());
+                assert!(after.text().is_char_boundary(after.cursor()));
+                assert_eq!(
+                    TextEditor::from_parts(after.text(), after.cursor()).as_ref(),
+                    Some(&after),
+                    "{edit:?} at {cursor} left {after:?}"
+                );
+                let old = before.position().offset;
+                let new = after.position().offset;
+                match edit {
+                    Edit::Left if did_change => {
+                        assert_eq!(after.text(), text);
+                        assert_eq!(new + 1, old);
+                    }
+                    Edit::Right if did_change => {
+                        assert_eq!(after.text(), text);
+                        assert_eq!(new, old + 1);
+                    }
+                    Edit::Backspace if did_change => {
+                        assert_eq!(after.text().graphemes(true).count(), 19);
+                        assert_eq!(new + 1, old);
+                    }
+                    Edit::Delete if did_change => {
+                        assert_eq!(after.text().graphemes(true).count(), 19);
+                        assert_eq!(new, old);
+                    }
+                    _ => {}
+                }
+                changes[index] += usize::from(did_change);
+            }
+        }
+        // 21 positions on 4 lines holding 8, 9, 1 and 3 positions: one-step
+        // and word edits fail only at a text edge, line edits at the 4 line
+        // starts or ends, Up on the first line and Down on the last line.
+        assert_eq!(
+            changes,
+            [20, 20, 17, 17, 20, 20, 13, 18, 20, 20, 20, 17, 17, 21]
+        );
+    }
+}

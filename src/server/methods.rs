@@ -1,0 +1,91 @@
+//! The method registry: every protocol method name bound to its handler in `State`.
+
+use std::sync::{Arc, Mutex};
+
+use jsonrpsee::RpcModule;
+use jsonrpsee::types::{ErrorObjectOwned, Params};
+use serde_json::Value;
+
+use super::state::{State, code, error};
+
+/// Every method the server answers, as `initialize` lists them.
+pub const METHODS: &[&str] = &[
+    "initialize",
+    "open",
+    "ask",
+    "key",
+    "keys",
+    "insert",
+    "saveCustom",
+    "setNote",
+    "submitAnswers",
+    "getView",
+    "getResult",
+    "cancel",
+    "close",
+    "snapshot",
+    "restore",
+    "sessions",
+    "shutdown",
+    "exit",
+];
+
+/// The shared state of one connection.
+pub type Shared = Arc<Mutex<State>>;
+
+type Handler = fn(&mut State, Option<&str>) -> Result<Value, ErrorObjectOwned>;
+
+/// Locks shared state; a panic in an earlier request does not poison later ones.
+pub fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Builds the registry for one connection's state.
+pub fn module(state: Shared) -> RpcModule<Shared> {
+    let mut module = RpcModule::new(state);
+    let sync: &[(&'static str, Handler)] = &[
+        ("initialize", State::initialize),
+        ("open", State::open),
+        ("key", State::key),
+        ("keys", State::keys),
+        ("insert", State::insert),
+        ("saveCustom", State::save_custom),
+        ("setNote", State::set_note),
+        ("submitAnswers", State::submit_answers),
+        ("getView", |s, p| s.get_view(p)),
+        ("getResult", |s, p| s.get_result(p)),
+        ("cancel", State::cancel),
+        ("close", State::close),
+        ("snapshot", |s, p| s.snapshot(p)),
+        ("restore", State::restore),
+        ("sessions", |s, _| Ok(s.list())),
+        ("shutdown", |_, _| Ok(Value::Null)),
+    ];
+    for &(name, handler) in sync {
+        module
+            .register_method(name, move |params: Params, ctx: &Shared, _| {
+                handler(&mut lock(ctx), params.as_str())
+            })
+            .expect("method names are unique");
+    }
+    module
+        .register_async_method(
+            "ask",
+            |params: Params<'static>, ctx: Arc<Shared>, _| async move {
+                let waiter = lock(&ctx).ask(params.as_str());
+                match waiter {
+                    Ok(rx) => rx.await.unwrap_or_else(|_| {
+                        Err(error(
+                            code::COMPLETED,
+                            "the session was closed before it completed",
+                        ))
+                    }),
+                    Err(e) => Err(e),
+                }
+            },
+        )
+        .expect("method names are unique");
+    module
+}

@@ -1,0 +1,314 @@
+//! The protocol shell: JSON-RPC 2.0 over a byte stream, in either framing, with the method
+//! registry of `methods.rs` and the session table of `state.rs`.
+//!
+//! Requests take effect in the order received: each is run until it completes or, for a
+//! pending `ask`, until it waits for its flow; only then is the next frame read.
+
+pub mod framing;
+pub mod methods;
+pub mod state;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+
+use jsonrpsee::RpcModule;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use framing::{FrameError, FrameReader, write_frame};
+use methods::{METHODS, Shared, lock};
+use state::{Config, State, code};
+
+/// An error response with the given id.
+fn error_response(id: &Value, code: i32, message: &str) -> String {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string()
+}
+
+/// What handling one message led to.
+enum Handled {
+    /// A response to send (or to put in a batch's array).
+    Reply(String),
+    /// Nothing to send now (a notification, or an `ask` that stays pending).
+    Quiet,
+    /// `exit`: end the process.
+    Exit,
+}
+
+/// Pending `ask` requests: JSON-encoded request id → session id.
+type Pending = Arc<Mutex<HashMap<String, String>>>;
+
+struct Connection {
+    module: Arc<RpcModule<Shared>>,
+    state: Shared,
+    pending: Pending,
+    out: mpsc::UnboundedSender<String>,
+    asks: JoinSet<()>,
+}
+
+/// Serves one connection until end of input or `exit`.
+pub async fn serve<R, W>(reader: R, writer: W, config: Config) -> std::io::Result<()>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let state: Shared = Arc::new(Mutex::new(State::new(config)));
+    let module = Arc::new(methods::module(state.clone()));
+    let mut frames = FrameReader::new(reader, config.max_message_bytes);
+    let (out, outgoing) = mpsc::unbounded_channel::<String>();
+    let mut connection = Connection {
+        module,
+        state,
+        pending: Arc::default(),
+        out,
+        asks: JoinSet::new(),
+    };
+    let mut outgoing = Some(outgoing);
+    // The framing is known once the first frame has been read; the writer starts then.
+    let mut writer_task = None;
+    let mut writer = Some(writer);
+    while let Some(frame) = frames.next().await {
+        if writer_task.is_none() {
+            let framing = frames.framing();
+            let mut w = writer.take().expect("the writer starts once");
+            let mut rx = outgoing.take().expect("the writer starts once");
+            writer_task = Some(tokio::spawn(async move {
+                while let Some(message) = rx.recv().await {
+                    if write_frame(&mut w, framing, &message).await.is_err() {
+                        break;
+                    }
+                }
+            }));
+        }
+        let handled = match frame {
+            Err(FrameError::TooLarge { limit }) => Handled::Reply(error_response(
+                &Value::Null,
+                code::LIMIT,
+                &format!("message too large: the limit is {limit} bytes"),
+            )),
+            Err(FrameError::BadHeader(message)) => Handled::Reply(error_response(
+                &Value::Null,
+                code::PARSE_ERROR,
+                &format!("parse error: {message}"),
+            )),
+            Ok(bytes) => connection.handle_frame(bytes).await,
+        };
+        match handled {
+            Handled::Reply(message) => {
+                let _ = connection.out.send(message);
+            }
+            Handled::Quiet => {}
+            Handled::Exit => break,
+        }
+    }
+    // Pending asks end with the connection; the writer stops once everything queued is written.
+    connection.asks.shutdown().await;
+    drop(connection);
+    if let Some(task) = writer_task {
+        let _ = task.await;
+    }
+    Ok(())
+}
+
+/// Polls a future once, catching a panic inside it.
+async fn poll_once<F: Future + Unpin>(f: &mut F) -> Result<Poll<F::Output>, ()> {
+    std::future::poll_fn(|cx| {
+        Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
+            Pin::new(&mut *f).poll(cx)
+        })))
+    })
+    .await
+    .map_err(|_| ())
+}
+
+impl Connection {
+    async fn handle_frame(&mut self, bytes: Vec<u8>) -> Handled {
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                return Handled::Reply(error_response(
+                    &Value::Null,
+                    code::PARSE_ERROR,
+                    &format!(
+                        "parse error: invalid UTF-8 at byte {}",
+                        e.utf8_error().valid_up_to()
+                    ),
+                ));
+            }
+        };
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(value) => value,
+            Err(e) => {
+                return Handled::Reply(error_response(
+                    &Value::Null,
+                    code::PARSE_ERROR,
+                    &format!("parse error: {e}"),
+                ));
+            }
+        };
+        match value {
+            Value::Array(items) if items.is_empty() => Handled::Reply(error_response(
+                &Value::Null,
+                code::INVALID_REQUEST,
+                "invalid request: empty batch",
+            )),
+            Value::Array(items) => {
+                let mut replies = Vec::new();
+                let mut exit = false;
+                for item in items {
+                    match self.handle_message(item, None, true).await {
+                        Handled::Reply(r) => replies.push(r),
+                        Handled::Quiet => {}
+                        Handled::Exit => exit = true,
+                    }
+                }
+                if !replies.is_empty() {
+                    let _ = self.out.send(format!("[{}]", replies.join(",")));
+                }
+                if exit { Handled::Exit } else { Handled::Quiet }
+            }
+            single => self.handle_message(single, Some(text), false).await,
+        }
+    }
+
+    async fn handle_message(
+        &mut self,
+        message: Value,
+        text: Option<String>,
+        in_batch: bool,
+    ) -> Handled {
+        let Value::Object(object) = &message else {
+            return Handled::Reply(error_response(
+                &Value::Null,
+                code::INVALID_REQUEST,
+                "invalid request: expected a request object",
+            ));
+        };
+        let id = object.get("id").cloned();
+        let reply_id = match &id {
+            Some(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => v.clone(),
+            Some(_) => {
+                return Handled::Reply(error_response(
+                    &Value::Null,
+                    code::INVALID_REQUEST,
+                    "invalid request: \"id\" must be a string, a number or null",
+                ));
+            }
+            None => Value::Null,
+        };
+        let invalid = |m: &str| Handled::Reply(error_response(&reply_id, code::INVALID_REQUEST, m));
+        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return invalid("invalid request: \"jsonrpc\" must be \"2.0\"");
+        }
+        let Some(method) = object.get("method").and_then(Value::as_str) else {
+            return invalid("invalid request: \"method\" must be a string");
+        };
+        let params = object.get("params");
+        if params.is_some_and(|p| !p.is_object() && !p.is_array() && !p.is_null()) {
+            return Handled::Reply(error_response(
+                &reply_id,
+                code::INVALID_PARAMS,
+                "invalid params: \"params\" must be an object",
+            ));
+        }
+        let is_notification = id.is_none();
+        match method {
+            "exit" => return Handled::Exit,
+            "$/cancelRequest" => {
+                self.cancel_request(params);
+                return if is_notification {
+                    Handled::Quiet
+                } else {
+                    Handled::Reply(
+                        json!({ "jsonrpc": "2.0", "id": reply_id, "result": null }).to_string(),
+                    )
+                };
+            }
+            m if !METHODS.contains(&m) => {
+                if is_notification {
+                    tracing::debug!(method = m, "ignoring an unknown notification");
+                    return Handled::Quiet;
+                }
+                return Handled::Reply(error_response(
+                    &reply_id,
+                    code::METHOD_NOT_FOUND,
+                    &format!("method not found: {}", crate::flow::quoted(m)),
+                ));
+            }
+            "ask" if in_batch => {
+                return invalid(
+                    "invalid request: \"ask\" cannot be part of a batch; it stays pending until its flow completes",
+                );
+            }
+            _ => {}
+        }
+        // Notifications run with a stand-in id and their response is dropped; an `ask`
+        // notification opens its flow without waiting for it.
+        let request = match (&text, is_notification) {
+            (Some(text), false) => text.clone(),
+            _ => {
+                let method = if method == "ask" && is_notification {
+                    "open"
+                } else {
+                    method
+                };
+                json!({ "jsonrpc": "2.0", "id": 0, "method": method, "params": params }).to_string()
+            }
+        };
+        let module = self.module.clone();
+        let mut call = Box::pin(async move { module.raw_json_request(&request, 1).await });
+        let reply = match poll_once(&mut call).await {
+            Err(()) => {
+                tracing::error!(method, "a request panicked; the connection goes on");
+                Some(error_response(
+                    &reply_id,
+                    -32603,
+                    "internal error: the request failed; see the server log",
+                ))
+            }
+            Ok(Poll::Ready(Ok((response, _)))) => Some(response.get().to_owned()),
+            Ok(Poll::Ready(Err(e))) => Some(error_response(
+                &reply_id,
+                code::INVALID_REQUEST,
+                &format!("invalid request: {e}"),
+            )),
+            Ok(Poll::Pending) => {
+                let session = lock(&self.state).take_last_ask();
+                let key = reply_id.to_string();
+                if let Some(session) = session {
+                    lock(&self.pending).insert(key.clone(), session);
+                }
+                let out = self.out.clone();
+                let pending = self.pending.clone();
+                self.asks.spawn(async move {
+                    if let Ok((response, _)) = call.await {
+                        let _ = out.send(response.get().to_owned());
+                    }
+                    lock(&pending).remove(&key);
+                });
+                None
+            }
+        };
+        match reply {
+            Some(_) if is_notification => Handled::Quiet,
+            Some(reply) => Handled::Reply(reply),
+            None => Handled::Quiet,
+        }
+    }
+
+    /// `$/cancelRequest { id }`: aborts the flow of a pending `ask`.
+    fn cancel_request(&self, params: Option<&Value>) {
+        let Some(id) = params.and_then(|p| p.get("id")) else {
+            return;
+        };
+        let session = lock(&self.pending).get(&id.to_string()).cloned();
+        if let Some(session) = session {
+            lock(&self.state).abort(&session);
+        }
+    }
+}

@@ -1,0 +1,686 @@
+//! The server's state: connection defaults, the session table with its limits, and pending
+//! `ask` requests. Each method here parses its params, drives the pure engine, and shapes
+//! the answer; nothing about the flow itself is decided here.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use jsonrpsee::types::ErrorObjectOwned;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use crate::answer_set::parse_pi_answers;
+use crate::flow::FlowError;
+use crate::key::{Key, parse_sequence};
+use crate::keymap::Keymap;
+use crate::limits::Limits;
+use crate::model::{Dialect, Outcome};
+use crate::session::{OpenOptions, Session, Status};
+use crate::snapshot;
+use crate::view;
+
+/// JSON-RPC error codes of the protocol.
+pub mod code {
+    /// Invalid JSON.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// Not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// No such method.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Params missing or of the wrong shape.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// No session has that id.
+    pub const UNKNOWN_SESSION: i32 = -32001;
+    /// The session has already completed.
+    pub const COMPLETED: i32 = -32002;
+    /// `insert` needs an open editor.
+    pub const NO_EDITOR: i32 = -32003;
+    /// A limit was exceeded.
+    pub const LIMIT: i32 = -32004;
+    /// A dsh `UserQuestionError`.
+    pub const USER_QUESTION: i32 = -32010;
+}
+
+/// A JSON-RPC error without data.
+pub fn error(code: i32, message: impl Into<String>) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(code, message.into(), None::<()>)
+}
+
+/// Server-wide settings, from the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// Largest accepted message, in bytes.
+    pub max_message_bytes: usize,
+    /// Most sessions held at once (completed ones are evicted oldest-first beyond it).
+    pub max_sessions: usize,
+    /// Per-flow bounds.
+    pub limits: Limits,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_message_bytes: 1024 * 1024,
+            max_sessions: 1024,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// What a pending `ask` is sent when its flow completes.
+pub type AskReply = Result<Value, ErrorObjectOwned>;
+
+struct Entry {
+    session: Session,
+    width: Option<usize>,
+    /// Order of creation, for eviction.
+    serial: u64,
+}
+
+/// Everything one connection's requests act on.
+pub struct State {
+    config: Config,
+    sessions: HashMap<String, Entry>,
+    serial: u64,
+    keymap: Arc<Keymap>,
+    width: Option<usize>,
+    has_ui: Option<bool>,
+    waiters: HashMap<String, oneshot::Sender<AskReply>>,
+    last_ask: Option<String>,
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(params: Option<&str>) -> Result<T, ErrorObjectOwned> {
+    serde_json::from_str(params.unwrap_or("{}"))
+        .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))
+}
+
+fn flow_error(e: FlowError) -> ErrorObjectOwned {
+    let code = match e {
+        FlowError::Completed => code::COMPLETED,
+        FlowError::NoEditor => code::NO_EDITOR,
+        _ => code::INVALID_PARAMS,
+    };
+    error(code, e.to_string())
+}
+
+fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
+    error(code::INVALID_PARAMS, format!("invalid params: keymap: {e}"))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParams {
+    #[serde(default)]
+    capabilities: Option<Capabilities>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Capabilities {
+    has_ui: Option<bool>,
+    width: Option<usize>,
+    keymap: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OpenParams {
+    payload: Value,
+    dialect: Option<Dialect>,
+    session: Option<String>,
+    has_ui: Option<bool>,
+    width: Option<usize>,
+    /// Root for `@` file completion; accepted and kept for the editors.
+    #[allow(dead_code)]
+    cwd: Option<String>,
+    keymap: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct SessionParams {
+    session: String,
+}
+
+#[derive(Deserialize)]
+struct KeyParams {
+    session: String,
+    key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum KeyList {
+    List(Vec<String>),
+    Notation(String),
+}
+
+#[derive(Deserialize)]
+struct KeysParams {
+    session: String,
+    keys: KeyList,
+    #[serde(default)]
+    trace: bool,
+}
+
+#[derive(Deserialize)]
+struct InsertParams {
+    session: String,
+    text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SaveCustomParams {
+    session: String,
+    question_id: String,
+    text: String,
+    #[serde(default)]
+    submit: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SetNoteParams {
+    session: String,
+    question_id: String,
+    option_value: Option<String>,
+    text: String,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum SubmitMode {
+    Submit,
+    Elaborate,
+}
+
+#[derive(Deserialize)]
+struct SubmitAnswersParams {
+    session: String,
+    answers: Value,
+    mode: Option<SubmitMode>,
+}
+
+#[derive(Deserialize)]
+struct GetViewParams {
+    session: String,
+    width: Option<usize>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum CancelReason {
+    User,
+    Abort,
+}
+
+#[derive(Deserialize)]
+struct CancelParams {
+    session: String,
+    reason: Option<CancelReason>,
+}
+
+#[derive(Deserialize)]
+struct RestoreParams {
+    state: Value,
+    session: Option<String>,
+}
+
+impl State {
+    /// Fresh state with the given settings.
+    pub fn new(config: Config) -> State {
+        State {
+            config,
+            sessions: HashMap::new(),
+            serial: 0,
+            keymap: Arc::new(Keymap::default()),
+            width: None,
+            has_ui: None,
+            waiters: HashMap::new(),
+            last_ask: None,
+        }
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn entry(&self, id: &str) -> Result<&Entry, ErrorObjectOwned> {
+        self.sessions.get(id).ok_or_else(|| {
+            error(
+                code::UNKNOWN_SESSION,
+                format!("unknown session {}", crate::flow::quoted(id)),
+            )
+        })
+    }
+
+    fn entry_mut(&mut self, id: &str) -> Result<&mut Entry, ErrorObjectOwned> {
+        self.sessions.get_mut(id).ok_or_else(|| {
+            error(
+                code::UNKNOWN_SESSION,
+                format!("unknown session {}", crate::flow::quoted(id)),
+            )
+        })
+    }
+
+    /// The Step of a session: `{ session, status, view, result?, transcript? }`.
+    fn step(&self, id: &str) -> Result<Value, ErrorObjectOwned> {
+        let entry = self.entry(id)?;
+        Ok(step_of(id, entry, None))
+    }
+
+    /// `initialize`: connection defaults for later `open`s.
+    pub fn initialize(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: InitializeParams = parse(params)?;
+        if let Some(c) = p.capabilities {
+            let keymap = match &c.keymap {
+                Some(overrides) => Arc::new(
+                    Keymap::default()
+                        .with_overrides(overrides)
+                        .map_err(keymap_error)?,
+                ),
+                None => self.keymap.clone(),
+            };
+            self.keymap = keymap;
+            self.width = c.width.or(self.width);
+            self.has_ui = c.has_ui.or(self.has_ui);
+        }
+        Ok(json!({
+            "serverInfo": { "name": "askd", "version": env!("CARGO_PKG_VERSION") },
+            "protocolVersion": 1,
+            "methods": super::methods::METHODS,
+        }))
+    }
+
+    /// Makes room for one more session: evicts the oldest completed one at the limit.
+    fn make_room(&mut self) -> Result<(), ErrorObjectOwned> {
+        if self.sessions.len() < self.config.max_sessions {
+            return Ok(());
+        }
+        let oldest_done = self
+            .sessions
+            .iter()
+            .filter(|(id, e)| e.session.status() == Status::Done && !self.waiters.contains_key(*id))
+            .min_by_key(|(_, e)| e.serial)
+            .map(|(id, _)| id.clone());
+        match oldest_done {
+            Some(id) => {
+                self.sessions.remove(&id);
+                Ok(())
+            }
+            None => Err(error(
+                code::LIMIT,
+                format!(
+                    "too many open sessions: the limit is {}; close one first",
+                    self.config.max_sessions
+                ),
+            )),
+        }
+    }
+
+    fn new_id(&mut self, requested: Option<String>) -> Result<String, ErrorObjectOwned> {
+        match requested {
+            Some(id) if self.sessions.contains_key(&id) => Err(error(
+                code::INVALID_PARAMS,
+                format!(
+                    "invalid params: session {} is already in use",
+                    crate::flow::quoted(&id)
+                ),
+            )),
+            Some(id) if id.is_empty() => Err(error(
+                code::INVALID_PARAMS,
+                "invalid params: session must not be empty",
+            )),
+            Some(id) => Ok(id),
+            None => loop {
+                self.serial += 1;
+                let id = format!("s{}", self.serial);
+                if !self.sessions.contains_key(&id) {
+                    return Ok(id);
+                }
+            },
+        }
+    }
+
+    fn insert_session(&mut self, id: String, session: Session, width: Option<usize>) {
+        self.serial += 1;
+        self.sessions.insert(
+            id,
+            Entry {
+                session,
+                width,
+                serial: self.serial,
+            },
+        );
+    }
+
+    /// `open`: validates the payload and creates a session.
+    pub fn open(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: OpenParams = parse(params)?;
+        self.config
+            .limits
+            .check_payload(&p.payload)
+            .map_err(|m| error(code::LIMIT, m))?;
+        let keymap = match &p.keymap {
+            Some(overrides) => Arc::new(
+                self.keymap
+                    .with_overrides(overrides)
+                    .map_err(keymap_error)?,
+            ),
+            None => self.keymap.clone(),
+        };
+        let options = OpenOptions {
+            dialect: p.dialect,
+            has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
+            keymap,
+        };
+        let session = Session::open(&p.payload, &options)
+            .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
+        let id = self.new_id(p.session)?;
+        self.make_room()?;
+        self.insert_session(id.clone(), session, p.width.or(self.width));
+        self.step(&id)
+    }
+
+    /// `ask`, first half: opens the session and registers a waiter for its result.
+    pub fn ask(
+        &mut self,
+        params: Option<&str>,
+    ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
+        let step = self.open(params)?;
+        let id = step["session"].as_str().unwrap_or_default().to_owned();
+        let (tx, rx) = oneshot::channel();
+        self.waiters.insert(id.clone(), tx);
+        self.last_ask = Some(id.clone());
+        self.settle(&id);
+        Ok(rx)
+    }
+
+    /// The session opened by the latest `ask`, taken (the shell maps request ids to it).
+    pub fn take_last_ask(&mut self) -> Option<String> {
+        self.last_ask.take()
+    }
+
+    /// Resolves the pending `ask` of a session once it is done.
+    fn settle(&mut self, id: &str) {
+        let Some(entry) = self.sessions.get(id) else {
+            return;
+        };
+        if entry.session.status() != Status::Done {
+            return;
+        }
+        if let Some(tx) = self.waiters.remove(id) {
+            let reply = entry
+                .session
+                .result()
+                .ok_or_else(|| error(code::COMPLETED, "the session completed without a result"));
+            let _ = tx.send(reply);
+        }
+    }
+
+    /// Runs a change on a session's engine state, then answers its Step.
+    fn change(
+        &mut self,
+        id: &str,
+        f: impl FnOnce(&mut Session, &Limits) -> Result<(), ErrorObjectOwned>,
+    ) -> Result<Value, ErrorObjectOwned> {
+        let limits = self.config.limits;
+        let entry = self.entry_mut(id)?;
+        f(&mut entry.session, &limits)?;
+        self.settle(id);
+        self.step(id)
+    }
+
+    /// `key`: one key.
+    pub fn key(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: KeyParams = parse(params)?;
+        let key = Key::parse(&p.key)
+            .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: key: {e}")))?;
+        self.change(&p.session, |s, limits| press_bounded(s, key, limits))
+    }
+
+    /// `keys`: a list of keys, or a Vim-notation string; all parsed before any is applied.
+    /// Keys after the flow completes are not applied.
+    pub fn keys(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: KeysParams = parse(params)?;
+        let keys: Vec<Key> = match &p.keys {
+            KeyList::List(names) => names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    Key::parse(n).map_err(|e| {
+                        error(
+                            code::INVALID_PARAMS,
+                            format!("invalid params: keys[{i}]: {e}"),
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            KeyList::Notation(s) => parse_sequence(s.as_str())
+                .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: keys: {e}")))?,
+        };
+        let limits = self.config.limits;
+        let entry = self.entry_mut(&p.session)?;
+        if entry.session.status() == Status::Done {
+            return Err(flow_error(FlowError::Completed));
+        }
+        let mut trace = Vec::new();
+        for key in keys {
+            if entry.session.status() == Status::Done {
+                break;
+            }
+            press_bounded(&mut entry.session, key, &limits)?;
+            if p.trace {
+                trace.push(step_of(&p.session, entry, None));
+            }
+        }
+        self.settle(&p.session);
+        let mut step = self.step(&p.session)?;
+        if p.trace {
+            step["steps"] = Value::Array(trace);
+        }
+        Ok(step)
+    }
+
+    /// `insert`: text into the open editor.
+    pub fn insert(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: InsertParams = parse(params)?;
+        self.change(&p.session, |s, limits| {
+            let flow = s.flow_mut().map_err(flow_error)?;
+            if flow.outcome().is_some() {
+                return Err(flow_error(FlowError::Completed));
+            }
+            let current = flow.editor().map_or(0, |e| e.text.text().len());
+            if current + p.text.len() > limits.max_text_bytes {
+                return Err(error(
+                    code::LIMIT,
+                    format!(
+                        "the editor would hold {} bytes; the limit is {}",
+                        current + p.text.len(),
+                        limits.max_text_bytes
+                    ),
+                ));
+            }
+            flow.insert(&p.text).map_err(flow_error)
+        })
+    }
+
+    /// `saveCustom`: a custom answer set directly.
+    pub fn save_custom(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: SaveCustomParams = parse(params)?;
+        self.change(&p.session, |s, limits| {
+            limits
+                .check_text(&p.text, "text")
+                .map_err(|m| error(code::LIMIT, m))?;
+            s.flow_mut()
+                .and_then(|f| f.save_custom(&p.question_id, &p.text, p.submit))
+                .map_err(flow_error)
+        })
+    }
+
+    /// `setNote`: a question or option note set directly.
+    pub fn set_note(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: SetNoteParams = parse(params)?;
+        self.change(&p.session, |s, limits| {
+            limits
+                .check_text(&p.text, "text")
+                .map_err(|m| error(code::LIMIT, m))?;
+            s.flow_mut()
+                .and_then(|f| f.set_note(&p.question_id, p.option_value.as_deref(), &p.text))
+                .map_err(flow_error)
+        })
+    }
+
+    /// `submitAnswers`: completes the flow from a whole answer set.
+    pub fn submit_answers(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: SubmitAnswersParams = parse(params)?;
+        self.change(&p.session, |s, limits| {
+            let flow = s.flow_mut().map_err(flow_error)?;
+            if flow.outcome().is_some() {
+                return Err(flow_error(FlowError::Completed));
+            }
+            limits
+                .check_payload(&json!({ "answers": p.answers }))
+                .map_err(|m| error(code::LIMIT, m))?;
+            let answers = parse_pi_answers(flow.spec(), &p.answers)
+                .map_err(|m| error(code::INVALID_PARAMS, format!("invalid params: {m}")))?;
+            let outcome = match p.mode {
+                Some(SubmitMode::Elaborate) => Outcome::Elaborate,
+                _ => Outcome::Submit,
+            };
+            flow.submit_answers(answers, outcome).map_err(flow_error)
+        })
+    }
+
+    /// `getView`: the view, rendered at `width` when one is known.
+    pub fn get_view(&self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: GetViewParams = parse(params)?;
+        let entry = self.entry(&p.session)?;
+        Ok(view_json(&p.session, entry, p.width))
+    }
+
+    /// `getResult`: the result, or `null` while open.
+    pub fn get_result(&self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: SessionParams = parse(params)?;
+        Ok(self
+            .entry(&p.session)?
+            .session
+            .result()
+            .unwrap_or(Value::Null))
+    }
+
+    /// `cancel`: the user cancels, or the asker aborts.
+    pub fn cancel(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: CancelParams = parse(params)?;
+        let outcome = match p.reason {
+            Some(CancelReason::Abort) => Outcome::Aborted,
+            _ => Outcome::Cancelled,
+        };
+        self.change(&p.session, |s, _| {
+            s.flow_mut()
+                .and_then(|f| f.cancel(outcome))
+                .map_err(flow_error)
+        })
+    }
+
+    /// Aborts a session's flow on behalf of the asker (a `$/cancelRequest` on its `ask`).
+    pub fn abort(&mut self, id: &str) {
+        if let Some(entry) = self.sessions.get_mut(id)
+            && let Ok(flow) = entry.session.flow_mut()
+        {
+            let _ = flow.cancel(Outcome::Aborted);
+        }
+        self.settle(id);
+    }
+
+    /// `close`: forgets a session (aborting a pending `ask` on it first).
+    pub fn close(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: SessionParams = parse(params)?;
+        if self.waiters.contains_key(&p.session) {
+            self.abort(&p.session);
+        }
+        let closed = self.sessions.remove(&p.session).is_some();
+        Ok(json!({ "closed": closed }))
+    }
+
+    /// `snapshot`: the session's state as versioned JSON.
+    pub fn snapshot(&self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: SessionParams = parse(params)?;
+        let entry = self.entry(&p.session)?;
+        Ok(json!({ "state": snapshot::save(&entry.session) }))
+    }
+
+    /// `restore`: a new session from a snapshot.
+    pub fn restore(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+        let p: RestoreParams = parse(params)?;
+        let session = snapshot::restore(&p.state)
+            .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
+        let id = self.new_id(p.session)?;
+        self.make_room()?;
+        self.insert_session(id.clone(), session, self.width);
+        self.step(&id)
+    }
+
+    /// `sessions`: every session held, oldest first.
+    pub fn list(&self) -> Value {
+        let mut entries: Vec<(&String, &Entry)> = self.sessions.iter().collect();
+        entries.sort_by_key(|(_, e)| e.serial);
+        Value::Array(
+            entries
+                .into_iter()
+                .map(|(id, e)| {
+                    let mut item = json!({ "session": id });
+                    if let Some(title) = e.session.title() {
+                        item["title"] = json!(title);
+                    }
+                    item["status"] = json!(e.session.status());
+                    item
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Presses a key, refusing one that would grow an editor past the text limit.
+fn press_bounded(session: &mut Session, key: Key, limits: &Limits) -> Result<(), ErrorObjectOwned> {
+    let len = session
+        .flow()
+        .and_then(|f| f.editor())
+        .map_or(0, |e| e.text.text().len());
+    if len + 4 > limits.max_text_bytes
+        && let crate::key::KeyCode::Char(_) = key.code
+    {
+        {
+            return Err(error(
+                code::LIMIT,
+                format!(
+                    "the editor holds {len} bytes; the limit is {}",
+                    limits.max_text_bytes
+                ),
+            ));
+        }
+    }
+    session.press(key).map_err(flow_error)
+}
+
+fn view_json(id: &str, entry: &Entry, width: Option<usize>) -> Value {
+    let _ = width.or(entry.width);
+    serde_json::to_value(view::build(id, &entry.session)).unwrap_or(Value::Null)
+}
+
+fn step_of(id: &str, entry: &Entry, width: Option<usize>) -> Value {
+    let mut step = json!({
+        "session": id,
+        "status": entry.session.status(),
+        "view": view_json(id, entry, width),
+    });
+    if let Some(result) = entry.session.result() {
+        step["result"] = result;
+    }
+    if let Some(transcript) = entry.session.transcript() {
+        step["transcript"] = serde_json::to_value(transcript).unwrap_or(Value::Null);
+    }
+    step
+}

@@ -1,0 +1,552 @@
+//! The view model: everything a renderer needs to draw a session, decided here so that no
+//! client re-implements a decision of the flow.
+
+use serde::Serialize;
+
+use crate::flow::{EditorTarget, Flow, Focus, OpenEditor, ReviewAction};
+use crate::keymap::Action;
+use crate::model::{Answer, Dialect, Question, QuestionType};
+use crate::session::{Session, Status};
+
+/// Value of the synthetic custom row.
+pub const CUSTOM_VALUE: &str = "__other__";
+/// Label of the synthetic custom row.
+pub const CUSTOM_LABEL: &str = "Type your own";
+/// Placeholder of an empty custom-answer editor.
+pub const INPUT_PLACEHOLDER: &str = "Type answer...";
+/// Placeholder of an empty note editor.
+pub const NOTE_PLACEHOLDER: &str = "Add a note...";
+
+/// The view of one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct View {
+    /// The session id.
+    pub session: String,
+    /// `open` or `done`.
+    pub status: Status,
+    /// `pi` or `dsh`.
+    pub dialect: Dialect,
+    /// The flow title (`null` when none).
+    pub title: Option<String>,
+    /// Where keys go.
+    pub focus: Focus,
+    /// Question tabs, then the review tab.
+    pub tabs: Vec<TabView>,
+    /// 0-based active tab.
+    pub active_tab: usize,
+    /// The active question (`null` on the review tab and when done).
+    pub question: Option<QuestionView>,
+    /// The review screen (`null` elsewhere).
+    pub review: Option<ReviewView>,
+    /// The open editor (`null` when closed).
+    pub editor: Option<EditorView>,
+    /// Key hints for the current focus, from the active keymap.
+    pub hints: Vec<Hint>,
+}
+
+/// One tab of the tab bar.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TabView {
+    /// Tab label (the question's label, or `Submit`).
+    pub label: String,
+    /// `question` or `review`.
+    pub kind: TabKind,
+    /// The question has a selection or non-blank custom text (always false for review).
+    pub answered: bool,
+    /// The question carries a question note or any option note.
+    pub has_notes: bool,
+    /// This is the active tab.
+    pub active: bool,
+}
+
+/// The kind of a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TabKind {
+    /// A question tab.
+    Question,
+    /// The final review tab.
+    Review,
+}
+
+/// The active question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionView {
+    /// Question id.
+    pub id: String,
+    /// Tab label.
+    pub label: String,
+    /// The question text.
+    pub prompt: String,
+    /// `single`, `multi` or `preview`.
+    #[serde(rename = "type")]
+    pub kind: QuestionType,
+    /// Metadata from the payload; never blocks anything.
+    pub required: bool,
+    /// Supporting text shown under the prompt (`null` when none).
+    pub detail: Option<String>,
+    /// The question note (`null` when none).
+    pub note: Option<String>,
+    /// The saved custom answer (`null` when none).
+    pub custom_text: Option<String>,
+    /// 0-based active row.
+    pub active_option: usize,
+    /// Options, then the custom row when the question has one.
+    pub rows: Vec<RowView>,
+    /// The preview text of the active row (preview questions), `null` otherwise.
+    pub preview: Option<String>,
+}
+
+/// One row of a question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RowView {
+    /// 1-based row number (the digit that selects it).
+    pub index: usize,
+    /// Option value (`__other__` for the custom row).
+    pub value: String,
+    /// Label to display (recommended marker stripped).
+    pub label: String,
+    /// Option description (`null` when none).
+    pub description: Option<String>,
+    /// Option preview text (`null` when none).
+    pub preview: Option<String>,
+    /// Selected (the custom row: the question has custom text).
+    pub selected: bool,
+    /// The active row.
+    pub active: bool,
+    /// The synthetic `Type your own` row.
+    pub custom: bool,
+    /// The option's note (`null` when none).
+    pub note: Option<String>,
+    /// The label carried a recommended marker.
+    pub recommended: bool,
+}
+
+/// The review tab.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewView {
+    /// The actions with their digit keys.
+    pub actions: Vec<ReviewActionView>,
+    /// 0-based active action.
+    pub active_action: usize,
+    /// Per question, what the review screen lists.
+    pub questions: Vec<ReviewQuestion>,
+}
+
+/// One review action.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewActionView {
+    /// The digit that runs it.
+    pub key: String,
+    /// `Submit`, `Elaborate` or `Cancel`.
+    pub label: String,
+    /// The active action.
+    pub active: bool,
+}
+
+/// One question as the review screen shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewQuestion {
+    /// Question id.
+    pub id: String,
+    /// Question label.
+    pub label: String,
+    /// Has a selection or custom text.
+    pub answered: bool,
+    /// The answer lines: one per selected option, then the custom text; empty when unanswered.
+    pub answers: Vec<ReviewAnswer>,
+    /// The question note, when the active action shows it.
+    pub note: Option<String>,
+    /// Notes of unselected options, when the active action shows them (Elaborate).
+    pub other_notes: Vec<ReviewOptionNote>,
+}
+
+/// One answer line of the review screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewAnswer {
+    /// The option label, or the custom text.
+    pub label: String,
+    /// The line is the custom text.
+    pub custom: bool,
+    /// The note of that option, when the active action shows it.
+    pub note: Option<String>,
+}
+
+/// A note on an option that is not selected.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewOptionNote {
+    /// Option value.
+    pub value: String,
+    /// Option label.
+    pub label: String,
+    /// The note.
+    pub note: String,
+}
+
+/// The open editor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorView {
+    /// What it edits.
+    pub target: EditorTargetView,
+    /// The draft.
+    pub text: String,
+    /// Where the cursor is.
+    pub cursor: CursorView,
+    /// Shown while the draft is empty.
+    pub placeholder: &'static str,
+}
+
+/// What an editor edits, for clients.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorTargetView {
+    /// `custom`, `questionNote` or `optionNote`.
+    pub kind: &'static str,
+    /// The question id.
+    pub question_id: String,
+    /// The option value (option notes only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub option_value: Option<String>,
+}
+
+/// The cursor in several units, so that every client finds its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CursorView {
+    /// Graphemes before the cursor in the whole text.
+    pub offset: usize,
+    /// UTF-8 bytes before the cursor.
+    pub byte: usize,
+    /// UTF-16 code units before the cursor.
+    pub utf16: usize,
+    /// 0-based line.
+    pub line: usize,
+    /// Graphemes before the cursor on its line.
+    pub grapheme: usize,
+    /// Terminal columns before the cursor on its line.
+    pub column: usize,
+}
+
+/// One key hint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hint {
+    /// The keymap action (`main.toggle`), or `digits` for the fixed digit keys.
+    pub action: &'static str,
+    /// The bound keys, canonical names.
+    pub keys: Vec<String>,
+    /// What it does.
+    pub label: &'static str,
+}
+
+/// A label without its recommended marker, and whether it had one.
+pub fn strip_recommended(label: &str) -> (&str, bool) {
+    let trimmed = label.trim_end();
+    for marker in ["(Recommended)", "(recommended)", "（推荐）", "(推荐)"] {
+        if let Some(rest) = trimmed.strip_suffix(marker) {
+            return (rest.trim_end(), true);
+        }
+    }
+    (label, false)
+}
+
+/// Builds the view of a session.
+pub fn build(id: &str, session: &Session) -> View {
+    let status = session.status();
+    let title = session.title().map(str::to_owned);
+    let dialect = session.dialect();
+    let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
+        return View {
+            session: id.to_owned(),
+            status,
+            dialect,
+            title,
+            focus: Focus::Review,
+            tabs: session.flow().map(tabs).unwrap_or_default(),
+            active_tab: session.flow().map_or(0, Flow::tab),
+            question: None,
+            review: None,
+            editor: None,
+            hints: Vec::new(),
+        };
+    };
+    View {
+        session: id.to_owned(),
+        status,
+        dialect,
+        title,
+        focus: flow.focus(),
+        tabs: tabs(flow),
+        active_tab: flow.tab(),
+        question: flow
+            .current_question()
+            .map(|q| question_view(flow, q, &flow.answers()[flow.tab()])),
+        review: (flow.focus() == Focus::Review).then(|| review_view(flow)),
+        editor: flow.editor().map(|e| editor_view(flow, e)),
+        hints: hints(flow),
+    }
+}
+
+fn tabs(flow: &Flow) -> Vec<TabView> {
+    let mut tabs: Vec<TabView> = flow
+        .spec()
+        .questions
+        .iter()
+        .zip(flow.answers())
+        .enumerate()
+        .map(|(i, (q, a))| TabView {
+            label: q.label.clone(),
+            kind: TabKind::Question,
+            answered: a.is_answered(),
+            has_notes: a.has_notes(),
+            active: i == flow.tab(),
+        })
+        .collect();
+    tabs.push(TabView {
+        label: ReviewAction::Submit.label().to_owned(),
+        kind: TabKind::Review,
+        answered: false,
+        has_notes: false,
+        active: flow.tab() == flow.spec().questions.len(),
+    });
+    tabs
+}
+
+fn question_view(flow: &Flow, q: &Question, answer: &Answer) -> QuestionView {
+    let mut rows: Vec<RowView> = q
+        .options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let (label, recommended) = strip_recommended(&o.label);
+            RowView {
+                index: i + 1,
+                value: o.value.clone(),
+                label: label.to_owned(),
+                description: o.description.clone(),
+                preview: o.preview.clone(),
+                selected: answer.selected.contains(&i),
+                active: flow.row() == i,
+                custom: false,
+                note: answer.option_note(i).map(str::to_owned),
+                recommended,
+            }
+        })
+        .collect();
+    if q.has_custom_row() {
+        let i = q.options.len();
+        rows.push(RowView {
+            index: i + 1,
+            value: CUSTOM_VALUE.to_owned(),
+            label: CUSTOM_LABEL.to_owned(),
+            description: None,
+            preview: None,
+            selected: answer.custom_text.is_some(),
+            active: flow.row() == i,
+            custom: true,
+            note: None,
+            recommended: false,
+        });
+    }
+    QuestionView {
+        id: q.id.clone(),
+        label: q.label.clone(),
+        prompt: q.prompt.clone(),
+        kind: q.kind,
+        required: q.required,
+        detail: q.detail.clone(),
+        note: answer.note.clone(),
+        custom_text: answer.custom_text.clone(),
+        active_option: flow.row(),
+        preview: q.options.get(flow.row()).and_then(|o| o.preview.clone()),
+        rows,
+    }
+}
+
+fn review_view(flow: &Flow) -> ReviewView {
+    let actions = flow.review_actions();
+    let active = actions[flow.review_action()];
+    let show_all_notes = active == ReviewAction::Elaborate;
+    let questions = flow
+        .spec()
+        .questions
+        .iter()
+        .zip(flow.answers())
+        .map(|(q, a)| {
+            let answered = a.is_answered();
+            let show_notes = show_all_notes || answered;
+            let mut answers: Vec<ReviewAnswer> = a
+                .selected
+                .iter()
+                .map(|&i| ReviewAnswer {
+                    label: strip_recommended(&q.options[i].label).0.to_owned(),
+                    custom: false,
+                    note: a.option_note(i).filter(|_| show_notes).map(str::to_owned),
+                })
+                .collect();
+            if let Some(text) = &a.custom_text {
+                answers.push(ReviewAnswer {
+                    label: text.clone(),
+                    custom: true,
+                    note: None,
+                });
+            }
+            let other_notes = if show_all_notes {
+                a.option_notes
+                    .iter()
+                    .filter(|(i, _)| !a.selected.contains(i))
+                    .map(|(i, note)| ReviewOptionNote {
+                        value: q.options[*i].value.clone(),
+                        label: strip_recommended(&q.options[*i].label).0.to_owned(),
+                        note: note.clone(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            ReviewQuestion {
+                id: q.id.clone(),
+                label: q.label.clone(),
+                answered,
+                answers,
+                note: a.note.clone().filter(|_| show_notes),
+                other_notes,
+            }
+        })
+        .collect();
+    ReviewView {
+        actions: actions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| ReviewActionView {
+                key: (i + 1).to_string(),
+                label: a.label().to_owned(),
+                active: i == flow.review_action(),
+            })
+            .collect(),
+        active_action: flow.review_action(),
+        questions,
+    }
+}
+
+fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
+    let question = &flow.spec().questions[editor.question];
+    let (kind, option_value, placeholder) = match editor.target {
+        EditorTarget::Custom => ("custom", None, INPUT_PLACEHOLDER),
+        EditorTarget::QuestionNote => ("questionNote", None, NOTE_PLACEHOLDER),
+        EditorTarget::OptionNote { option } => (
+            "optionNote",
+            Some(question.options[option].value.clone()),
+            NOTE_PLACEHOLDER,
+        ),
+    };
+    let text = editor.text.text();
+    let position = editor.text.position();
+    let byte = editor.text.cursor();
+    EditorView {
+        target: EditorTargetView {
+            kind,
+            question_id: question.id.clone(),
+            option_value,
+        },
+        text: text.to_owned(),
+        cursor: CursorView {
+            offset: position.offset,
+            byte,
+            utf16: text[..byte].encode_utf16().count(),
+            line: position.line,
+            grapheme: position.grapheme,
+            column: position.column,
+        },
+        placeholder,
+    }
+}
+
+/// The actions a focus shows hints for, in display order.
+fn hint_actions(flow: &Flow) -> &'static [Action] {
+    match flow.focus() {
+        Focus::Options => &[
+            Action::MainUp,
+            Action::MainDown,
+            Action::MainNextTab,
+            Action::MainPrevTab,
+            Action::MainConfirm,
+            Action::MainToggle,
+            Action::MainOptionNote,
+            Action::MainQuestionNote,
+            Action::MainCancel,
+            Action::GlobalDismiss,
+        ],
+        Focus::Review => &[
+            Action::ReviewUp,
+            Action::ReviewDown,
+            Action::ReviewConfirm,
+            Action::ReviewNextTab,
+            Action::ReviewPrevTab,
+            Action::ReviewCancel,
+            Action::GlobalDismiss,
+        ],
+        Focus::Input => &[
+            Action::EditorSubmit,
+            Action::EditorNewline,
+            Action::EditorClose,
+            Action::GlobalDismiss,
+        ],
+        Focus::Note => &[
+            Action::NoteEditorSubmit,
+            Action::EditorNewline,
+            Action::NoteEditorClose,
+            Action::GlobalDismiss,
+        ],
+    }
+}
+
+fn hints(flow: &Flow) -> Vec<Hint> {
+    let keymap = flow.keymap();
+    let dsh = flow.spec().dialect == Dialect::Dsh;
+    let mut hints: Vec<Hint> = hint_actions(flow)
+        .iter()
+        .filter(|a| !(dsh && matches!(a, Action::MainOptionNote | Action::MainQuestionNote)))
+        .filter(|a| !keymap.keys(**a).is_empty())
+        .map(|&action| Hint {
+            action: action.name(),
+            keys: keymap
+                .keys(action)
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            label: action.description(),
+        })
+        .collect();
+    let digits = match flow.focus() {
+        Focus::Options => flow.current_question().map(|q| q.row_count().min(9)),
+        Focus::Review => Some(flow.review_actions().len()),
+        _ => None,
+    };
+    if let Some(n) = digits.filter(|&n| n > 0) {
+        let at = hints.len().saturating_sub(2).min(hints.len());
+        hints.insert(
+            at,
+            Hint {
+                action: "digits",
+                keys: (1..=n).map(|d| d.to_string()).collect(),
+                label: if flow.focus() == Focus::Review {
+                    "run action"
+                } else {
+                    "quick select"
+                },
+            },
+        );
+    }
+    hints
+}
