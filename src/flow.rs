@@ -646,10 +646,17 @@ impl Flow {
         }
     }
 
+    /// Makes `row` the only selection. **[engine]** In the dsh dialect, where a single
+    /// question's custom answer overrides its selection, choosing an option also drops
+    /// earlier custom text, so the later choice is the one sent.
     fn select_only(&mut self, row: usize) {
-        let selected = &mut self.answers[self.tab].selected;
-        selected.clear();
-        selected.push(row);
+        let dsh = self.spec.dialect == Dialect::Dsh;
+        let answer = &mut self.answers[self.tab];
+        answer.selected.clear();
+        answer.selected.push(row);
+        if dsh {
+            answer.custom_text = None;
+        }
     }
 
     fn toggle(&mut self, row: usize) {

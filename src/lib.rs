@@ -6,6 +6,8 @@
 //! `server` is the thin JSON-RPC shell around it.
 
 pub mod answer_set;
+pub mod conformance;
+pub mod dsh;
 pub mod editor;
 pub mod flow;
 pub mod key;
@@ -13,6 +15,8 @@ pub mod keymap;
 pub mod limits;
 pub mod model;
 pub mod payload;
+pub mod play;
+pub mod render;
 pub mod result;
 pub mod server;
 pub mod session;

@@ -1,8 +1,9 @@
-//! The `askd` command: serves the protocol on stdin/stdout.
+//! The `askd` command: serves the protocol on stdin/stdout, or plays a flow from a key script.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use askd::limits::Limits;
+use askd::play::{self, Format};
 use askd::server::{self, state::Config};
 
 /// A headless ask-flow engine speaking JSON-RPC 2.0 on stdin/stdout.
@@ -19,6 +20,62 @@ struct Cli {
 enum Command {
     /// Serve JSON-RPC on stdin/stdout (the default).
     Serve(ServeArgs),
+    /// Run a payload through a key script, printing every screen and the result.
+    Play(PlayArgs),
+    /// Play the built-in example flow.
+    Demo(ScreenArgs),
+}
+
+/// What to play.
+#[derive(Args)]
+struct PlayArgs {
+    /// The payload file (JSON); `-` reads stdin.
+    file: String,
+    /// Keys in Vim notation, e.g. `2<Tab><Space>n`.
+    #[arg(long, default_value = "")]
+    keys: String,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
+/// How to print a played flow.
+#[derive(Args)]
+struct ScreenArgs {
+    /// Screen width in terminal columns.
+    #[arg(long, default_value_t = play::DEFAULT_WIDTH)]
+    width: usize,
+    /// `text`: screens and the result; `json`: one Step per line.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Text => Format::Text,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+/// Prints a played flow; errors go to stderr with status 2.
+fn print_play(output: Result<String, play::PlayError>) -> std::process::ExitCode {
+    match output {
+        Ok(text) => {
+            print!("{text}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("askd: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
 }
 
 /// Limits of the server; exceeding one is refused with error -32004.
@@ -68,6 +125,18 @@ fn main() -> std::process::ExitCode {
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
+        Some(Command::Play(args)) => {
+            let output = play::read_payload(&args.file).and_then(|payload| {
+                play::play(
+                    &payload,
+                    &args.keys,
+                    args.screen.width,
+                    args.screen.format.into(),
+                )
+            });
+            return print_play(output);
+        }
+        Some(Command::Demo(args)) => return print_play(play::demo(args.width, args.format.into())),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

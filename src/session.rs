@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::answer_set::parse_pi_answers;
+use crate::dsh::{self, UserQuestionError};
 use crate::flow::{Flow, FlowError};
 use crate::key::Key;
 use crate::keymap::Keymap;
@@ -38,6 +40,9 @@ impl Default for OpenOptions {
         }
     }
 }
+
+/// Transcript result of a dsh ask opened without UI.
+pub const NO_PROVIDER_TRANSCRIPT: &str = "No provider";
 
 /// Whether an ask still takes input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -101,9 +106,9 @@ fn raw_labels(payload: &Value) -> Vec<String> {
 /// opens as a completed `Invalid` session).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OpenError {
-    /// The dsh dialect is requested but not available in this build.
-    #[error("the dsh dialect is not available")]
-    DialectUnavailable,
+    /// A dsh request rejected before any UI (`EMPTY_QUESTIONS`, `BAD_INTENT`, `INVALID_REQUEST`).
+    #[error(transparent)]
+    UserQuestion(#[from] UserQuestionError),
 }
 
 impl Session {
@@ -111,7 +116,8 @@ impl Session {
     pub fn open(payload: &Value, options: &OpenOptions) -> Result<Session, OpenError> {
         let dialect = options.dialect.unwrap_or_else(|| infer_dialect(payload));
         if dialect == Dialect::Dsh {
-            return Err(OpenError::DialectUnavailable);
+            let spec = dsh::validate_dsh(payload)?;
+            return Ok(Session::from_spec(Arc::new(spec), options));
         }
         match validate_pi(payload) {
             Ok(spec) => Ok(Session::from_spec(Arc::new(spec), options)),
@@ -194,10 +200,58 @@ impl Session {
         }
     }
 
-    /// The result as JSON, once done.
+    /// The result as JSON, once done: the pi tool result, or the dsh `{ answer }` / `{ error }`.
     pub fn result(&self) -> Option<Value> {
+        if self.dialect() == Dialect::Dsh {
+            return self.ask_reply().map(|reply| match reply {
+                Ok(answer) => serde_json::json!({ "answer": answer }),
+                Err(error) => serde_json::json!({ "error": error.to_json() }),
+            });
+        }
         self.tool_result()
             .and_then(|result| serde_json::to_value(result).ok())
+    }
+
+    /// What a pending `ask` resolves with once done: the pi result, or the dsh answer, or the
+    /// dsh error it fails with.
+    pub fn ask_reply(&self) -> Option<Result<Value, UserQuestionError>> {
+        match self {
+            Session::Flow {
+                flow,
+                non_interactive,
+            } if flow.spec().dialect == Dialect::Dsh => {
+                let outcome = flow.outcome()?;
+                Some(if *non_interactive {
+                    Err(dsh::no_provider())
+                } else {
+                    dsh::ask_outcome(flow.spec(), flow.answers(), outcome)
+                })
+            }
+            _ => self
+                .tool_result()
+                .and_then(|result| serde_json::to_value(result).ok())
+                .map(Ok),
+        }
+    }
+
+    /// Completes the flow from a whole answer set: the pi shape keyed by question id, or, in
+    /// the dsh dialect, also the dsh shape `{ answers: [{ id, selected, custom? }] }`.
+    /// Nothing changes when the set is invalid.
+    pub fn submit_answer_set(&mut self, answers: &Value, outcome: Outcome) -> Result<(), FlowError> {
+        let flow = self.flow_mut()?;
+        if flow.outcome().is_some() {
+            return Err(FlowError::Completed);
+        }
+        let spec = flow.spec();
+        let dsh_shape = spec.dialect == Dialect::Dsh
+            && answers.get("answers").is_some_and(Value::is_array);
+        let parsed = if dsh_shape {
+            dsh::parse_dsh_answers(spec, answers)
+        } else {
+            parse_pi_answers(spec, answers)
+        }
+        .map_err(FlowError::InvalidAnswers)?;
+        flow.submit_answers(parsed, outcome)
     }
 
     /// The transcript's call and result lines, once done.

@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use crate::flow::{EditorTarget, Flow, Focus, OpenEditor, ReviewAction};
 use crate::keymap::Action;
-use crate::model::{Answer, Dialect, Question, QuestionType};
+use crate::model::{Answer, Dialect, Outcome, Question, QuestionType};
+use crate::render::{self, Line};
 use crate::session::{Session, Status};
 
 /// Value of the synthetic custom row.
@@ -16,6 +17,8 @@ pub const CUSTOM_LABEL: &str = "Type your own";
 pub const INPUT_PLACEHOLDER: &str = "Type answer...";
 /// Placeholder of an empty note editor.
 pub const NOTE_PLACEHOLDER: &str = "Add a note...";
+/// The intent kind of a dsh plan-review question.
+pub const PLAN_REVIEW: &str = "plan-review";
 
 /// The view of one session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -43,6 +46,38 @@ pub struct View {
     pub editor: Option<EditorView>,
     /// Key hints for the current focus, from the active keymap.
     pub hints: Vec<Hint>,
+    /// How the flow ended (`null` while it is open).
+    pub outcome: Option<OutcomeView>,
+    /// The screen rendered at the known width (omitted when no width is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<Vec<Line>>,
+}
+
+/// How a flow ended, as the view reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OutcomeView {
+    /// Submitted.
+    Submit,
+    /// Sent back for elaboration.
+    Elaborate,
+    /// Cancelled by the user (or opened without UI).
+    Cancelled,
+    /// Withdrawn by the asker.
+    Aborted,
+    /// The payload failed validation.
+    Invalid,
+}
+
+impl From<Outcome> for OutcomeView {
+    fn from(outcome: Outcome) -> Self {
+        match outcome {
+            Outcome::Submit => OutcomeView::Submit,
+            Outcome::Elaborate => OutcomeView::Elaborate,
+            Outcome::Cancelled => OutcomeView::Cancelled,
+            Outcome::Aborted => OutcomeView::Aborted,
+        }
+    }
 }
 
 /// One tab of the tab bar.
@@ -98,6 +133,18 @@ pub struct QuestionView {
     pub rows: Vec<RowView>,
     /// The preview text of the active row (preview questions), `null` otherwise.
     pub preview: Option<String>,
+    /// The plan under review (dsh `plan-review` intent), `null` otherwise.
+    pub plan_review: Option<PlanReviewView>,
+}
+
+/// A dsh question asking to approve a plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanReviewView {
+    /// The plan (the question's `detail`, markdown).
+    pub plan: String,
+    /// The option label that approves (`null` when the intent names none).
+    pub approve_label: Option<String>,
 }
 
 /// One row of a question.
@@ -260,9 +307,25 @@ pub fn strip_recommended(label: &str) -> (&str, bool) {
     (label, false)
 }
 
-/// Builds the view of a session.
+/// Builds the view of a session, without rendered lines.
 pub fn build(id: &str, session: &Session) -> View {
+    build_with_width(id, session, None)
+}
+
+/// Builds the view of a session; with a width (terminal columns) it carries the rendered
+/// `lines` of [`render::render`].
+pub fn build_with_width(id: &str, session: &Session, width: Option<usize>) -> View {
+    let mut view = build_view(id, session);
+    view.lines = width.map(|width| render::render(&view, width));
+    view
+}
+
+fn build_view(id: &str, session: &Session) -> View {
     let status = session.status();
+    let outcome = match session.flow() {
+        Some(flow) => flow.outcome().map(OutcomeView::from),
+        None => Some(OutcomeView::Invalid),
+    };
     let title = session.title().map(str::to_owned);
     let dialect = session.dialect();
     let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
@@ -278,6 +341,8 @@ pub fn build(id: &str, session: &Session) -> View {
             review: None,
             editor: None,
             hints: Vec::new(),
+            outcome,
+            lines: None,
         };
     };
     View {
@@ -294,6 +359,8 @@ pub fn build(id: &str, session: &Session) -> View {
         review: (flow.focus() == Focus::Review).then(|| review_view(flow)),
         editor: flow.editor().map(|e| editor_view(flow, e)),
         hints: hints(flow),
+        outcome,
+        lines: None,
     }
 }
 
@@ -369,6 +436,14 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer) -> QuestionView {
         custom_text: answer.custom_text.clone(),
         active_option: flow.row(),
         preview: q.options.get(flow.row()).and_then(|o| o.preview.clone()),
+        plan_review: q
+            .intent
+            .as_ref()
+            .filter(|intent| intent.kind == PLAN_REVIEW)
+            .map(|intent| PlanReviewView {
+                plan: q.detail.clone().unwrap_or_default(),
+                approve_label: intent.approve.clone(),
+            }),
         rows,
     }
 }

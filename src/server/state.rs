@@ -10,13 +10,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::answer_set::parse_pi_answers;
 use crate::flow::FlowError;
 use crate::key::{Key, parse_sequence};
 use crate::keymap::Keymap;
 use crate::limits::Limits;
 use crate::model::{Dialect, Outcome};
-use crate::session::{OpenOptions, Session, Status};
+use crate::dsh::UserQuestionError;
+use crate::session::{OpenError, OpenOptions, Session, Status};
 use crate::snapshot;
 use crate::view;
 
@@ -96,12 +96,20 @@ fn parse<T: for<'de> Deserialize<'de>>(params: Option<&str>) -> Result<T, ErrorO
 }
 
 fn flow_error(e: FlowError) -> ErrorObjectOwned {
-    let code = match e {
-        FlowError::Completed => code::COMPLETED,
-        FlowError::NoEditor => code::NO_EDITOR,
-        _ => code::INVALID_PARAMS,
-    };
-    error(code, e.to_string())
+    match e {
+        FlowError::Completed => error(code::COMPLETED, e.to_string()),
+        FlowError::NoEditor => error(code::NO_EDITOR, e.to_string()),
+        _ => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
+    }
+}
+
+/// A dsh `UserQuestionError` as JSON-RPC error -32010 with `data: { name, code }`.
+fn user_question_error(e: &UserQuestionError) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(
+        code::USER_QUESTION,
+        e.message.clone(),
+        Some(json!({ "name": "UserQuestionError", "code": e.code.as_str() })),
+    )
 }
 
 fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
@@ -131,9 +139,6 @@ struct OpenParams {
     session: Option<String>,
     has_ui: Option<bool>,
     width: Option<usize>,
-    /// Root for `@` file completion; accepted and kept for the editors.
-    #[allow(dead_code)]
-    cwd: Option<String>,
     keymap: Option<Value>,
 }
 
@@ -376,8 +381,9 @@ impl State {
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
         };
-        let session = Session::open(&p.payload, &options)
-            .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
+        let session = Session::open(&p.payload, &options).map_err(|e| match e {
+            OpenError::UserQuestion(e) => user_question_error(&e),
+        })?;
         let id = self.new_id(p.session)?;
         self.make_room()?;
         self.insert_session(id.clone(), session, p.width.or(self.width));
@@ -536,21 +542,15 @@ impl State {
     /// `submitAnswers`: completes the flow from a whole answer set.
     pub fn submit_answers(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
         let p: SubmitAnswersParams = parse(params)?;
+        let outcome = match p.mode {
+            Some(SubmitMode::Elaborate) => Outcome::Elaborate,
+            _ => Outcome::Submit,
+        };
         self.change(&p.session, |s, limits| {
-            let flow = s.flow_mut().map_err(flow_error)?;
-            if flow.outcome().is_some() {
-                return Err(flow_error(FlowError::Completed));
-            }
             limits
                 .check_payload(&json!({ "answers": p.answers }))
                 .map_err(|m| error(code::LIMIT, m))?;
-            let answers = parse_pi_answers(flow.spec(), &p.answers)
-                .map_err(|m| error(code::INVALID_PARAMS, format!("invalid params: {m}")))?;
-            let outcome = match p.mode {
-                Some(SubmitMode::Elaborate) => Outcome::Elaborate,
-                _ => Outcome::Submit,
-            };
-            flow.submit_answers(answers, outcome).map_err(flow_error)
+            s.submit_answer_set(&p.answers, outcome).map_err(flow_error)
         })
     }
 

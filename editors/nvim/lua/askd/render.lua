@@ -1,0 +1,253 @@
+-- Turns a view into buffer lines and highlight ranges.
+--
+-- The engine renders the screen itself (`view.lines`, arrays of `{ text, style }` spans); this
+-- module only flattens those spans. When a view carries no `lines` (an engine without the
+-- renderer), `fallback` draws a plain screen from the structured view instead.
+
+local M = {}
+
+local function span(text, style)
+  return { text = text, style = style }
+end
+
+--- Splits text on newlines (an empty string gives one empty line).
+local function split_lines(text)
+  return vim.split(text or "", "\n", { plain = true })
+end
+
+--- The editor's text as lines of spans, the first line starting with `prefix`; the character
+--- under the engine's cursor (a space at a line end) carries the `cursor` style.
+local function editor_lines(editor, prefix, prefix_style)
+  local indent = string.rep(" ", vim.fn.strdisplaywidth(prefix))
+  local out = {}
+  local text = editor.text or ""
+  local cursor_byte = (editor.cursor and editor.cursor.byte) or #text
+  if text == "" then
+    return {
+      {
+        span(prefix, prefix_style),
+        span(" ", "cursor"),
+        span(editor.placeholder or "", "dim"),
+      },
+    }
+  end
+  local start = 0
+  for i, line in ipairs(split_lines(text)) do
+    local spans = { span(i == 1 and prefix or indent, prefix_style) }
+    local stop = start + #line
+    if cursor_byte >= start and cursor_byte <= stop then
+      local col = cursor_byte - start
+      local before = line:sub(1, col)
+      local rest = line:sub(col + 1)
+      local under = " "
+      if rest ~= "" then
+        under = vim.fn.strcharpart(rest, 0, 1)
+        rest = rest:sub(#under + 1)
+      end
+      table.insert(spans, span(before, "text"))
+      table.insert(spans, span(under, "cursor"))
+      table.insert(spans, span(rest, "text"))
+      -- A cursor at the end of one line is not also at the start of the next.
+      cursor_byte = -1
+    else
+      table.insert(spans, span(line, "text"))
+    end
+    table.insert(out, spans)
+    start = stop + 1
+  end
+  return out
+end
+
+local function editor_on(view, kind, option_value)
+  local editor = view.editor
+  if not editor or not editor.target or editor.target.kind ~= kind then
+    return nil
+  end
+  if kind == "optionNote" and editor.target.optionValue ~= option_value then
+    return nil
+  end
+  return editor
+end
+
+local function tab_line(view)
+  local spans = {}
+  for i, tab in ipairs(view.tabs or {}) do
+    if i > 1 then
+      table.insert(spans, span(" ", nil))
+    end
+    local mark = ""
+    if tab.kind == "question" then
+      mark = tab.answered and "✓ " or "□ "
+    end
+    local style = tab.active and "selected" or (tab.answered and "success" or "muted")
+    local open, close = " ", " "
+    if tab.active then
+      open, close = "[", "]"
+    end
+    table.insert(spans, span(open .. mark .. tab.label .. close, style))
+  end
+  return spans
+end
+
+local function question_lines(view, out)
+  local q = view.question
+  local active
+  table.insert(out, { span(q.prompt, "text") })
+  if q.detail then
+    for _, line in ipairs(split_lines(q.detail)) do
+      table.insert(out, { span(line, "muted") })
+    end
+  end
+  local note_editor = editor_on(view, "questionNote")
+  if note_editor then
+    vim.list_extend(out, editor_lines(note_editor, "Note: ", "warning"))
+  elseif q.note then
+    table.insert(out, { span("Note: " .. q.note, "warning") })
+  end
+  table.insert(out, {})
+  for _, row in ipairs(q.rows or {}) do
+    local spans = {
+      span(row.active and "❯ " or "  ", "accent"),
+      span(row.selected and "[x] " or "[ ] ", row.selected and "success" or "muted"),
+      span(row.index .. ". " .. row.label, row.active and "accent" or "text"),
+    }
+    if row.recommended then
+      table.insert(spans, span(" (recommended)", "muted"))
+    end
+    local custom_editor = row.custom and editor_on(view, "custom")
+    if row.custom and q.customText and not custom_editor then
+      table.insert(spans, span(": " .. q.customText, "text"))
+    end
+    table.insert(out, spans)
+    if row.active then
+      active = #out
+    end
+    if row.description then
+      for _, line in ipairs(split_lines(row.description)) do
+        table.insert(out, { span("      " .. line, "muted") })
+      end
+    end
+    if custom_editor then
+      vim.list_extend(out, editor_lines(custom_editor, "      > ", "accent"))
+    end
+    local option_editor = not row.custom and editor_on(view, "optionNote", row.value)
+    if option_editor then
+      vim.list_extend(out, editor_lines(option_editor, "      note: ", "warning"))
+    elseif row.note then
+      table.insert(out, { span("      note: " .. row.note, "warning") })
+    end
+  end
+  if q.preview then
+    table.insert(out, {})
+    for _, line in ipairs(split_lines(q.preview)) do
+      table.insert(out, { span(line, "dim") })
+    end
+  end
+  return active
+end
+
+local function review_lines(view, out)
+  local review = view.review
+  for _, q in ipairs(review.questions or {}) do
+    table.insert(out, { span(q.label, "accent") })
+    if #(q.answers or {}) == 0 then
+      table.insert(out, { span("  → unanswered", "muted") })
+    end
+    for _, answer in ipairs(q.answers or {}) do
+      table.insert(out, { span("  → " .. answer.label, "success") })
+      if answer.note then
+        table.insert(out, { span("    note: " .. answer.note, "warning") })
+      end
+    end
+    if q.note then
+      table.insert(out, { span("  note: " .. q.note, "warning") })
+    end
+    for _, other in ipairs(q.otherNotes or {}) do
+      table.insert(out, { span("  " .. other.label .. " note: " .. other.note, "warning") })
+    end
+  end
+  table.insert(out, {})
+  local active
+  for _, action in ipairs(review.actions or {}) do
+    table.insert(out, {
+      span(action.active and "❯ " or "  ", "accent"),
+      span(action.key .. ". " .. action.label, action.active and "accent" or "text"),
+    })
+    if action.active then
+      active = #out
+    end
+  end
+  return active
+end
+
+local function hint_line(view)
+  local parts = {}
+  for _, hint in ipairs(view.hints or {}) do
+    table.insert(parts, table.concat(hint.keys or {}, "/") .. " " .. hint.label)
+  end
+  return { span(table.concat(parts, " · "), "dim") }
+end
+
+--- A plain screen drawn from the structured view, for views without `lines`: the lines of
+--- spans, and the 1-based line of the active row or action (nil when none).
+function M.fallback(view)
+  local out = {}
+  if view.title then
+    table.insert(out, { span(view.title, "title") })
+  end
+  table.insert(out, tab_line(view))
+  table.insert(out, {})
+  local active
+  if view.question then
+    active = question_lines(view, out)
+  elseif view.review then
+    active = review_lines(view, out)
+  end
+  if view.hints and #view.hints > 0 then
+    table.insert(out, {})
+    table.insert(out, hint_line(view))
+  end
+  return out, active
+end
+
+--- Flattens lines of spans into `{ texts, marks, cursor }`: one string per line, highlight
+--- ranges `{ row, start_col, end_col, style }` (0-based rows, byte columns), and the 0-based
+--- `{ row, col }` of the first `cursor` span (nil when none).
+function M.flatten(lines)
+  local texts, marks, cursor = {}, {}, nil
+  for row, spans in ipairs(lines or {}) do
+    local acc = {}
+    local col = 0
+    for _, s in ipairs(spans) do
+      local text = tostring(s.text or ""):gsub("[\r\n]", " ")
+      if s.style and s.style ~= "" and #text > 0 then
+        table.insert(marks, { row - 1, col, col + #text, s.style })
+      end
+      if s.style == "cursor" and not cursor then
+        cursor = { row - 1, col }
+      end
+      table.insert(acc, text)
+      col = col + #text
+    end
+    texts[row] = table.concat(acc)
+  end
+  return { texts = texts, marks = marks, cursor = cursor }
+end
+
+--- The lines to draw for a view: the engine's `lines` when present, else the fallback; and
+--- the 1-based line to keep in sight (the active row's `❯` marker; nil when none).
+function M.lines(view)
+  if type(view.lines) ~= "table" then
+    return M.fallback(view)
+  end
+  for row, spans in ipairs(view.lines) do
+    for _, s in ipairs(spans) do
+      if type(s.text) == "string" and s.text:find("❯", 1, true) then
+        return view.lines, row
+      end
+    end
+  end
+  return view.lines, nil
+end
+
+return M

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the plugin's tests in a headless Neovim against the askd binary named by $ASKD_BIN.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+plugin="$(dirname "$here")"
+if [[ -z "${ASKD_BIN:-}" ]]; then
+  echo "usage: ASKD_BIN=path/to/askd $0" >&2
+  exit 2
+fi
+ASKD_BIN="$(cd "$(dirname "$ASKD_BIN")" && pwd)/$(basename "$ASKD_BIN")"
+export ASKD_BIN
+exec nvim --headless -u NONE -i NONE \
+  -c "set rtp+=$plugin" \
+  -c "runtime plugin/askd.lua" \
+  -c "luafile $here/run.lua"

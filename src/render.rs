@@ -1,0 +1,1040 @@
+//! Rendered screens: the lines a terminal UI draws for a [`View`], at a given width.
+//!
+//! A screen is a list of lines; a line is a list of [`Span`]s, each a piece of text and one
+//! [`Style`] name that a client maps to its own highlight group. The set of styles is fixed:
+//!
+//! | style | used for |
+//! |---|---|
+//! | `text` | ordinary text: labels, answers, indentation and padding |
+//! | `title` | the flow title, the question prompt, the review heading, box titles |
+//! | `accent` | the active row's pointer and label, the active tab, the active review action, the focused editor's border, key names in the footer |
+//! | `success` | answered markers, selection marks, answers on the review screen, badges such as `(recommended)` |
+//! | `muted` | unanswered markers, unselected marks, placeholders, hint descriptions, `unanswered` |
+//! | `dim` | option descriptions, "more" markers, separators |
+//! | `warning` | notes (question and option notes), the end of a cancelled flow |
+//! | `selected` | the label of a selected row, the saved custom text |
+//! | `cursor` | the editor's cursor: the grapheme under it, or a space at the end of a line |
+//! | `border` | rules and the borders of boxes that do not have focus |
+//!
+//! Widths are terminal columns (`unicode-width`: East Asian wide characters count two);
+//! text is laid out by extended grapheme clusters, which are never split. No line is wider than
+//! the width; widths below [`MIN_WIDTH`] render as [`MIN_WIDTH`] and widths above
+//! [`MAX_WIDTH`] as [`MAX_WIDTH`]. Text wraps at spaces and around wide characters, with
+//! hanging indents; a word longer than a line breaks between graphemes; line breaks in the
+//! text are kept. Tabs show as four spaces and other control characters as `�`.
+//!
+//! A screen is: a rule, the title, the tab bar (`■` answered, `□` unanswered, `✎` has notes,
+//! the active tab in brackets), then the question (prompt, detail or plan, rows with a `❯`
+//! pointer on the active row, `[x]`/`[ ]` boxes on multi questions and `●`/`○` marks on the
+//! others, descriptions, notes, the saved custom text, the open editor as a box with its cursor,
+//! the preview of the active row beside the rows from [`SIDE_BY_SIDE_WIDTH`] columns and below
+//! them otherwise), or the review screen, or the end of the flow; then the key hints and a
+//! closing rule. At most [`MAX_VISIBLE_ROWS`] rows show at once, as a window around the active
+//! row with `↑ N more` / `↓ N more` markers.
+
+use serde::Serialize;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+use crate::model::QuestionType;
+use crate::session::Status;
+use crate::view::{
+    EditorView, Hint, OutcomeView, QuestionView, ReviewView, RowView, TabKind, TabView, View,
+};
+
+/// The style of a span; see the module documentation for what each is used for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// Ordinary text.
+    Text,
+    /// Titles and prompts.
+    Title,
+    /// What is active or focused.
+    Accent,
+    /// Answers and selections.
+    Success,
+    /// Secondary text and what is empty.
+    Muted,
+    /// Descriptions, markers and separators.
+    Dim,
+    /// Notes.
+    Warning,
+    /// Labels of selected rows.
+    Selected,
+    /// The editor's cursor.
+    Cursor,
+    /// Rules and unfocused borders.
+    Border,
+}
+
+/// A piece of a line in one style.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Span {
+    /// The text (never containing a line break or a control character).
+    pub text: String,
+    /// Its style.
+    pub style: Style,
+}
+
+/// One screen line.
+pub type Line = Vec<Span>;
+
+/// The narrowest width rendered; narrower widths render at this one.
+pub const MIN_WIDTH: usize = 20;
+/// The widest width rendered; wider widths render at this one.
+pub const MAX_WIDTH: usize = 1000;
+/// From this width on, a preview shows beside the rows instead of below them.
+pub const SIDE_BY_SIDE_WIDTH: usize = 90;
+/// Most rows of a question shown at once.
+pub const MAX_VISIBLE_ROWS: usize = 10;
+/// Most text lines an editor box shows at once.
+pub const MAX_EDITOR_LINES: usize = 8;
+
+/// Columns before the content of every line.
+const MARGIN: usize = 1;
+/// Columns of the pointer (`❯ `) and of the row number (`1. `).
+const POINTER: usize = 2;
+const NUMBER: usize = 3;
+/// Indent of a box under a row.
+const BOX_INDENT: usize = MARGIN + POINTER;
+/// The narrowest room wrapped text is given after its hanging indent.
+const MIN_ROOM: usize = 6;
+
+const NUMBERS: [&str; 9] = [
+    "1. ", "2. ", "3. ", "4. ", "5. ", "6. ", "7. ", "8. ", "9. ",
+];
+
+/// Renders `view` at `width` terminal columns.
+pub fn render(view: &View, width: usize) -> Vec<Line> {
+    let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
+    let mut out: Vec<Laid> = Vec::with_capacity(40);
+    rule(&mut out, width);
+    if let Some(title) = &view.title {
+        wrap(
+            &mut out,
+            margin(),
+            MARGIN,
+            &[seg(title, Style::Title)],
+            width,
+        );
+    }
+    tab_bar(&mut out, &view.tabs, width);
+    out.push(Laid::default());
+    if view.status == Status::Done {
+        ending(&mut out, view.outcome, width);
+    } else if let Some(question) = &view.question {
+        question_screen(&mut out, question, view.editor.as_ref(), width);
+    } else if let Some(review) = &view.review {
+        review_screen(&mut out, review, width);
+    }
+    if !view.hints.is_empty() {
+        out.push(Laid::default());
+        hints(&mut out, &view.hints, width);
+    }
+    rule(&mut out, width);
+    out.into_iter().map(|line| line.spans).collect()
+}
+
+/// The text of `lines`, one line each (trailing spaces removed), every line ending in `\n`.
+pub fn plain(lines: &[Line]) -> String {
+    let mut text = String::new();
+    for line in lines {
+        let start = text.len();
+        for span in line {
+            text.push_str(&span.text);
+        }
+        let end = start + text[start..].trim_end().len();
+        text.truncate(end);
+        text.push('\n');
+    }
+    text
+}
+
+/// The width of a line in terminal columns.
+pub fn line_width(line: &[Span]) -> usize {
+    line.iter().map(|span| span.text.width()).sum()
+}
+
+/// A line being built, with its width.
+#[derive(Debug, Default)]
+struct Laid {
+    spans: Vec<Span>,
+    width: usize,
+}
+
+impl Laid {
+    /// Appends `text` of `width` columns, merging it into the last span when the style matches.
+    fn push(&mut self, text: &str, style: Style, width: usize) {
+        if text.is_empty() {
+            return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if last.style == style => last.text.push_str(text),
+            _ => self.spans.push(Span {
+                text: text.to_owned(),
+                style,
+            }),
+        }
+        self.width += width;
+    }
+
+    /// Appends text whose width is measured here.
+    fn text(&mut self, text: &str, style: Style) {
+        self.push(text, style, text.width());
+    }
+
+    /// Appends `n` spaces.
+    fn spaces(&mut self, n: usize) {
+        self.repeat(" ", n, Style::Text);
+    }
+
+    /// Appends `piece` (one column wide) `n` times.
+    fn repeat(&mut self, piece: &str, n: usize, style: Style) {
+        if n == 0 {
+            return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if last.style == style => {
+                last.text.reserve(piece.len() * n);
+                for _ in 0..n {
+                    last.text.push_str(piece);
+                }
+            }
+            _ => self.spans.push(Span {
+                text: piece.repeat(n),
+                style,
+            }),
+        }
+        self.width += n;
+    }
+
+    /// Appends another line.
+    fn append(&mut self, other: Laid) {
+        for span in other.spans {
+            match self.spans.last_mut() {
+                Some(last) if last.style == span.style => last.text.push_str(&span.text),
+                _ => self.spans.push(span),
+            }
+        }
+        self.width += other.width;
+    }
+}
+
+/// A line holding `n` spaces.
+fn indent(n: usize) -> Laid {
+    let mut line = Laid::default();
+    line.spaces(n);
+    line
+}
+
+/// A line holding the left margin.
+fn margin() -> Laid {
+    indent(MARGIN)
+}
+
+/// A piece of text to wrap.
+#[derive(Debug, Clone, Copy)]
+struct Seg<'a> {
+    text: &'a str,
+    style: Style,
+    /// Its spaces do not break (a key hint, a tab).
+    glue: bool,
+}
+
+fn seg(text: &str, style: Style) -> Seg<'_> {
+    Seg {
+        text,
+        style,
+        glue: false,
+    }
+}
+
+fn glued(text: &str, style: Style) -> Seg<'_> {
+    Seg {
+        text,
+        style,
+        glue: true,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Part of a word.
+    Word,
+    /// A breakable space.
+    Space,
+    /// A line break in the text.
+    Break,
+}
+
+/// One grapheme ready for layout.
+#[derive(Debug, Clone, Copy)]
+struct Grapheme<'a> {
+    text: &'a str,
+    style: Style,
+    width: usize,
+    kind: Kind,
+    /// A line may break before and after it (a wide character of a script written without
+    /// spaces between words).
+    loose: bool,
+    /// A glued space: it breaks only when its word is longer than a line.
+    soft: bool,
+}
+
+/// Splits segments into graphemes, mapping tabs and control characters to what is drawn.
+fn graphemes<'a>(segs: &[Seg<'a>]) -> Vec<Grapheme<'a>> {
+    let mut out = Vec::with_capacity(segs.iter().map(|s| s.text.len()).sum());
+    for s in segs {
+        let keep = s.glue || s.style == Style::Cursor;
+        for g in s.text.graphemes(true) {
+            let (text, width, kind) = match g {
+                "\n" | "\r\n" | "\r" if !keep => ("", 0, Kind::Break),
+                " " => (" ", 1, Kind::Space),
+                "\t" => ("    ", 4, Kind::Space),
+                _ if g.chars().any(char::is_control) => ("\u{FFFD}", 1, Kind::Word),
+                _ => (g, g.width(), Kind::Word),
+            };
+            let soft = s.glue && kind == Kind::Space;
+            let kind = if keep && kind == Kind::Space {
+                Kind::Word
+            } else {
+                kind
+            };
+            out.push(Grapheme {
+                text,
+                style: s.style,
+                width,
+                kind,
+                loose: width >= 2 && !keep && !is_hangul(g),
+                soft,
+            });
+        }
+    }
+    out
+}
+
+/// Whether a grapheme is Hangul: Korean separates words with spaces, so its lines break at
+/// spaces like Latin text rather than between any two characters.
+fn is_hangul(g: &str) -> bool {
+    g.chars().next().is_some_and(|c| {
+        matches!(c, '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{A960}'..='\u{A97F}'
+            | '\u{AC00}'..='\u{D7AF}' | '\u{D7B0}'..='\u{D7FF}')
+    })
+}
+
+/// Greedy line filling of one paragraph.
+struct Wrapper<'o> {
+    out: &'o mut Vec<Laid>,
+    width: usize,
+    indent: usize,
+    line: Laid,
+    /// The line holds text beyond its prefix or indent.
+    content: bool,
+    /// The line starts a line of the text (its leading spaces are kept).
+    hard_start: bool,
+}
+
+impl Wrapper<'_> {
+    fn newline(&mut self, hard: bool) {
+        let line = std::mem::replace(&mut self.line, indent(self.indent));
+        self.out.push(line);
+        self.content = false;
+        self.hard_start = hard;
+    }
+
+    fn emit(&mut self, g: &Grapheme) {
+        if g.width > self.width - self.indent {
+            // Wider than any line can hold (a grapheme of several wide parts).
+            if self.line.width + 1 > self.width {
+                self.newline(false);
+            }
+            self.line.push("\u{FFFD}", g.style, 1);
+        } else {
+            if self.line.width + g.width > self.width {
+                self.newline(false);
+            }
+            self.line.push(g.text, g.style, g.width);
+        }
+        self.content = true;
+    }
+
+    /// Places a word and the spaces before it. A glued word longer than a line is placed
+    /// piece by piece, breaking at its glued spaces.
+    fn place(&mut self, spaces: &[Grapheme], word: &[Grapheme]) {
+        let word_width: usize = word.iter().map(|g| g.width).sum();
+        if word_width <= self.width - self.indent || !word.iter().any(|g| g.soft) {
+            self.place_word(spaces, word, word_width);
+            return;
+        }
+        let mut spaces = spaces;
+        let mut rest = word;
+        while !rest.is_empty() {
+            let lead = rest.iter().take_while(|g| g.soft).count();
+            if lead > 0 {
+                (spaces, rest) = rest.split_at(lead);
+                continue;
+            }
+            let end = rest.iter().position(|g| g.soft).unwrap_or(rest.len());
+            let (piece, tail) = rest.split_at(end);
+            self.place_word(spaces, piece, piece.iter().map(|g| g.width).sum());
+            spaces = &[];
+            rest = tail;
+        }
+    }
+
+    fn place_word(&mut self, spaces: &[Grapheme], word: &[Grapheme], word_width: usize) {
+        let keep_spaces = self.content || self.hard_start;
+        let space_width: usize = if keep_spaces {
+            spaces.iter().map(|g| g.width).sum()
+        } else {
+            0
+        };
+        if self.line.width + space_width + word_width <= self.width {
+            if keep_spaces {
+                spaces.iter().for_each(|g| self.emit(g));
+            }
+        } else if self.content {
+            // The word starts a new line; if it is longer than a line it breaks there.
+            self.newline(false);
+        } else if keep_spaces && self.line.width + space_width < self.width {
+            spaces.iter().for_each(|g| self.emit(g));
+        }
+        word.iter().for_each(|g| self.emit(g));
+        self.hard_start = false;
+    }
+}
+
+/// Wraps `segs` into lines of at most `width` columns: the first line starts with `first`,
+/// the others with `hanging` spaces.
+fn wrap(out: &mut Vec<Laid>, first: Laid, hanging: usize, segs: &[Seg], width: usize) {
+    let hanging = hanging.min(width.saturating_sub(MIN_ROOM));
+    let gs = graphemes(segs);
+    let mut w = Wrapper {
+        out,
+        width,
+        indent: hanging,
+        line: first,
+        content: false,
+        hard_start: true,
+    };
+    let mut i = 0;
+    let mut spaces = 0..0;
+    while i < gs.len() {
+        match gs[i].kind {
+            Kind::Break => {
+                w.newline(true);
+                spaces = i + 1..i + 1;
+                i += 1;
+            }
+            Kind::Space => {
+                if spaces.is_empty() {
+                    spaces = i..i;
+                }
+                spaces.end = i + 1;
+                i += 1;
+            }
+            Kind::Word => {
+                let mut end = i + 1;
+                if !gs[i].loose {
+                    while end < gs.len() && gs[end].kind == Kind::Word && !gs[end].loose {
+                        end += 1;
+                    }
+                }
+                w.place(&gs[spaces.clone()], &gs[i..end]);
+                spaces = end..end;
+                i = end;
+            }
+        }
+    }
+    let line = std::mem::take(&mut w.line);
+    w.out.push(line);
+}
+
+/// Wraps multi-line text (markdown or code) line by line at column `at`: a wrapped line
+/// continues under its own text, past its leading spaces and any list marker (`- `, `* `,
+/// `+ `, `1. `).
+fn block(out: &mut Vec<Laid>, at: usize, text: &str, style: Style, width: usize) {
+    for line in text.lines() {
+        let body = line.trim_start_matches([' ', '\t']);
+        let lead = &line[..line.len() - body.len()];
+        let lead_width = lead
+            .chars()
+            .map(|c| if c == '\t' { 4 } else { 1 })
+            .sum::<usize>();
+        let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+        let marker = if ["- ", "* ", "+ "].iter().any(|m| body.starts_with(m)) {
+            2
+        } else if digits > 0 && body[digits..].starts_with(". ") {
+            digits + 2
+        } else {
+            0
+        };
+        wrap(
+            out,
+            indent(at),
+            at + lead_width + marker,
+            &[seg(line, style)],
+            width,
+        );
+    }
+}
+
+/// `text` cut to at most `max` columns, with `…` when cut.
+fn fit(text: &str, max: usize) -> (String, usize) {
+    let full = text.width();
+    if full <= max {
+        return (text.to_owned(), full);
+    }
+    let mut cut = String::new();
+    let mut width = 0;
+    for g in text.graphemes(true) {
+        let w = g.width();
+        if width + w + 1 > max {
+            break;
+        }
+        if g.chars().any(char::is_control) {
+            cut.push(' ');
+        } else {
+            cut.push_str(g);
+        }
+        width += w;
+    }
+    if max > 0 {
+        cut.push('…');
+        width += 1;
+    }
+    (cut, width)
+}
+
+fn rule(out: &mut Vec<Laid>, width: usize) {
+    let mut line = Laid::default();
+    line.repeat("─", width, Style::Border);
+    out.push(line);
+}
+
+fn tab_bar(out: &mut Vec<Laid>, tabs: &[TabView], width: usize) {
+    if tabs.is_empty() {
+        return;
+    }
+    let all_answered = tabs
+        .iter()
+        .filter(|t| t.kind == TabKind::Question)
+        .all(|t| t.answered);
+    let mut segs = Vec::with_capacity(tabs.len() * 6);
+    for (i, tab) in tabs.iter().enumerate() {
+        if i > 0 {
+            segs.push(seg(" ", Style::Text));
+        }
+        let (open, close, label) = if tab.active {
+            ("[", "]", Style::Accent)
+        } else {
+            (" ", " ", Style::Text)
+        };
+        let marker = match tab.kind {
+            TabKind::Question if tab.answered => glued("■", Style::Success),
+            TabKind::Question => glued("□", Style::Muted),
+            TabKind::Review if all_answered => glued("✓", Style::Success),
+            TabKind::Review => glued("✓", Style::Muted),
+        };
+        segs.push(glued(open, label));
+        segs.push(marker);
+        segs.push(glued(" ", Style::Text));
+        segs.push(glued(&tab.label, label));
+        if tab.has_notes {
+            segs.push(glued("✎", Style::Warning));
+        }
+        segs.push(glued(close, label));
+    }
+    wrap(out, margin(), MARGIN, &segs, width);
+}
+
+fn question_screen(
+    out: &mut Vec<Laid>,
+    q: &QuestionView,
+    editor: Option<&EditorView>,
+    width: usize,
+) {
+    wrap(
+        out,
+        margin(),
+        MARGIN,
+        &[seg(&q.prompt, Style::Title)],
+        width,
+    );
+    if let Some(plan) = &q.plan_review {
+        let mut content = Vec::new();
+        block(
+            &mut content,
+            0,
+            &plan.plan,
+            Style::Text,
+            width - 2 * MARGIN - 4,
+        );
+        frame(
+            out,
+            MARGIN,
+            width - 2 * MARGIN,
+            "Plan",
+            Style::Border,
+            content,
+            None,
+        );
+    } else if let Some(detail) = &q.detail {
+        block(out, MARGIN, detail, Style::Text, width);
+    }
+    out.push(Laid::default());
+    let approve = q
+        .plan_review
+        .as_ref()
+        .and_then(|p| p.approve_label.as_deref());
+    let previews = q.rows.iter().any(|r| r.preview.is_some());
+    if previews && width >= SIDE_BY_SIDE_WIDTH {
+        let left_width = width * 2 / 5;
+        let mut left = Vec::new();
+        rows(&mut left, q, editor, approve, left_width);
+        let mut right = Vec::new();
+        preview_box(&mut right, q, 0, width - left_width - 1 - MARGIN);
+        let height = left.len().max(right.len());
+        let mut left = left.into_iter();
+        let mut right = right.into_iter();
+        for _ in 0..height {
+            let mut line = left.next().unwrap_or_default();
+            if let Some(r) = right.next() {
+                line.spaces(left_width + 1 - line.width);
+                line.append(r);
+            }
+            out.push(line);
+        }
+    } else {
+        rows(out, q, editor, approve, width);
+        if previews {
+            out.push(Laid::default());
+            preview_box(out, q, MARGIN, width - 2 * MARGIN);
+        }
+    }
+    match editor {
+        Some(e) if e.target.kind == "questionNote" => {
+            out.push(Laid::default());
+            editor_box(out, e, "Question note", MARGIN, width - 2 * MARGIN);
+        }
+        _ => {
+            if let Some(note) = &q.note {
+                out.push(Laid::default());
+                let mut first = margin();
+                first.text("✎ Note: ", Style::Warning);
+                wrap(out, first, MARGIN + 2, &[seg(note, Style::Warning)], width);
+            }
+        }
+    }
+}
+
+/// The rows of a question (a window of them when there are many), each with what goes under it.
+fn rows(
+    out: &mut Vec<Laid>,
+    q: &QuestionView,
+    editor: Option<&EditorView>,
+    approve: Option<&str>,
+    width: usize,
+) {
+    let count = q.rows.len();
+    let (start, end) = if count <= MAX_VISIBLE_ROWS {
+        (0, count)
+    } else {
+        let start = q
+            .active_option
+            .saturating_sub(MAX_VISIBLE_ROWS / 2 - 1)
+            .min(count - MAX_VISIBLE_ROWS);
+        (start, start + MAX_VISIBLE_ROWS)
+    };
+    if start > 0 {
+        more(out, "↑", start, width);
+    }
+    let multi = q.kind == QuestionType::Multi;
+    let label_col = MARGIN + POINTER + NUMBER + if multi { 4 } else { 2 };
+    for row in &q.rows[start..end] {
+        let mut first = margin();
+        if row.active {
+            first.text("❯ ", Style::Accent);
+        } else {
+            first.spaces(POINTER);
+        }
+        match NUMBERS.get(row.index.wrapping_sub(1)) {
+            Some(number) => first.text(
+                number,
+                if row.active {
+                    Style::Accent
+                } else {
+                    Style::Dim
+                },
+            ),
+            None => first.spaces(NUMBER),
+        }
+        match (multi, row.selected) {
+            (true, true) => first.text("[x] ", Style::Success),
+            (true, false) => first.text("[ ] ", Style::Muted),
+            (false, true) => first.text("● ", Style::Success),
+            (false, false) => first.text("○ ", Style::Muted),
+        }
+        let label_style = if row.active {
+            Style::Accent
+        } else if row.selected {
+            Style::Selected
+        } else {
+            Style::Text
+        };
+        let mut segs = vec![seg(&row.label, label_style)];
+        if row.recommended {
+            segs.push(seg(" (recommended)", Style::Success));
+        }
+        if !row.custom && approve == Some(row.value.as_str()) {
+            segs.push(seg(" (approves the plan)", Style::Success));
+        }
+        wrap(out, first, label_col, &segs, width);
+        if let Some(description) = &row.description {
+            wrap(
+                out,
+                indent(label_col),
+                label_col,
+                &[seg(description, Style::Dim)],
+                width,
+            );
+        }
+        match editor.filter(|e| edits_row(e, row)) {
+            Some(e) => {
+                let title = if row.custom {
+                    "Your answer".to_owned()
+                } else {
+                    format!("Note on {}", row.label)
+                };
+                editor_box(out, e, &title, BOX_INDENT, width - BOX_INDENT - MARGIN);
+            }
+            None => {
+                if let Some(text) = q.custom_text.as_deref().filter(|_| row.custom) {
+                    let mut first = indent(label_col);
+                    first.text("→ ", Style::Success);
+                    wrap(
+                        out,
+                        first,
+                        label_col + 2,
+                        &[seg(text, Style::Selected)],
+                        width,
+                    );
+                }
+                if let Some(note) = &row.note {
+                    let mut first = indent(label_col);
+                    first.text("✎ ", Style::Warning);
+                    wrap(
+                        out,
+                        first,
+                        label_col + 2,
+                        &[seg(note, Style::Warning)],
+                        width,
+                    );
+                }
+            }
+        }
+    }
+    if end < count {
+        more(out, "↓", count - end, width);
+    }
+}
+
+/// Whether the open editor edits `row` (its custom answer or its option note).
+fn edits_row(editor: &EditorView, row: &RowView) -> bool {
+    match editor.target.kind {
+        "custom" => row.custom,
+        "optionNote" => !row.custom && editor.target.option_value.as_deref() == Some(&row.value),
+        _ => false,
+    }
+}
+
+/// A `↑ N more` / `↓ N more` marker.
+fn more(out: &mut Vec<Laid>, arrow: &str, n: usize, width: usize) {
+    let text = format!("{arrow} {n} more");
+    wrap(
+        out,
+        indent(MARGIN + POINTER),
+        MARGIN + POINTER,
+        &[seg(&text, Style::Dim)],
+        width,
+    );
+}
+
+fn preview_box(out: &mut Vec<Laid>, q: &QuestionView, at: usize, box_width: usize) {
+    let mut content = Vec::new();
+    match &q.preview {
+        Some(preview) => block(&mut content, 0, preview, Style::Text, box_width - 4),
+        None => wrap(
+            &mut content,
+            Laid::default(),
+            0,
+            &[seg("No preview", Style::Muted)],
+            box_width - 4,
+        ),
+    }
+    frame(out, at, box_width, "Preview", Style::Border, content, None);
+}
+
+/// The open editor as a box: its text with the cursor, or the placeholder while empty.
+fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_width: usize) {
+    let text = e.text.as_str();
+    let byte = e.cursor.byte.min(text.len());
+    let mut segs = Vec::with_capacity(3);
+    if text.is_empty() {
+        let first = e.placeholder.graphemes(true).next().unwrap_or(" ");
+        segs.push(seg(first, Style::Cursor));
+        segs.push(seg(&e.placeholder[first.len()..], Style::Muted));
+    } else {
+        let (before, after) = text.split_at(byte);
+        segs.push(seg(before, Style::Text));
+        match after.graphemes(true).next() {
+            Some(g) if g != "\n" && g != "\r\n" => {
+                segs.push(seg(g, Style::Cursor));
+                segs.push(seg(&after[g.len()..], Style::Text));
+            }
+            _ => {
+                segs.push(seg(" ", Style::Cursor));
+                segs.push(seg(after, Style::Text));
+            }
+        }
+    }
+    let mut content = Vec::new();
+    wrap(&mut content, Laid::default(), 0, &segs, box_width - 4);
+    let mut footer = None;
+    if content.len() > MAX_EDITOR_LINES {
+        let at_cursor = content
+            .iter()
+            .position(|l| l.spans.iter().any(|s| s.style == Style::Cursor))
+            .unwrap_or(0);
+        let start = at_cursor
+            .saturating_sub(MAX_EDITOR_LINES / 2)
+            .min(content.len() - MAX_EDITOR_LINES);
+        let below = content.len() - start - MAX_EDITOR_LINES;
+        footer = Some(format!("↑ {start} · ↓ {below}"));
+        content.truncate(start + MAX_EDITOR_LINES);
+        content.drain(..start);
+    }
+    frame(
+        out,
+        at,
+        box_width,
+        title,
+        Style::Accent,
+        content,
+        footer.as_deref(),
+    );
+}
+
+/// Draws `content` (laid out at `box_width - 4`) in a rounded box at column `at`.
+fn frame(
+    out: &mut Vec<Laid>,
+    at: usize,
+    box_width: usize,
+    title: &str,
+    border: Style,
+    content: Vec<Laid>,
+    footer: Option<&str>,
+) {
+    let inner = box_width - 4;
+    out.push(border_line(
+        at,
+        box_width,
+        ("╭", "╮"),
+        title,
+        Style::Title,
+        border,
+    ));
+    for line in content {
+        let mut framed = indent(at);
+        framed.text("│ ", border);
+        let pad = inner.saturating_sub(line.width);
+        framed.append(line);
+        framed.spaces(pad);
+        framed.text(" │", border);
+        out.push(framed);
+    }
+    out.push(border_line(
+        at,
+        box_width,
+        ("╰", "╯"),
+        footer.unwrap_or(""),
+        Style::Dim,
+        border,
+    ));
+}
+
+/// A top or bottom border with an optional label: `╭─ Label ────╮`.
+fn border_line(
+    at: usize,
+    box_width: usize,
+    (left, right): (&str, &str),
+    label: &str,
+    label_style: Style,
+    border: Style,
+) -> Laid {
+    let mut line = indent(at);
+    line.text(left, border);
+    let room = box_width - 2;
+    if !label.is_empty() && room >= 6 {
+        let (label, label_width) = fit(label, room - 4);
+        line.text("─ ", border);
+        line.push(&label, label_style, label_width);
+        line.text(" ", border);
+        line.repeat("─", room - 3 - label_width, border);
+    } else {
+        line.repeat("─", room, border);
+    }
+    line.text(right, border);
+    line
+}
+
+fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
+    wrap(
+        out,
+        margin(),
+        MARGIN,
+        &[seg("Review your answers", Style::Title)],
+        width,
+    );
+    out.push(Laid::default());
+    let answer_col = MARGIN + 2;
+    let note_col = answer_col + 2;
+    for q in &review.questions {
+        let compact = !q.answered || (q.answers.len() == 1 && q.answers[0].note.is_none());
+        if compact {
+            let (answer, style) = match q.answers.first() {
+                Some(a) if q.answered => (a.label.as_str(), Style::Success),
+                _ => ("unanswered", Style::Muted),
+            };
+            let segs = [
+                seg(&q.label, Style::Text),
+                seg(" → ", Style::Dim),
+                seg(answer, style),
+            ];
+            wrap(out, margin(), answer_col, &segs, width);
+        } else {
+            wrap(
+                out,
+                margin(),
+                answer_col,
+                &[seg(&q.label, Style::Text)],
+                width,
+            );
+            for a in &q.answers {
+                let mut first = indent(answer_col);
+                first.text("→ ", Style::Dim);
+                wrap(
+                    out,
+                    first,
+                    note_col,
+                    &[seg(&a.label, Style::Success)],
+                    width,
+                );
+                if let Some(note) = &a.note {
+                    let mut first = indent(note_col);
+                    first.text("note: ", Style::Warning);
+                    wrap(
+                        out,
+                        first,
+                        note_col + 2,
+                        &[seg(note, Style::Warning)],
+                        width,
+                    );
+                }
+            }
+        }
+        if let Some(note) = &q.note {
+            let mut first = indent(answer_col);
+            first.text("note: ", Style::Warning);
+            wrap(out, first, note_col, &[seg(note, Style::Warning)], width);
+        }
+        for other in &q.other_notes {
+            let segs = [
+                seg(&other.label, Style::Warning),
+                seg(" note: ", Style::Warning),
+                seg(&other.note, Style::Warning),
+            ];
+            wrap(out, indent(answer_col), note_col, &segs, width);
+        }
+    }
+    out.push(Laid::default());
+    for action in &review.actions {
+        let mut first = margin();
+        let style = if action.active {
+            first.text("❯ ", Style::Accent);
+            Style::Accent
+        } else {
+            first.spaces(POINTER);
+            Style::Text
+        };
+        first.text(&action.key, style);
+        first.text(". ", style);
+        wrap(
+            out,
+            first,
+            MARGIN + POINTER + NUMBER,
+            &[seg(&action.label, style)],
+            width,
+        );
+    }
+}
+
+/// The end of a flow.
+fn ending(out: &mut Vec<Laid>, outcome: Option<OutcomeView>, width: usize) {
+    let (text, style) = match outcome {
+        Some(OutcomeView::Submit) => ("✓ Submitted", Style::Success),
+        Some(OutcomeView::Elaborate) => ("✓ Sent back for elaboration", Style::Success),
+        Some(OutcomeView::Cancelled) => ("✗ Cancelled", Style::Warning),
+        Some(OutcomeView::Aborted) => ("✗ Withdrawn by the asker", Style::Warning),
+        Some(OutcomeView::Invalid) => ("✗ Invalid input", Style::Warning),
+        None => ("Done", Style::Text),
+    };
+    wrap(out, margin(), MARGIN + 2, &[seg(text, style)], width);
+}
+
+/// How a key name shows in the footer.
+fn key_label(key: &str) -> &str {
+    match key {
+        "up" => "↑",
+        "down" => "↓",
+        "left" => "←",
+        "right" => "→",
+        "escape" => "esc",
+        other => other,
+    }
+}
+
+fn hints(out: &mut Vec<Laid>, hints: &[Hint], width: usize) {
+    let keys: Vec<String> = hints
+        .iter()
+        .map(
+            |hint| match (hint.action, hint.keys.first(), hint.keys.last()) {
+                ("digits", Some(first), Some(last)) if hint.keys.len() > 1 => {
+                    format!("{first}-{last}")
+                }
+                _ => {
+                    let mut text = String::new();
+                    for (i, key) in hint.keys.iter().enumerate() {
+                        if i > 0 {
+                            text.push('/');
+                        }
+                        text.push_str(key_label(key));
+                    }
+                    text
+                }
+            },
+        )
+        .collect();
+    let mut segs = Vec::with_capacity(hints.len() * 5);
+    for (i, (hint, keys)) in hints.iter().zip(&keys).enumerate() {
+        segs.push(glued(keys, Style::Accent));
+        segs.push(glued(" ", Style::Muted));
+        segs.push(glued(hint.label, Style::Muted));
+        if i + 1 < hints.len() {
+            segs.push(glued(" ·", Style::Dim));
+            segs.push(seg(" ", Style::Dim));
+        }
+    }
+    wrap(out, margin(), MARGIN, &segs, width);
+}
