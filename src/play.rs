@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::flow::Focus;
 use crate::key::{Key, KeyCode, KeyError, parse_sequence};
 use crate::render;
-use crate::session::{OpenOptions, Session};
+use crate::session::{OpenError, OpenOptions, Session};
 use crate::view;
 
 /// The session id of a scripted run.
@@ -91,7 +91,7 @@ pub enum PlayError {
     /// The key script names an unknown key.
     #[error("bad key script: {0}")]
     Key(#[from] KeyError),
-    /// The payload could not be opened.
+    /// The payload could not be opened (a dsh request rejected with its code).
     #[error("cannot open the payload: {0}")]
     Open(String),
     /// A key comes after the flow has completed.
@@ -142,8 +142,9 @@ pub fn run(payload: &str, keys: &str, width: usize) -> Result<Run, PlayError> {
     let payload: Value =
         serde_json::from_str(payload).map_err(|e| PlayError::Json(e.to_string()))?;
     let keys = parse_sequence(keys)?;
-    let mut session = Session::open(&payload, &OpenOptions::default())
-        .map_err(|e| PlayError::Open(e.to_string()))?;
+    let mut session = Session::open(&payload, &OpenOptions::default()).map_err(
+        |OpenError::UserQuestion(e)| PlayError::Open(format!("{}: {}", e.code.as_str(), e.message)),
+    )?;
     let mut frames = vec![frame("open".to_owned(), &session, width)];
     let mut typed = String::new();
     for (i, &key) in keys.iter().enumerate() {

@@ -237,14 +237,18 @@ impl Session {
     /// Completes the flow from a whole answer set: the pi shape keyed by question id, or, in
     /// the dsh dialect, also the dsh shape `{ answers: [{ id, selected, custom? }] }`.
     /// Nothing changes when the set is invalid.
-    pub fn submit_answer_set(&mut self, answers: &Value, outcome: Outcome) -> Result<(), FlowError> {
+    pub fn submit_answer_set(
+        &mut self,
+        answers: &Value,
+        outcome: Outcome,
+    ) -> Result<(), FlowError> {
         let flow = self.flow_mut()?;
         if flow.outcome().is_some() {
             return Err(FlowError::Completed);
         }
         let spec = flow.spec();
-        let dsh_shape = spec.dialect == Dialect::Dsh
-            && answers.get("answers").is_some_and(Value::is_array);
+        let dsh_shape =
+            spec.dialect == Dialect::Dsh && answers.get("answers").is_some_and(Value::is_array);
         let parsed = if dsh_shape {
             dsh::parse_dsh_answers(spec, answers)
         } else {

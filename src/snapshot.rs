@@ -21,8 +21,9 @@ pub const FORMAT: &str = "askd.session";
 /// The snapshot version this build writes and reads.
 pub const VERSION: u32 = 1;
 
+/// The envelope. (`deny_unknown_fields` cannot be combined with `flatten`; the bodies deny them.)
 #[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct Snapshot {
     format: String,
     version: u32,

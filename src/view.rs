@@ -17,8 +17,6 @@ pub const CUSTOM_LABEL: &str = "Type your own";
 pub const INPUT_PLACEHOLDER: &str = "Type answer...";
 /// Placeholder of an empty note editor.
 pub const NOTE_PLACEHOLDER: &str = "Add a note...";
-/// The intent kind of a dsh plan-review question.
-pub const PLAN_REVIEW: &str = "plan-review";
 
 /// The view of one session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -439,7 +437,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer) -> QuestionView {
         plan_review: q
             .intent
             .as_ref()
-            .filter(|intent| intent.kind == PLAN_REVIEW)
+            .filter(|intent| intent.kind == crate::dsh::PLAN_REVIEW)
             .map(|intent| PlanReviewView {
                 plan: q.detail.clone().unwrap_or_default(),
                 approve_label: intent.approve.clone(),

@@ -54,7 +54,6 @@ fn every_committed_scenario_passes() {
 /// Scenarios that follow the specification but that the engine does not meet yet; once it
 /// does, their files move up to `protocol/scenarios/` and this test goes.
 #[test]
-#[ignore = "bug: the open param hasUI is read as hasUi, so hasUI: false is ignored"]
 fn pending_scenarios_pass() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/scenarios/pending");
     let report = run_dir(&dir, bin()).expect("the scenarios run");

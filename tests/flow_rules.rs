@@ -1631,7 +1631,7 @@ fn insert_needs_an_open_editor() {
 
 #[test]
 fn every_operation_after_completion_is_refused() {
-    let endings: [(&str, fn(&mut Session)); 6] = [
+    let endings: [(&str, Step); 6] = [
         ("submit", |s| press(s, "<S-Tab>1")),
         ("elaborate", |s| press(s, "<S-Tab>2")),
         ("esc", |s| press(s, "<Esc>")),
@@ -1829,4 +1829,15 @@ fn malformed_snapshots_are_refused_with_the_reason() {
             "{pointer} = {value}"
         );
     }
+    let mut state = editing_snapshot();
+    state["bogus"] = json!(1);
+    assert_eq!(
+        restore_err(&state),
+        "invalid snapshot: unknown field `bogus`, expected one of `spec`, `keymap`, \
+         `nonInteractive`, `tab`, `row`, `reviewAction`, `editor`, `answers`, `outcome`"
+    );
+    assert_eq!(
+        restore_err(&with("/kind", json!("other"))),
+        "invalid snapshot: unknown variant `other`, expected `flow` or `invalid`"
+    );
 }

@@ -394,7 +394,7 @@ fn cancelled_result() -> Value {
 
 #[test]
 fn every_way_of_cancelling_keeps_what_was_entered() {
-    let endings: [(&str, fn(&mut Session)); 5] = [
+    let endings: [(&str, Step); 5] = [
         ("esc", |s| press(s, "<Esc>")),
         ("ctrl+c", |s| press(s, "<C-c>")),
         ("review cancel", |s| press(s, "<Tab><Tab><Down><Down><CR>")),
@@ -543,7 +543,8 @@ fn duplicates_blank_optional_fields_and_missing_previews_are_issues() {
 
 #[test]
 fn malformed_shapes_are_invalid_input_not_errors() {
-    let cases: Vec<(Value, Vec<(&str, &str)>, &str)> = vec![
+    type Issues = Vec<(&'static str, &'static str)>;
+    let cases: Vec<(Value, Issues, &str)> = vec![
         (
             json!([1, 2]),
             vec![("payload", "payload must be an object")],

@@ -106,10 +106,10 @@ fn multi() -> Session {
     s
 }
 
-/// The preview question with its second option active.
+/// The preview question with its first option (a preview with a long line) active.
 fn preview() -> Session {
     let mut s = open(single_payload());
-    press(&mut s, "<Tab><Tab><Down>");
+    press(&mut s, "<Tab><Tab>");
     s
 }
 
@@ -230,7 +230,10 @@ fn cjk() -> Session {
             }
         ]
     }));
-    press(&mut s, "<Down>n문서가 준비되면<CR><Down><Down>한국어로 직접 입력");
+    press(
+        &mut s,
+        "<Down>n문서가 준비되면<CR><Down><Down>한국어로 직접 입력",
+    );
     s
 }
 
@@ -333,7 +336,10 @@ fn no_line_is_wider_than_the_width() {
         for width in 20..=120 {
             for (i, line) in lines(&session, width).iter().enumerate() {
                 let w: usize = line.iter().map(|s| s.text.width()).sum();
-                assert!(w <= width, "{name} at {width}: line {i} is {w} wide: {line:?}");
+                assert!(
+                    w <= width,
+                    "{name} at {width}: line {i} is {w} wide: {line:?}"
+                );
             }
         }
     }
@@ -417,7 +423,11 @@ fn cursor_sits_at_the_end_of_the_text() {
     press(&mut s, "4hello");
     for width in [20, 40, 80] {
         // Box at column 3, then `│ `, then the five letters.
-        assert_eq!(cursor(&lines(&s, width)), (10, " ".to_owned()), "at {width}");
+        assert_eq!(
+            cursor(&lines(&s, width)),
+            (10, " ".to_owned()),
+            "at {width}"
+        );
     }
 }
 
@@ -439,7 +449,10 @@ fn cursor_follows_a_wrapped_line() {
     let screen = lines(&s, 20);
     assert_eq!(cursor(&screen), (5 + 7, " ".to_owned()));
     let plain = render::plain(&screen);
-    assert!(plain.contains("   │ aaaa bbbb    │\n   │ cccc dd      │\n"), "{plain}");
+    assert!(
+        plain.contains("   │ aaaa bbbb    │\n   │ cccc dd      │\n"),
+        "{plain}"
+    );
 }
 
 #[test]
@@ -466,12 +479,12 @@ fn previews_go_beside_the_rows_from_90_columns() {
     let row = |width: usize| -> String {
         render::plain(&lines(&s, width))
             .lines()
-            .find(|l| l.contains("❯ 2."))
+            .find(|l| l.contains("❯ 1."))
             .expect("active row")
             .to_owned()
     };
-    assert!(!row(89).contains('│'), "{}", row(89));
-    assert!(row(90).contains('│'), "{}", row(90));
+    assert!(!row(89).contains("╭─ Preview"), "{}", row(89));
+    assert!(row(90).contains("╭─ Preview"), "{}", row(90));
 }
 
 #[test]
@@ -491,7 +504,10 @@ fn long_lists_show_a_window_with_markers() {
     let plain = text(&s, 40);
     assert!(plain.contains("   ↑ 2 more\n"), "{plain}");
     assert!(plain.contains("   ↓ 4 more\n"), "{plain}");
-    let rows = plain.lines().filter(|l| l.contains("Option number")).count();
+    let rows = plain
+        .lines()
+        .filter(|l| l.contains("Option number"))
+        .count();
     assert_eq!(rows, 10);
 }
 
@@ -659,10 +675,16 @@ fn play_json_prints_one_step_per_line() {
     assert_eq!(steps.len(), 3);
     assert_eq!(steps[0]["session"], json!("play"));
     assert_eq!(steps[0]["status"], json!("open"));
-    assert_eq!(steps[0]["view"]["lines"][0][0]["text"], json!("─".repeat(30)));
+    assert_eq!(
+        steps[0]["view"]["lines"][0][0]["text"],
+        json!("─".repeat(30))
+    );
     assert!(steps[1].get("result").is_none());
     assert_eq!(steps[2]["status"], json!("done"));
-    assert_eq!(steps[2]["result"]["content"][0]["text"], json!("Color: Red"));
+    assert_eq!(
+        steps[2]["result"]["content"][0]["text"],
+        json!("Color: Red")
+    );
     assert_eq!(
         steps[2]["transcript"],
         json!({ "call": "ask_user 1 question (Color)", "result": "✓ Color: Red" })
@@ -691,6 +713,48 @@ fn play_reports_bad_input() {
             .unwrap_err()
             .to_string(),
         "bad key script: unknown key \"<Nope>\""
+    );
+}
+
+#[test]
+fn play_runs_dsh_requests() {
+    let request = json!({
+        "questions": [
+            {
+                "id": "plan",
+                "header": "Plan",
+                "question": "Approve this plan?",
+                "detail": "1. Add play\n2. Add demo",
+                "options": [{ "label": "Revise" }, { "label": "Approve" }],
+                "intent": { "kind": "plan-review", "approve": "Approve" }
+            },
+            { "id": "name", "question": "Release name?" }
+        ]
+    });
+    let run = play::run(&request.to_string(), "<CR>Rocket<CR><CR>", 40).expect("plays");
+    let open = &run.frames[0].screen;
+    assert!(
+        open.contains(" ❯ 1. ○ Approve (approves the plan)\n   2. ○ Revise\n"),
+        "{open}"
+    );
+    assert!(open.contains(" │ 1. Add play"), "{open}");
+    assert_eq!(
+        run.result,
+        Some(json!({ "answer": { "answers": [
+            { "id": "plan", "selected": ["Approve"] },
+            { "id": "name", "selected": [], "custom": "Rocket" }
+        ] } }))
+    );
+    let bad = json!({ "questions": [{
+        "id": "p", "question": "Q?", "options": [{ "label": "A" }],
+        "intent": { "kind": "plan-review", "approve": "A" }
+    }] });
+    let error = play::run(&bad.to_string(), "", 40).expect_err("rejected");
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot open the payload: BAD_INTENT: "),
+        "{error}"
     );
 }
 

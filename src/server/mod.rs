@@ -249,14 +249,14 @@ impl Connection {
         }
         // Notifications run with a stand-in id and their response is dropped; an `ask`
         // notification opens its flow without waiting for it.
-        let request = match (&text, is_notification) {
-            (Some(text), false) => text.clone(),
-            _ => {
-                let method = if method == "ask" && is_notification {
-                    "open"
-                } else {
-                    method
-                };
+        let request = match (text, is_notification) {
+            (Some(text), false) => text,
+            (None, false) => {
+                json!({ "jsonrpc": "2.0", "id": reply_id, "method": method, "params": params })
+                    .to_string()
+            }
+            (_, true) => {
+                let method = if method == "ask" { "open" } else { method };
                 json!({ "jsonrpc": "2.0", "id": 0, "method": method, "params": params }).to_string()
             }
         };

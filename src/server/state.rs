@@ -10,12 +10,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use crate::dsh::UserQuestionError;
 use crate::flow::FlowError;
 use crate::key::{Key, parse_sequence};
 use crate::keymap::Keymap;
 use crate::limits::Limits;
 use crate::model::{Dialect, Outcome};
-use crate::dsh::UserQuestionError;
 use crate::session::{OpenError, OpenOptions, Session, Status};
 use crate::snapshot;
 use crate::view;
@@ -83,6 +83,7 @@ pub struct State {
     config: Config,
     sessions: HashMap<String, Entry>,
     serial: u64,
+    next_id: u64,
     keymap: Arc<Keymap>,
     width: Option<usize>,
     has_ui: Option<bool>,
@@ -126,6 +127,7 @@ struct InitializeParams {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Capabilities {
+    #[serde(rename = "hasUI")]
     has_ui: Option<bool>,
     width: Option<usize>,
     keymap: Option<Value>,
@@ -137,6 +139,7 @@ struct OpenParams {
     payload: Value,
     dialect: Option<Dialect>,
     session: Option<String>,
+    #[serde(rename = "hasUI")]
     has_ui: Option<bool>,
     width: Option<usize>,
     keymap: Option<Value>,
@@ -239,6 +242,7 @@ impl State {
             config,
             sessions: HashMap::new(),
             serial: 0,
+            next_id: 0,
             keymap: Arc::new(Keymap::default()),
             width: None,
             has_ui: None,
@@ -340,8 +344,8 @@ impl State {
             )),
             Some(id) => Ok(id),
             None => loop {
-                self.serial += 1;
-                let id = format!("s{}", self.serial);
+                self.next_id += 1;
+                let id = format!("s{}", self.next_id);
                 if !self.sessions.contains_key(&id) {
                     return Ok(id);
                 }
@@ -418,10 +422,14 @@ impl State {
             return;
         }
         if let Some(tx) = self.waiters.remove(id) {
-            let reply = entry
-                .session
-                .result()
-                .ok_or_else(|| error(code::COMPLETED, "the session completed without a result"));
+            let reply = match entry.session.ask_reply() {
+                Some(Ok(result)) => Ok(result),
+                Some(Err(e)) => Err(user_question_error(&e)),
+                None => Err(error(
+                    code::COMPLETED,
+                    "the session completed without a result",
+                )),
+            };
             let _ = tx.send(reply);
         }
     }

@@ -54,6 +54,9 @@ pub fn payload() -> Value {
     })
 }
 
+/// One way of driving a session, named in test tables.
+pub type Step = fn(&mut Session);
+
 /// Tab of the `scope` question.
 pub const SCOPE: usize = 0;
 /// Tab of the `langs` question.

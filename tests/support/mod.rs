@@ -4,8 +4,6 @@
 //! Every read waits at most [`GUARD`]; that bound only turns a hang into a failure and is never
 //! asserted on. Every message read from stdout is checked to be a JSON-RPC 2.0 message.
 
-#![allow(dead_code)]
-
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -301,7 +299,7 @@ impl Server {
 
     /// Closes stdin, reads everything left on stdout (each a JSON-RPC message) and waits
     /// for the exit status.
-    pub fn finish(mut self) -> (ExitStatus, Vec<Value>) {
+    pub fn finish(&mut self) -> (ExitStatus, Vec<Value>) {
         self.close_stdin();
         let mut rest: Vec<Value> = self.stash.drain(..).collect();
         while let Some(message) = self.recv_message() {

@@ -48,12 +48,13 @@ local function sleep(ms)
   coroutine.yield()
 end
 
---- Waits until `pred()` holds; fails the case after WAIT_MS.
+--- Waits until `pred()` holds; fails the case after WAIT_MS. `what` describes the wait (a
+--- function is called when the wait fails, to describe the state then).
 local function wait_for(what, pred)
   local start = vim.loop.now()
   while not pred() do
     if vim.loop.now() - start > WAIT_MS then
-      error("timed out waiting for " .. what, 2)
+      error("timed out waiting for " .. (type(what) == "function" and what() or what), 2)
     end
     sleep(10)
   end
@@ -101,14 +102,20 @@ local function screen()
 end
 
 local function wait_screen(text)
-  wait_for("the float to show " .. fmt(text) .. "; it shows " .. fmt(screen()), function()
+  local function what()
+    return "the float to show " .. fmt(text) .. "; it shows " .. fmt(screen())
+  end
+  wait_for(what, function()
     local s = screen()
     return s ~= nil and s:find(text, 1, true) ~= nil
   end)
 end
 
 local function wait_no_screen(text)
-  wait_for("the float to stop showing " .. fmt(text), function()
+  local function what()
+    return "the float to stop showing " .. fmt(text) .. "; it shows " .. fmt(screen())
+  end
+  wait_for(what, function()
     local s = screen()
     return s ~= nil and s:find(text, 1, true) == nil
   end)
@@ -152,6 +159,28 @@ local function cursor_marks()
   return list
 end
 
+--- Runs the engine behind `tee`, so that the requests it gets are logged to a file; returns
+--- a function that reads the decoded requests so far.
+local function log_requests()
+  local path = vim.fn.tempname()
+  askd.setup({ cmd = { "sh", "-c", 'tee "$1" | "$0"', ASKD, path } })
+  return function()
+    local list = {}
+    for _, line in ipairs(vim.fn.filereadable(path) == 1 and vim.fn.readfile(path) or {}) do
+      table.insert(list, vim.json.decode(line))
+    end
+    return list
+  end
+end
+
+local function methods(requests)
+  local list = {}
+  for _, r in ipairs(requests) do
+    table.insert(list, r.method)
+  end
+  return list
+end
+
 local function reset()
   for _, win in ipairs(floats()) do
     pcall(vim.api.nvim_win_close, win, true)
@@ -172,6 +201,10 @@ end
 local function run_all()
   local passed, failed = 0, 0
   local index = 0
+  if #cases == 0 then
+    out("no test case matches ASKD_TEST_FILTER")
+    return finish(0, 1)
+  end
   local next_case
   next_case = function()
     index = index + 1
@@ -308,7 +341,7 @@ case("fallback screen of a question with the custom editor open", function()
     editor = {
       target = { kind = "custom", questionId = "name" },
       text = "héllo\nwo",
-      cursor = { byte = 2 },
+      cursor = { byte = 1 },
       placeholder = "Type answer...",
     },
     hints = {
@@ -509,7 +542,7 @@ case("custom answer typed in the editor, with the engine's cursor shown", functi
   wait_screen("helo wrld")
   local at_end = cursor_marks()
   eq(#at_end, 1, "one cursor highlight")
-  feed("<Left><Left><Left>ö<M-b><Right><Right><Right>l")
+  feed("<Left><Left><Left>ö<M-b><M-b><Right><Right><Right>l")
   wait_screen("hello wörld")
   local moved = cursor_marks()
   eq(#moved, 1, "one cursor highlight after moving")
@@ -531,6 +564,16 @@ case("custom answer typed in the editor, with the engine's cursor shown", functi
   }, "custom answer")
 end)
 
+case("Shift+Enter and Alt+Enter put new lines in the custom answer", function()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4one<S-CR>two<M-CR>three")
+  wait_screen("three")
+  feed("<CR>1")
+  wait_done(run)
+  eq(run.result.details.answers.size.customText, "one\ntwo\nthree", "custom text")
+end)
+
 case("editor line editing keys: Ctrl+W, Ctrl+U, Ctrl+A, Ctrl+K, Home, Del", function()
   local run = start(payload(SIZE))
   wait_screen("Pick a size")
@@ -538,13 +581,15 @@ case("editor line editing keys: Ctrl+W, Ctrl+U, Ctrl+A, Ctrl+K, Home, Del", func
   wait_screen("one two three")
   feed("<C-w>")
   wait_no_screen("three")
-  feed("<C-u>zero<C-a><Del>Z<C-e> end<Home><C-k>")
+  feed("<C-u>zero<C-a><Del>Z<C-e> end")
+  wait_screen("Zero end")
+  feed("<Home><Right><C-k>")
   wait_no_screen("Zero end")
-  feed("first<Esc>")
+  feed("<C-e>irst<Esc>")
   wait_no_screen("Type answer...")
   feed("<Esc>")
   wait_done(run)
-  eq(run.result.details.answers.size.customText, "first", "custom text after editing")
+  eq(run.result.details.answers.size.customText, "Zirst", "custom text after editing")
   eq(run.result.details.cancelled, true, "Esc on the question cancels")
 end)
 
@@ -633,6 +678,7 @@ case("closing the window from outside cancels the flow", function()
 end)
 
 case("two flows at once share one engine", function()
+  local requests = log_requests()
   local first = start(payload(SIZE))
   wait_screen("Pick a size")
   local first_win = floats()[1]
@@ -652,9 +698,23 @@ case("two flows at once share one engine", function()
   feed("1")
   wait_done(first)
   eq(first.result.content[1].text, "Size: Large", "first result")
+  -- One process saw both flows: its log holds every request, ids increasing.
+  wait_for(function()
+    return "the last close request; requests: " .. vim.inspect(methods(requests()))
+  end, function()
+    return #requests() == 7
+  end)
+  local log = requests()
+  eq(methods(log), { "open", "open", "key", "close", "key", "key", "close" }, "requests")
+  eq(log[3].params.session, log[4].params.session, "the second flow's key and close")
+  eq(log[5].params.key, "3", "a key of the first flow")
+  for i, r in ipairs(log) do
+    eq(r.id, log[1].id + i - 1, "request ids increase")
+  end
 end)
 
 case("VimResized refits the float and asks for the view at the new width", function()
+  local requests = log_requests()
   local run = start(payload(SIZE))
   wait_screen("Pick a size")
   local win = floats()[1]
@@ -664,8 +724,19 @@ case("VimResized refits the float and asks for the view at the new width", funct
   wait_for("the float to narrow", function()
     return vim.api.nvim_win_get_config(win).width == 46
   end)
-  local config = vim.api.nvim_win_get_config(win)
-  eq(config.col[false], 1, "centred column")
+  local col = vim.api.nvim_win_get_config(win).col
+  eq(type(col) == "table" and col[false] or col, 1, "centred column")
+  -- Neovim may also raise VimResized by itself for the new 'columns': one getView or more.
+  wait_for(function()
+    return "getView; requests: " .. vim.inspect(requests())
+  end, function()
+    return #requests() >= 2
+  end)
+  local log = requests()
+  eq({ log[1].method, log[1].params.width }, { "open", 76 }, "open and its width")
+  for i = 2, #log do
+    eq({ log[i].method, log[i].params.width }, { "getView", 46 }, "request after the resize")
+  end
   wait_screen("Pick a size")
   vim.o.columns = 80
   vim.cmd("doautocmd VimResized")
@@ -685,11 +756,12 @@ case("the width option caps the float", function()
 end)
 
 case("keymap overrides are sent to the engine and mapped", function()
-  local run = start(payload(SIZE), { keymap = { ["main.confirm"] = { "ctrl+y" } } })
+  local keymap = { ["main.confirm"] = { "ctrl+y" }, ["review.confirm"] = { "alt+s" } }
+  local run = start(payload(SIZE), { keymap = keymap })
   wait_screen("Pick a size")
-  feed("<C-y>")
+  feed("<CR><C-y>")
   wait_screen("Elaborate")
-  feed("<C-y>")
+  feed("<CR><M-s>")
   wait_done(run)
   eq(run.result.content[1].text, "Size: Small", "content")
 end)
@@ -731,15 +803,16 @@ case("a missing binary is reported", function()
   eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
 end)
 
-case("an engine crash mid-flow closes the window and reports; the next flow restarts it", function()
+case("an engine killed mid-flow closes the window and reports; the next flow restarts it", function()
   local pidfile = vim.fn.tempname()
-  askd.setup({ cmd = { "sh", "-c", 'echo "$$" > "$1"; echo "about to serve" >&2; exec "$0"', ASKD, pidfile } })
+  askd.setup({ cmd = { "sh", "-c", 'echo "$$" > "$1"; exec "$0"', ASKD, pidfile } })
   local run = start(payload(SIZE))
   wait_screen("Pick a size")
   local pid = tonumber(vim.fn.readfile(pidfile)[1])
-  vim.loop.kill(pid, "sigkill")
+  vim.fn.delete(pidfile)
+  vim.loop.kill(pid, 9)
   wait_done(run)
-  local message = "askd exited unexpectedly (code 137): about to serve"
+  local message = "askd exited unexpectedly (code 137)"
   eq(run.err, message, "error")
   eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
   local again = start(payload(SIZE))
@@ -747,7 +820,17 @@ case("an engine crash mid-flow closes the window and reports; the next flow rest
   feed("2<CR>")
   wait_done(again)
   eq(again.result.content[1].text, "Size: Medium", "the restarted engine serves")
-  vim.fn.delete(pidfile)
+end)
+
+case("an engine that dies after opening the flow is reported with its stderr", function()
+  -- The engine sees only the `open` request, answers it, and the wrapper then fails.
+  askd.setup({ cmd = { "sh", "-c", 'head -n 1 | "$0"; echo "engine gone" >&2; exit 3', ASKD } })
+  local run = start(payload(SIZE))
+  wait_done(run)
+  local message = "askd exited unexpectedly (code 3): engine gone"
+  eq(run.err, message, "error")
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+  eq(run.calls, 1, "on_done calls")
 end)
 
 ---------------------------------------------------------------------------------------------

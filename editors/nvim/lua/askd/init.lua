@@ -57,8 +57,8 @@ local function release(S)
   S.finished = true
   sessions[S.id] = nil
   ui.close(S.win)
-  if client and client:running() then
-    client:request("close", { session = S.id }, function() end)
+  if S.client:running() then
+    S.client:request("close", { session = S.id }, function() end)
   end
 end
 
@@ -115,21 +115,21 @@ local function on_step(S, err, step)
 end
 
 local function send_key(S, name)
-  if S.finished or not client then
+  if S.finished then
     return
   end
-  client:request("key", { session = S.id, key = name }, function(err, step)
+  S.client:request("key", { session = S.id, key = name }, function(err, step)
     on_step(S, err, step)
   end)
 end
 
 --- Text typed outside ASCII: inserted into the open editor, else sent as a key.
 local function send_text(S, text)
-  if S.finished or not client then
+  if S.finished then
     return
   end
   if S.view and S.view.editor then
-    client:request("insert", { session = S.id, text = text }, function(err, step)
+    S.client:request("insert", { session = S.id, text = text }, function(err, step)
       on_step(S, err, step)
     end)
   else
@@ -150,7 +150,7 @@ local function on_resized()
   for _, S in pairs(sessions) do
     S.width = ui.width(S.max_width, S.border)
     draw(S)
-    client:request("getView", { session = S.id, width = S.width }, function(err, view)
+    S.client:request("getView", { session = S.id, width = S.width }, function(err, view)
       if not err and not S.finished then
         S.view = view
         draw(S)
@@ -159,9 +159,12 @@ local function on_resized()
   end
 end
 
-local function on_client_exit(message)
+--- Fails the flows of an engine that exited.
+local function on_client_exit(exited, message)
   for _, S in pairs(sessions) do
-    fail(S, message)
+    if S.client == exited then
+      fail(S, message)
+    end
   end
 end
 
@@ -188,7 +191,11 @@ end
 
 local function ensure_client()
   if not client then
-    client = rpc.new(M.config.cmd, on_client_exit)
+    local created
+    created = rpc.new(M.config.cmd, function(message)
+      on_client_exit(created, message)
+    end)
+    client = created
   end
   return client:start()
 end
@@ -222,7 +229,7 @@ local function watch_window(S)
       if S.finished then
         return
       end
-      client:request("cancel", { session = S.id, reason = "user" }, function(err, step)
+      S.client:request("cancel", { session = S.id, reason = "user" }, function(err, step)
         on_step(S, err, step)
       end)
     end,
@@ -257,7 +264,8 @@ function M.ask(payload, opts, on_done)
     dialect = opts.dialect,
     session = opts.session,
   }
-  client:request("open", params, function(open_err, step)
+  local engine = client
+  engine:request("open", params, function(open_err, step)
     if open_err then
       fail_early(on_done, "askd: " .. tostring(open_err.message))
       return
@@ -268,6 +276,7 @@ function M.ask(payload, opts, on_done)
     end
     local S = {
       id = step.session,
+      client = engine,
       view = step.view,
       on_done = on_done,
       width = width,
