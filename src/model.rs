@@ -28,7 +28,9 @@ impl QuestionType {
 }
 
 /// The dialect a flow was asked in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     /// The `ask_user` contract.

@@ -482,25 +482,31 @@ fn block(out: &mut Vec<Laid>, at: usize, text: &str, style: Style, width: usize)
 
 /// `text` cut to at most `max` columns, with `…` when cut.
 fn fit(text: &str, max: usize) -> (String, usize) {
-    let full = text.width();
-    if full <= max {
-        return (text.to_owned(), full);
+    fn shown(g: &str) -> (&str, usize) {
+        // Control characters (tabs and line breaks included) show as one space.
+        if g.chars().any(char::is_control) {
+            (" ", 1)
+        } else {
+            (g, g.width())
+        }
     }
-    let mut cut = String::new();
+    let full: usize = text.graphemes(true).map(|g| shown(g).1).sum();
+    let room = if full <= max {
+        max
+    } else {
+        max.saturating_sub(1)
+    };
+    let mut cut = String::with_capacity(text.len());
     let mut width = 0;
     for g in text.graphemes(true) {
-        let w = g.width();
-        if width + w + 1 > max {
+        let (g, w) = shown(g);
+        if width + w > room {
             break;
         }
-        if g.chars().any(char::is_control) {
-            cut.push(' ');
-        } else {
-            cut.push_str(g);
-        }
+        cut.push_str(g);
         width += w;
     }
-    if max > 0 {
+    if full > max && max > 0 {
         cut.push('…');
         width += 1;
     }

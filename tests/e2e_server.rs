@@ -574,7 +574,6 @@ fn initialize_has_ui_false_applies_to_later_opens() {
 }
 
 #[test]
-#[ignore = "bug: `width` is accepted but no view carries rendered `lines`"]
 fn width_makes_views_carry_rendered_lines() {
     let mut s = Server::start(&[]);
     let step = s.open("plain", payload());

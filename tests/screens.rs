@@ -403,6 +403,57 @@ fn graphemes_are_never_split() {
     }
 }
 
+#[test]
+fn long_words_break_and_lines_wrap_under_their_text() {
+    let s = open(json!({
+        "questions": [{
+            "id": "q",
+            "prompt": "Pick",
+            "options": [{
+                "value": "a",
+                "label": "abcdefghijklmnopqrstuvwxyz0123456789",
+                "description": "tab\there, escape\u{1b} and words that wrap"
+            }]
+        }]
+    }));
+    let plain = text(&s, 20);
+    let expected = " ❯ 1. ○ abcdefghijkl\n        mnopqrstuvwx\n        yz0123456789\n        tab    here,\n        escape\u{fffd} and\n        words that\n        wrap\n";
+    assert!(plain.contains(expected), "{plain}");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn any_text_fits_any_width(
+        label in "x[a-z 한字é\u{301}👍\t\u{7}-]{0,60}",
+        description in "x[a-z 한字é\u{301}👍\t\u{7}-]{0,120}",
+        draft in "[a-z 한字é\u{301}👍-]{0,80}",
+        width in 20usize..130,
+    ) {
+        let mut s = open(json!({
+            "title": label,
+            "questions": [{
+                "id": "q",
+                "label": label,
+                "prompt": description,
+                "options": [
+                    { "value": "a", "label": label, "description": description, "preview": description },
+                    { "value": "b", "label": description, "preview": label }
+                ]
+            }]
+        }));
+        press(&mut s, "n");
+        s.flow_mut().expect("open").insert(&draft).expect("editor is open");
+        for line in lines(&s, width) {
+            let w: usize = line.iter().map(|s| s.text.width()).sum();
+            proptest::prop_assert!(w <= width, "{} > {}: {:?}", w, width, line);
+            for span in &line {
+                proptest::prop_assert!(!span.text.chars().any(char::is_control));
+            }
+        }
+    }
+}
+
 /// The column where the cursor span starts, and its text, on the only line that has one.
 fn cursor(lines: &[Line]) -> (usize, String) {
     let found: Vec<(usize, String)> = lines

@@ -6,6 +6,7 @@
 
 pub mod framing;
 pub mod methods;
+pub mod params;
 pub mod state;
 
 use std::collections::HashMap;

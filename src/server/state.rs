@@ -7,6 +7,12 @@ use std::sync::Arc;
 
 use jsonrpsee::types::ErrorObjectOwned;
 use serde::Deserialize;
+
+use super::params::{
+    CancelParams, CancelReason, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
+    KeysParams, OpenParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
+    SubmitAnswersParams, SubmitMode,
+};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -15,7 +21,7 @@ use crate::flow::FlowError;
 use crate::key::{Key, parse_sequence};
 use crate::keymap::Keymap;
 use crate::limits::Limits;
-use crate::model::{Dialect, Outcome};
+use crate::model::Outcome;
 use crate::session::{OpenError, OpenOptions, Session, Status};
 use crate::snapshot;
 use crate::view;
@@ -115,124 +121,6 @@ fn user_question_error(e: &UserQuestionError) -> ErrorObjectOwned {
 
 fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
     error(code::INVALID_PARAMS, format!("invalid params: keymap: {e}"))
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InitializeParams {
-    #[serde(default)]
-    capabilities: Option<Capabilities>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Capabilities {
-    #[serde(rename = "hasUI")]
-    has_ui: Option<bool>,
-    width: Option<usize>,
-    keymap: Option<Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct OpenParams {
-    payload: Value,
-    dialect: Option<Dialect>,
-    session: Option<String>,
-    #[serde(rename = "hasUI")]
-    has_ui: Option<bool>,
-    width: Option<usize>,
-    keymap: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct SessionParams {
-    session: String,
-}
-
-#[derive(Deserialize)]
-struct KeyParams {
-    session: String,
-    key: String,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum KeyList {
-    List(Vec<String>),
-    Notation(String),
-}
-
-#[derive(Deserialize)]
-struct KeysParams {
-    session: String,
-    keys: KeyList,
-    #[serde(default)]
-    trace: bool,
-}
-
-#[derive(Deserialize)]
-struct InsertParams {
-    session: String,
-    text: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SaveCustomParams {
-    session: String,
-    question_id: String,
-    text: String,
-    #[serde(default)]
-    submit: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SetNoteParams {
-    session: String,
-    question_id: String,
-    option_value: Option<String>,
-    text: String,
-}
-
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum SubmitMode {
-    Submit,
-    Elaborate,
-}
-
-#[derive(Deserialize)]
-struct SubmitAnswersParams {
-    session: String,
-    answers: Value,
-    mode: Option<SubmitMode>,
-}
-
-#[derive(Deserialize)]
-struct GetViewParams {
-    session: String,
-    width: Option<usize>,
-}
-
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum CancelReason {
-    User,
-    Abort,
-}
-
-#[derive(Deserialize)]
-struct CancelParams {
-    session: String,
-    reason: Option<CancelReason>,
-}
-
-#[derive(Deserialize)]
-struct RestoreParams {
-    state: Value,
-    session: Option<String>,
 }
 
 impl State {
@@ -674,8 +562,12 @@ fn press_bounded(session: &mut Session, key: Key, limits: &Limits) -> Result<(),
 }
 
 fn view_json(id: &str, entry: &Entry, width: Option<usize>) -> Value {
-    let _ = width.or(entry.width);
-    serde_json::to_value(view::build(id, &entry.session)).unwrap_or(Value::Null)
+    serde_json::to_value(view::build_with_width(
+        id,
+        &entry.session,
+        width.or(entry.width),
+    ))
+    .unwrap_or(Value::Null)
 }
 
 fn step_of(id: &str, entry: &Entry, width: Option<usize>) -> Value {

@@ -298,7 +298,8 @@ case("askd key names become mapping left-hand sides", function()
 end)
 
 case("the window maps printable ASCII, the special keys and keymap overrides", function()
-  local list = keys.bindings({ ["main.toggle"] = { "x", "ctrl+t" }, ["editor.submit"] = { "alt+s" } })
+  local list =
+    keys.bindings({ ["main.toggle"] = { "x", "ctrl+t" }, ["editor.submit"] = { "alt+s" } })
   local by_lhs = {}
   for _, b in ipairs(list) do
     by_lhs[b[1]] = b[2]
@@ -333,9 +334,33 @@ case("fallback screen of a question with the custom editor open", function()
       detail = "Shown in the title bar",
       note = "ask the team",
       rows = {
-        { index = 1, value = "a", label = "Alpha", selected = true, active = false, custom = false, recommended = true, description = "First" },
-        { index = 2, value = "b", label = "Beta", selected = false, active = false, custom = false, note = "maybe" },
-        { index = 3, value = "__other__", label = "Type your own", selected = false, active = true, custom = true },
+        {
+          index = 1,
+          value = "a",
+          label = "Alpha",
+          selected = true,
+          active = false,
+          custom = false,
+          recommended = true,
+          description = "First",
+        },
+        {
+          index = 2,
+          value = "b",
+          label = "Beta",
+          selected = false,
+          active = false,
+          custom = false,
+          note = "maybe",
+        },
+        {
+          index = 3,
+          value = "__other__",
+          label = "Type your own",
+          selected = false,
+          active = true,
+          custom = true,
+        },
       },
     },
     editor = {
@@ -422,17 +447,36 @@ case("fallback screen of the review tab and of an empty note editor", function()
     "  3. Cancel",
   }, "review lines")
   eq(active, 12, "active action line")
+  local ruled, ruled_active = render.fallback(review, 6)
+  local ruled_texts = render.flatten(ruled).texts
+  eq(
+    { ruled_texts[1], ruled_texts[#ruled_texts], #ruled_texts },
+    { "──────", "──────", 15 },
+    "rules"
+  )
+  eq(ruled_active, 13, "active action line below the top rule")
 
   local noting = {
     tabs = {},
     question = {
       prompt = "P",
-      rows = { { index = 1, value = "a", label = "A", selected = false, active = true, custom = false } },
+      rows = {
+        { index = 1, value = "a", label = "A", selected = false, active = true, custom = false },
+      },
     },
-    editor = { target = { kind = "optionNote", questionId = "q", optionValue = "a" }, text = "", cursor = { byte = 0 }, placeholder = "Add a note..." },
+    editor = {
+      target = { kind = "optionNote", questionId = "q", optionValue = "a" },
+      text = "",
+      cursor = { byte = 0 },
+      placeholder = "Add a note...",
+    },
   }
   local flat = render.flatten((render.fallback(noting)))
-  eq(flat.texts, { "", "", "P", "", "❯ [ ] 1. A", "      note:  Add a note..." }, "note editor lines")
+  eq(
+    flat.texts,
+    { "", "", "P", "", "❯ [ ] 1. A", "      note:  Add a note..." },
+    "note editor lines"
+  )
   eq(flat.cursor, { 5, 12 }, "cursor of an empty editor")
 end)
 
@@ -443,12 +487,24 @@ case("engine lines are drawn as they come, styles mapped to highlight groups", f
       { { text = "Title", style = "title" } },
       {},
       { { text = "❯ ", style = "accent" }, { text = "1. Yes", style = "selected" } },
-      { { text = "> ab", style = "text" }, { text = "c", style = "cursor" }, { text = "d", style = "sparkly" } },
-      { { text = "hint", style = "dim" }, { text = " x", style = "muted" }, { text = "!", style = "warning" } },
+      {
+        { text = "> ab", style = "text" },
+        { text = "c", style = "cursor" },
+        { text = "d", style = "sparkly" },
+      },
+      {
+        { text = "hint", style = "dim" },
+        { text = " x", style = "muted" },
+        { text = "!", style = "warning" },
+      },
     },
   }
   ui.draw(buf, win, view, 30, "rounded")
-  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "Title", "", "❯ 1. Yes", "> abcd", "hint x!" }, "buffer text")
+  eq(
+    vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+    { "Title", "", "❯ 1. Yes", "> abcd", "hint x!" },
+    "buffer text"
+  )
   eq(highlights(), {
     { 0, 0, 5, "AskdTitle" },
     { 2, 0, 4, "AskdAccent" },
@@ -476,7 +532,7 @@ case("highlight groups link to standard groups", function()
     AskdMuted = "Comment",
     AskdDim = "NonText",
     AskdWarning = "WarningMsg",
-    AskdSelected = "Visual",
+    AskdSelected = "Statement",
     AskdCursor = "TermCursor",
     AskdBorder = "FloatBorder",
     AskdTitle = "Title",
@@ -490,7 +546,11 @@ case("highlight groups link to standard groups", function()
   -- A colour scheme change (which clears highlights) keeps the links.
   vim.cmd("highlight clear")
   vim.cmd("doautocmd ColorScheme")
-  eq(vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.hlID("AskdMuted")), "name"), "Comment", "after :highlight clear")
+  eq(
+    vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.hlID("AskdMuted")), "name"),
+    "Comment",
+    "after :highlight clear"
+  )
   eq(ui.group("sparkly"), nil, "an unknown style has no group")
 end)
 
@@ -663,7 +723,11 @@ case("Ctrl+C dismisses the flow from an editor without saving the draft", functi
   feed("<C-c>")
   wait_done(run)
   eq(run.result.details.cancelled, true, "cancelled")
-  eq(run.result.details.answers, { size = { values = { "small" }, labels = { "Small" }, indices = { 1 } } }, "answers")
+  eq(
+    run.result.details.answers,
+    { size = { values = { "small" }, labels = { "Small" }, indices = { 1 } } },
+    "answers"
+  )
 end)
 
 case("closing the window from outside cancels the flow", function()
@@ -718,11 +782,11 @@ case("VimResized refits the float and asks for the view at the new width", funct
   local run = start(payload(SIZE))
   wait_screen("Pick a size")
   local win = floats()[1]
-  eq(vim.api.nvim_win_get_config(win).width, 76, "width on an 80-column screen")
+  eq(vim.api.nvim_win_get_config(win).width, 78, "width on an 80-column screen")
   vim.o.columns = 50
   vim.cmd("doautocmd VimResized")
   wait_for("the float to narrow", function()
-    return vim.api.nvim_win_get_config(win).width == 46
+    return vim.api.nvim_win_get_config(win).width == 48
   end)
   local col = vim.api.nvim_win_get_config(win).col
   eq(type(col) == "table" and col[false] or col, 1, "centred column")
@@ -733,15 +797,15 @@ case("VimResized refits the float and asks for the view at the new width", funct
     return #requests() >= 2
   end)
   local log = requests()
-  eq({ log[1].method, log[1].params.width }, { "open", 76 }, "open and its width")
+  eq({ log[1].method, log[1].params.width }, { "open", 78 }, "open and its width")
   for i = 2, #log do
-    eq({ log[i].method, log[i].params.width }, { "getView", 46 }, "request after the resize")
+    eq({ log[i].method, log[i].params.width }, { "getView", 48 }, "request after the resize")
   end
   wait_screen("Pick a size")
   vim.o.columns = 80
   vim.cmd("doautocmd VimResized")
   wait_for("the float to widen", function()
-    return vim.api.nvim_win_get_config(win).width == 76
+    return vim.api.nvim_win_get_config(win).width == 78
   end)
   feed("<Esc>")
   wait_done(run)
@@ -770,7 +834,9 @@ end)
 -- Failures
 
 case("an invalid payload reports the engine's issues", function()
-  local run = start({ questions = { { id = "a", prompt = " ", options = { { value = "x", label = "X" } } } } })
+  local run = start({
+    questions = { { id = "a", prompt = " ", options = { { value = "x", label = "X" } } } },
+  })
   wait_done(run)
   local message = "Invalid ask_user payload:\n- questions[0].prompt: Question 1: prompt is required"
   eq(run.result, nil, "result")
@@ -803,24 +869,27 @@ case("a missing binary is reported", function()
   eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
 end)
 
-case("an engine killed mid-flow closes the window and reports; the next flow restarts it", function()
-  local pidfile = vim.fn.tempname()
-  askd.setup({ cmd = { "sh", "-c", 'echo "$$" > "$1"; exec "$0"', ASKD, pidfile } })
-  local run = start(payload(SIZE))
-  wait_screen("Pick a size")
-  local pid = tonumber(vim.fn.readfile(pidfile)[1])
-  vim.fn.delete(pidfile)
-  vim.loop.kill(pid, 9)
-  wait_done(run)
-  local message = "askd exited unexpectedly (code 137)"
-  eq(run.err, message, "error")
-  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
-  local again = start(payload(SIZE))
-  wait_screen("Pick a size")
-  feed("2<CR>")
-  wait_done(again)
-  eq(again.result.content[1].text, "Size: Medium", "the restarted engine serves")
-end)
+case(
+  "an engine killed mid-flow closes the window and reports; the next flow restarts it",
+  function()
+    local pidfile = vim.fn.tempname()
+    askd.setup({ cmd = { "sh", "-c", 'echo "$$" > "$1"; exec "$0"', ASKD, pidfile } })
+    local run = start(payload(SIZE))
+    wait_screen("Pick a size")
+    local pid = tonumber(vim.fn.readfile(pidfile)[1])
+    vim.fn.delete(pidfile)
+    vim.loop.kill(pid, 9)
+    wait_done(run)
+    local message = "askd exited unexpectedly (code 137)"
+    eq(run.err, message, "error")
+    eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+    local again = start(payload(SIZE))
+    wait_screen("Pick a size")
+    feed("2<CR>")
+    wait_done(again)
+    eq(again.result.content[1].text, "Size: Medium", "the restarted engine serves")
+  end
+)
 
 case("an engine that dies after opening the flow is reported with its stderr", function()
   -- The engine sees only the `open` request, answers it, and the wrapper then fails.

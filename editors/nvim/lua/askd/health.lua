@@ -94,7 +94,9 @@ function M.check()
       id = 2,
       method = "open",
       params = {
-        payload = { questions = { { id = "q", prompt = "?", options = { { value = "v", label = "V" } } } } },
+        payload = {
+          questions = { { id = "q", prompt = "?", options = { { value = "v", label = "V" } } } },
+        },
         width = 40,
       },
     },

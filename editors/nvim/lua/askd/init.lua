@@ -14,8 +14,8 @@ local defaults = {
   cmd = "askd",
   -- Widest the float gets (columns, inside the border).
   width = 80,
-  -- Border of the float, as for nvim_open_win.
-  border = "rounded",
+  -- Border of the float, as for nvim_open_win ("none": the engine draws rules itself).
+  border = "none",
   -- Keymap overrides sent with every flow: { ["main.toggle"] = { "x" } }.
   keymap = nil,
 }
@@ -24,6 +24,7 @@ local defaults = {
 M.config = vim.deepcopy(defaults)
 
 local client = nil
+-- The open flows, as a set of session states.
 local sessions = {}
 local initialized = false
 
@@ -55,7 +56,7 @@ end
 --- Ends a session: the window closes and the engine forgets it.
 local function release(S)
   S.finished = true
-  sessions[S.id] = nil
+  sessions[S] = nil
   ui.close(S.win)
   if S.client:running() then
     S.client:request("close", { session = S.id }, function() end)
@@ -90,8 +91,12 @@ local function finish(S, step)
 end
 
 local function draw(S)
-  if not S.finished and S.view then
-    ui.draw(S.buf, S.win, S.view, S.width, S.border)
+  if S.finished or not S.view then
+    return
+  end
+  local ok, err = pcall(ui.draw, S.buf, S.win, S.view, S.width, S.border)
+  if not ok then
+    fail(S, "askd: cannot draw the flow: " .. tostring(err))
   end
 end
 
@@ -138,7 +143,7 @@ local function send_text(S, text)
 end
 
 local function session_for_buf(buf)
-  for _, S in pairs(sessions) do
+  for S in pairs(sessions) do
     if S.buf == buf then
       return S
     end
@@ -147,7 +152,7 @@ local function session_for_buf(buf)
 end
 
 local function on_resized()
-  for _, S in pairs(sessions) do
+  for S in pairs(sessions) do
     S.width = ui.width(S.max_width, S.border)
     draw(S)
     S.client:request("getView", { session = S.id, width = S.width }, function(err, view)
@@ -161,7 +166,7 @@ end
 
 --- Fails the flows of an engine that exited.
 local function on_client_exit(exited, message)
-  for _, S in pairs(sessions) do
+  for S in pairs(sessions) do
     if S.client == exited then
       fail(S, message)
     end
@@ -285,8 +290,14 @@ function M.ask(payload, opts, on_done)
       keymap = keymap,
       finished = false,
     }
-    sessions[S.id] = S
-    S.buf, S.win = ui.open(width, border)
+    local opened, buf, win = pcall(ui.open, width, border)
+    if not opened then
+      engine:request("close", { session = S.id }, function() end)
+      fail_early(on_done, "askd: cannot open the flow window: " .. tostring(buf))
+      return
+    end
+    S.buf, S.win = buf, win
+    sessions[S] = true
     map_keys(S)
     watch_window(S)
     draw(S)
@@ -324,7 +335,11 @@ M.demo_payload = {
       prompt = "Which window layout do you prefer?",
       type = "preview",
       options = {
-        { value = "split", label = "Vertical split", preview = "+----+----+\n|    |    |\n+----+----+" },
+        {
+          value = "split",
+          label = "Vertical split",
+          preview = "+----+----+\n|    |    |\n+----+----+",
+        },
         { value = "tabs", label = "Tabs", preview = "[1] [2] [3]\n+---------+\n+---------+" },
       },
     },

@@ -79,7 +79,7 @@ local function tab_line(view)
     if tab.kind == "question" then
       mark = tab.answered and "✓ " or "□ "
     end
-    local style = tab.active and "selected" or (tab.answered and "success" or "muted")
+    local style = tab.active and "accent" or (tab.answered and "success" or "muted")
     local open, close = " ", " "
     if tab.active then
       open, close = "[", "]"
@@ -106,10 +106,11 @@ local function question_lines(view, out)
   end
   table.insert(out, {})
   for _, row in ipairs(q.rows or {}) do
+    local label_style = row.active and "accent" or (row.selected and "selected" or "text")
     local spans = {
       span(row.active and "❯ " or "  ", "accent"),
       span(row.selected and "[x] " or "[ ] ", row.selected and "success" or "muted"),
-      span(row.index .. ". " .. row.label, row.active and "accent" or "text"),
+      span(row.index .. ". " .. row.label, label_style),
     }
     if row.recommended then
       table.insert(spans, span(" (recommended)", "muted"))
@@ -189,9 +190,14 @@ local function hint_line(view)
 end
 
 --- A plain screen drawn from the structured view, for views without `lines`: the lines of
---- spans, and the 1-based line of the active row or action (nil when none).
-function M.fallback(view)
+--- spans, and the 1-based line of the active row or action (nil when none). With a width,
+--- rules close the screen at the top and the bottom.
+function M.fallback(view, width)
   local out = {}
+  local rule = width and { span(string.rep("─", width), "border") } or nil
+  if rule then
+    table.insert(out, rule)
+  end
   if view.title then
     table.insert(out, { span(view.title, "title") })
   end
@@ -206,6 +212,9 @@ function M.fallback(view)
   if view.hints and #view.hints > 0 then
     table.insert(out, {})
     table.insert(out, hint_line(view))
+  end
+  if rule then
+    table.insert(out, rule)
   end
   return out, active
 end
@@ -234,11 +243,11 @@ function M.flatten(lines)
   return { texts = texts, marks = marks, cursor = cursor }
 end
 
---- The lines to draw for a view: the engine's `lines` when present, else the fallback; and
---- the 1-based line to keep in sight (the active row's `❯` marker; nil when none).
-function M.lines(view)
+--- The lines to draw for a view at a width: the engine's `lines` when present, else the
+--- fallback; and the 1-based line to keep in sight (the active row's `❯` marker; nil when none).
+function M.lines(view, width)
   if type(view.lines) ~= "table" then
-    return M.fallback(view)
+    return M.fallback(view, width)
   end
   for row, spans in ipairs(view.lines) do
     for _, s in ipairs(spans) do

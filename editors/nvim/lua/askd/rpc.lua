@@ -112,7 +112,10 @@ function Client:request(method, params, callback)
     pcall(vim.json.encode, { jsonrpc = "2.0", id = id, method = method, params = params })
   if not encoded then
     vim.schedule(function()
-      callback({ code = -32602, message = "cannot encode the request as JSON: " .. tostring(line) }, nil)
+      callback(
+        { code = -32602, message = "cannot encode the request as JSON: " .. tostring(line) },
+        nil
+      )
     end)
     return
   end

@@ -14,7 +14,7 @@ M.styles = {
   muted = "Comment",
   dim = "NonText",
   warning = "WarningMsg",
-  selected = "Visual",
+  selected = "Statement",
   cursor = "TermCursor",
   border = "FloatBorder",
   title = "Title",
@@ -94,7 +94,7 @@ function M.draw(buf, win, view, width, border)
   if not vim.api.nvim_buf_is_valid(buf) or not vim.api.nvim_win_is_valid(win) then
     return
   end
-  local lines, keep = render.lines(view)
+  local lines, keep = render.lines(view, width)
   local flat = render.flatten(lines)
   vim.api.nvim_buf_set_option(buf, "modifiable", true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, flat.texts)

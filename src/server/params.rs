@@ -1,0 +1,187 @@
+//! The params of every protocol method, as typed structs: parsed by the shell and described
+//! by the generated OpenRPC document.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::model::Dialect;
+
+/// `initialize` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeParams {
+    /// Free-form client name and version, for logs.
+    pub client_info: Option<Value>,
+    /// Connection-wide defaults for later `open`s.
+    pub capabilities: Option<Capabilities>,
+}
+
+/// Connection-wide defaults set by `initialize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `false`: flows complete at once with the non-interactive result (pi) or `NO_PROVIDER` (dsh).
+    #[serde(rename = "hasUI")]
+    pub has_ui: Option<bool>,
+    /// Terminal columns: views carry rendered `lines` at this width.
+    pub width: Option<usize>,
+    /// Keymap overrides `{ "<context>.<action>": ["<key>", ...] }`.
+    pub keymap: Option<Value>,
+}
+
+/// `open` and `ask` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenParams {
+    /// The tool arguments exactly as the agent sent them; validated by the engine.
+    pub payload: Value,
+    /// `pi` (default) or `dsh`; inferred from items carrying `question` rather than `prompt`.
+    pub dialect: Option<Dialect>,
+    /// The session id to use (e.g. the tool-call id); generated when absent.
+    pub session: Option<String>,
+    /// `false`: complete at once without UI.
+    #[serde(rename = "hasUI")]
+    pub has_ui: Option<bool>,
+    /// Terminal columns: views carry rendered `lines` at this width.
+    pub width: Option<usize>,
+    /// Root directory for `@` file completion in editors.
+    pub cwd: Option<String>,
+    /// Keymap overrides for this flow.
+    pub keymap: Option<Value>,
+}
+
+/// Params naming just a session.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionParams {
+    /// The session id.
+    pub session: String,
+}
+
+/// `key` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KeyParams {
+    /// The session id.
+    pub session: String,
+    /// One key name (`enter`, `shift+tab`, `<C-c>`, `n`, `한`).
+    pub key: String,
+}
+
+/// A list of key names, or a Vim-notation string.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum KeyList {
+    /// Key names, one per key.
+    List(Vec<String>),
+    /// Vim notation: every plain character is a key, `<...>` a named key (`2<Tab><Space>n`).
+    Notation(String),
+}
+
+/// `keys` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KeysParams {
+    /// The session id.
+    pub session: String,
+    /// The keys, all parsed before any is applied.
+    pub keys: KeyList,
+    /// Answer a Step per key in `steps` too.
+    #[serde(default)]
+    pub trace: bool,
+}
+
+/// `insert` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InsertParams {
+    /// The session id.
+    pub session: String,
+    /// Text to insert at the open editor's cursor (a paste).
+    pub text: String,
+}
+
+/// `saveCustom` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveCustomParams {
+    /// The session id.
+    pub session: String,
+    /// The question whose custom answer to set.
+    pub question_id: String,
+    /// The custom answer; blank clears it.
+    pub text: String,
+    /// Advance like Enter in the input editor.
+    #[serde(default)]
+    pub submit: bool,
+}
+
+/// `setNote` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetNoteParams {
+    /// The session id.
+    pub session: String,
+    /// The question.
+    pub question_id: String,
+    /// The option whose note to set; absent for the question note.
+    pub option_value: Option<String>,
+    /// The note; blank clears it.
+    pub text: String,
+}
+
+/// How `submitAnswers` completes the flow.
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SubmitMode {
+    /// `mode: "submit"`.
+    Submit,
+    /// `mode: "elaborate"` (pi only).
+    Elaborate,
+}
+
+/// `submitAnswers` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SubmitAnswersParams {
+    /// The session id.
+    pub session: String,
+    /// `{ <questionId>: { values?, customText?, note?, optionNotes? } }`, or in the dsh
+    /// dialect also `{ answers: [{ id, selected, custom? }] }`.
+    pub answers: Value,
+    /// `submit` (default) or `elaborate`.
+    pub mode: Option<SubmitMode>,
+}
+
+/// `getView` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetViewParams {
+    /// The session id.
+    pub session: String,
+    /// Render `lines` at this width (overrides the session's width for this call).
+    pub width: Option<usize>,
+}
+
+/// Who ends a flow with `cancel`.
+#[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CancelReason {
+    /// The user cancelled (default).
+    User,
+    /// The asker withdrew the request (dsh `ASK_ABORTED`).
+    Abort,
+}
+
+/// `cancel` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CancelParams {
+    /// The session id.
+    pub session: String,
+    /// `user` (default) or `abort`.
+    pub reason: Option<CancelReason>,
+}
+
+/// `restore` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RestoreParams {
+    /// A `state` from `snapshot`.
+    pub state: Value,
+    /// The id for the new session; generated when absent.
+    pub session: Option<String>,
+}
