@@ -13,7 +13,7 @@ use crate::keymap::{Action, Context, Keymap};
 use crate::model::{Answer, Dialect, FlowSpec, Outcome, Question, QuestionType};
 
 /// Where keys go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Focus {
     /// The rows of a question tab.
@@ -27,7 +27,7 @@ pub enum Focus {
 }
 
 /// What an open editor edits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum EditorTarget {
     /// The question's custom (free-form) answer.
@@ -55,7 +55,7 @@ pub struct OpenEditor {
 }
 
 /// An action of the review tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ReviewAction {
     /// Complete with `mode: "submit"`.

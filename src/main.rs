@@ -24,6 +24,18 @@ enum Command {
     Play(PlayArgs),
     /// Play the built-in example flow.
     Demo(ScreenArgs),
+    /// Run the conformance scenarios of a directory against an askd binary over its pipes.
+    Conformance(ConformanceArgs),
+}
+
+/// Where the scenarios are and which binary to test.
+#[derive(Args)]
+struct ConformanceArgs {
+    /// The scenario directory (e.g. `protocol/scenarios`).
+    dir: std::path::PathBuf,
+    /// The askd binary to test (default: this executable).
+    #[arg(long)]
+    bin: Option<std::path::PathBuf>,
 }
 
 /// What to play.
@@ -137,6 +149,7 @@ fn main() -> std::process::ExitCode {
             return print_play(output);
         }
         Some(Command::Demo(args)) => return print_play(play::demo(args.width, args.format.into())),
+        Some(Command::Conformance(args)) => return conformance(args),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -154,6 +167,31 @@ fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("askd: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `askd conformance`: prints the report; fails unless every scenario passed.
+fn conformance(args: ConformanceArgs) -> std::process::ExitCode {
+    let bin = match args.bin.map_or_else(std::env::current_exe, Ok) {
+        Ok(bin) => bin,
+        Err(e) => {
+            eprintln!("askd: conformance: cannot find this executable: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match askd::conformance::run_dir(&args.dir, &bin) {
+        Ok(report) => {
+            println!("{report}");
+            if report.failed() == 0 {
+                std::process::ExitCode::SUCCESS
+            } else {
+                std::process::ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("askd: conformance: {e}");
             std::process::ExitCode::FAILURE
         }
     }

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The kind of a question, as the payload's `type` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum QuestionType {
     /// One option at most; selecting advances.
@@ -41,7 +41,7 @@ pub enum Dialect {
 }
 
 /// One declared option of a question, normalised (trimmed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OptionItem {
     /// The value handed back in results.
     pub value: String,
@@ -56,7 +56,7 @@ pub struct OptionItem {
 }
 
 /// A presentation intent of a dsh question.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Intent {
     /// The intent's `kind`, e.g. `plan-review`; unknown kinds are kept and shown generically.
     pub kind: String,
@@ -66,7 +66,7 @@ pub struct Intent {
 }
 
 /// One question, normalised.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Question {
     /// Stable id given by the asker.
     pub id: String,
@@ -107,7 +107,7 @@ impl Question {
 }
 
 /// A validated, normalised payload: what a flow asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlowSpec {
     /// The dialect the payload came in.
     pub dialect: Dialect,
@@ -119,7 +119,7 @@ pub struct FlowSpec {
 }
 
 /// One validation problem of a payload.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Issue {
     /// Where, e.g. `questions[0].options[1].value`.
     pub path: String,
@@ -128,7 +128,7 @@ pub struct Issue {
 }
 
 /// What the user has entered for one question.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Answer {
     /// Selected option indices (0-based into `Question::options`), in the order selected.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -195,7 +195,7 @@ impl Answer {
 }
 
 /// How a flow ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Outcome {
     /// The user chose Submit.

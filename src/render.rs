@@ -43,7 +43,7 @@ use crate::view::{
 };
 
 /// The style of a span; see the module documentation for what each is used for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Style {
     /// Ordinary text.
@@ -69,7 +69,7 @@ pub enum Style {
 }
 
 /// A piece of a line in one style.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Span {
     /// The text (never containing a line break or a control character).
     pub text: String,

@@ -21,7 +21,7 @@ pub const ELABORATE_INSTRUCTION: &str = "First answer the user's noted clarifica
 const CALL_LABELS_WIDTH: usize = 50;
 
 /// The `ask_user` tool output: `{ content: [{ type: "text", text }], details }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolResult {
     /// The summary handed to the agent (always exactly one text item).
     pub content: Vec<TextContent>,
@@ -30,7 +30,7 @@ pub struct ToolResult {
 }
 
 /// One text item of a tool output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TextContent {
     /// Always `text`.
     #[serde(rename = "type")]
@@ -40,7 +40,7 @@ pub struct TextContent {
 }
 
 /// The structured part of a tool output, field for field as the contract's `details`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Details {
     /// The flow title, when the payload had one.
@@ -66,7 +66,7 @@ pub struct Details {
 }
 
 /// How a flow was completed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Normal completion, and every cancelled or invalid result.
@@ -76,7 +76,7 @@ pub enum Mode {
 }
 
 /// The `error` of an invalid payload.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InputError {
     /// Always `invalid_input`.
     pub kind: ErrorKind,
@@ -85,7 +85,7 @@ pub struct InputError {
 }
 
 /// The kind of a result error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The payload failed validation.
@@ -93,7 +93,7 @@ pub enum ErrorKind {
 }
 
 /// A question as `details.questions` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionSummary {
     /// The question id.
     pub id: String,
@@ -107,7 +107,7 @@ pub struct QuestionSummary {
 }
 
 /// A question with its options, as elaboration items carry it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionContext {
     /// The question id.
     pub id: String,
@@ -123,7 +123,7 @@ pub struct QuestionContext {
 }
 
 /// One answer as results report it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SerializedAnswer {
     /// Selected option values in selection order, then the custom text.
@@ -144,7 +144,7 @@ pub struct SerializedAnswer {
 }
 
 /// What the agent should do next after an elaboration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Continuation {
     /// Always `refine_only`.
@@ -158,7 +158,7 @@ pub struct Continuation {
 }
 
 /// The continuation strategy of an elaboration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// Refine the current flow rather than restart it.
@@ -166,14 +166,14 @@ pub enum Strategy {
 }
 
 /// One entry of `continuation.questionStates`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionState {
     /// Where the question stands.
     pub status: QuestionStatus,
 }
 
 /// Where a question stands after an elaboration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum QuestionStatus {
     /// It has a selection or custom text and no notes.
@@ -185,7 +185,7 @@ pub enum QuestionStatus {
 }
 
 /// The notes the user asked the agent to address.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Elaboration {
     /// Always [`ELABORATE_INSTRUCTION`].
@@ -197,7 +197,7 @@ pub struct Elaboration {
 }
 
 /// The next action of an elaboration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NextAction {
     /// Answer the notes, then re-ask what is still open.
@@ -207,7 +207,7 @@ pub enum NextAction {
 /// One note to elaborate on, with its full question context.
 ///
 /// `option` and `selected` are present exactly when the target is an option.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ElaborationItem {
     /// What the note is about.
     pub target: Target,
@@ -229,7 +229,7 @@ pub struct ElaborationItem {
 }
 
 /// The target of an elaboration item.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Target {
     /// The question note.
@@ -243,7 +243,7 @@ pub enum Target {
 }
 
 /// Transcript lines for a chat log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Transcript {
     /// The one-line call text.
     pub call: String,
@@ -271,6 +271,19 @@ impl<V> Default for OrderedMap<V> {
 impl<V> FromIterator<(String, V)> for OrderedMap<V> {
     fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
         OrderedMap(iter.into_iter().collect())
+    }
+}
+
+impl<V: schemars::JsonSchema> schemars::JsonSchema for OrderedMap<V> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("MapOf{}", V::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "additionalProperties": generator.subschema_for::<V>(),
+        })
     }
 }
 

@@ -45,7 +45,9 @@ impl Default for OpenOptions {
 pub const NO_PROVIDER_TRANSCRIPT: &str = "No provider";
 
 /// Whether an ask still takes input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     /// Waiting for the user.

@@ -19,7 +19,7 @@ pub const INPUT_PLACEHOLDER: &str = "Type answer...";
 pub const NOTE_PLACEHOLDER: &str = "Add a note...";
 
 /// The view of one session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct View {
     /// The session id.
@@ -52,7 +52,7 @@ pub struct View {
 }
 
 /// How a flow ended, as the view reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum OutcomeView {
     /// Submitted.
@@ -79,7 +79,7 @@ impl From<Outcome> for OutcomeView {
 }
 
 /// One tab of the tab bar.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TabView {
     /// Tab label (the question's label, or `Submit`).
@@ -95,7 +95,7 @@ pub struct TabView {
 }
 
 /// The kind of a tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum TabKind {
     /// A question tab.
@@ -105,7 +105,7 @@ pub enum TabKind {
 }
 
 /// The active question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionView {
     /// Question id.
@@ -136,7 +136,7 @@ pub struct QuestionView {
 }
 
 /// A dsh question asking to approve a plan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanReviewView {
     /// The plan (the question's `detail`, markdown).
@@ -146,7 +146,7 @@ pub struct PlanReviewView {
 }
 
 /// One row of a question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RowView {
     /// 1-based row number (the digit that selects it).
@@ -172,7 +172,7 @@ pub struct RowView {
 }
 
 /// The review tab.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewView {
     /// The actions with their digit keys.
@@ -184,7 +184,7 @@ pub struct ReviewView {
 }
 
 /// One review action.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewActionView {
     /// The digit that runs it.
@@ -196,7 +196,7 @@ pub struct ReviewActionView {
 }
 
 /// One question as the review screen shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewQuestion {
     /// Question id.
@@ -214,7 +214,7 @@ pub struct ReviewQuestion {
 }
 
 /// One answer line of the review screen.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewAnswer {
     /// The option label, or the custom text.
@@ -226,7 +226,7 @@ pub struct ReviewAnswer {
 }
 
 /// A note on an option that is not selected.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewOptionNote {
     /// Option value.
@@ -238,7 +238,7 @@ pub struct ReviewOptionNote {
 }
 
 /// The open editor.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EditorView {
     /// What it edits.
@@ -252,7 +252,7 @@ pub struct EditorView {
 }
 
 /// What an editor edits, for clients.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EditorTargetView {
     /// `custom`, `questionNote` or `optionNote`.
@@ -265,7 +265,7 @@ pub struct EditorTargetView {
 }
 
 /// The cursor in several units, so that every client finds its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CursorView {
     /// Graphemes before the cursor in the whole text.
@@ -283,7 +283,7 @@ pub struct CursorView {
 }
 
 /// One key hint.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hint {
     /// The keymap action (`main.toggle`), or `digits` for the fixed digit keys.

@@ -830,6 +830,35 @@ case("keymap overrides are sent to the engine and mapped", function()
   eq(run.result.content[1].text, "Size: Small", "content")
 end)
 
+case("the dsh dialect: answers and a cancel come back in its own shapes", function()
+  local dsh = {
+    questions = {
+      {
+        id = "db",
+        question = "Which database?",
+        options = { { label = "Postgres" }, { label = "SQLite" } },
+      },
+    },
+  }
+  local run = start(dsh, { dialect = "dsh" })
+  wait_screen("Which database?")
+  feed("2")
+  wait_screen("Cancel")
+  feed("<CR>")
+  wait_done(run)
+  eq(run.result, { answer = { answers = { { id = "db", selected = { "SQLite" } } } } }, "answer")
+  local cancelled = start(dsh, { dialect = "dsh" })
+  wait_screen("Which database?")
+  feed("<Esc>")
+  wait_done(cancelled)
+  eq(cancelled.err, nil, "a cancel is a result, not a failure")
+  eq(cancelled.result.error.code, "ASK_CANCELLED", "code")
+  eq(#notes, 0, "notifications")
+  local rejected = start({ questions = {} }, { dialect = "dsh" })
+  wait_done(rejected)
+  eq(rejected.err, "askd: questions must hold at least one question", "rejected request")
+end)
+
 ---------------------------------------------------------------------------------------------
 -- Failures
 
@@ -842,6 +871,12 @@ case("an invalid payload reports the engine's issues", function()
   eq(run.result, nil, "result")
   eq(run.err, message, "error")
   eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+end)
+
+case("an empty Lua table is sent as an empty list", function()
+  local run = start({ questions = {} })
+  wait_done(run)
+  eq(run.err, "Invalid ask_user payload:\n- questions: At least one question is required", "error")
 end)
 
 case("a JSON-RPC error on open is reported", function()

@@ -108,8 +108,9 @@ function Client:request(method, params, callback)
   end
   self.next_id = self.next_id + 1
   local id = self.next_id
+  -- Vimscript's encoder writes an empty Lua table as `[]` (`vim.empty_dict()` gives `{}`).
   local encoded, line =
-    pcall(vim.json.encode, { jsonrpc = "2.0", id = id, method = method, params = params })
+    pcall(vim.fn.json_encode, { jsonrpc = "2.0", id = id, method = method, params = params })
   if not encoded then
     vim.schedule(function()
       callback(
