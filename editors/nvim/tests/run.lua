@@ -16,6 +16,7 @@ local keys = require("askd.keys")
 
 local function out(line)
   io.stdout:write(line .. "\n")
+  io.stdout:flush()
 end
 
 -- Notifications are collected instead of shown.
@@ -538,19 +539,21 @@ case("highlight groups link to standard groups", function()
     AskdTitle = "Title",
     AskdText = "NormalFloat",
   }
-  for group, link in pairs(expected) do
-    local target = vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.hlID(group)), "name")
-    local want = vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.hlID(link)), "name")
-    eq(target, want, group .. " resolves like " .. link)
+  local function link_of(group)
+    return vim.fn.execute("highlight " .. group):match("links to (%w+)")
   end
-  -- A colour scheme change (which clears highlights) keeps the links.
+  for group, link in pairs(expected) do
+    eq(link_of(group), link, group .. " links to")
+  end
+  -- Colour schemes start with `:highlight clear`: the default links survive it.
   vim.cmd("highlight clear")
-  vim.cmd("doautocmd ColorScheme")
-  eq(
-    vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.hlID("AskdMuted")), "name"),
-    "Comment",
-    "after :highlight clear"
-  )
+  eq(link_of("AskdMuted"), "Comment", "after :highlight clear")
+  -- A group the user defined is kept.
+  vim.cmd("highlight AskdAccent ctermfg=1")
+  ui.define_highlights()
+  eq(link_of("AskdAccent"), nil, "the user's AskdAccent is kept")
+  eq(vim.fn.synIDattr(vim.fn.hlID("AskdAccent"), "fg", "cterm"), "1", "the user's colour")
+  vim.cmd("highlight link AskdAccent Special")
   eq(ui.group("sparkly"), nil, "an unknown style has no group")
 end)
 

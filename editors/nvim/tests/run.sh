@@ -2,7 +2,6 @@
 # Runs the plugin's tests in a headless Neovim against the askd binary named by $ASKD_BIN.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-plugin="$(dirname "$here")"
 if [[ -z "${ASKD_BIN:-}" ]]; then
   echo "usage: ASKD_BIN=path/to/askd $0" >&2
   exit 2
@@ -11,10 +10,16 @@ fi
 if [[ "$ASKD_BIN" == */* ]]; then
   ASKD_BIN="$(cd "$(dirname "$ASKD_BIN")" && pwd)/$(basename "$ASKD_BIN")"
 else
-  ASKD_BIN="$(command -v "$ASKD_BIN")"
+  ASKD_BIN="$(command -v "$ASKD_BIN" || true)"
+fi
+if [[ ! -x "$ASKD_BIN" ]]; then
+  echo "ASKD_BIN does not name an executable askd" >&2
+  exit 2
 fi
 export ASKD_BIN
+export ASKD_NVIM_PLUGIN="$(dirname "$here")"
 exec nvim --headless -u NONE -i NONE \
-  -c "set rtp+=$plugin" \
-  -c "runtime plugin/askd.lua" \
-  -c "luafile $here/run.lua"
+  -c 'lua vim.opt.runtimepath:append(os.getenv("ASKD_NVIM_PLUGIN"))' \
+  -c 'runtime plugin/askd.lua' \
+  -c 'lua local ok, err = pcall(dofile, os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/run.lua")
+    if not ok then io.stdout:write(tostring(err) .. "\n0 passed, 1 failed\n") vim.cmd("cquit 3") end'

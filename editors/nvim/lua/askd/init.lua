@@ -180,7 +180,6 @@ local function init()
   initialized = true
   ui.define_highlights()
   local group = vim.api.nvim_create_augroup("askd", { clear = true })
-  vim.api.nvim_create_autocmd("ColorScheme", { group = group, callback = ui.define_highlights })
   vim.api.nvim_create_autocmd("VimResized", { group = group, callback = on_resized })
   vim.on_key(function(raw)
     local text = keys.typed_text(raw)
