@@ -11,8 +11,13 @@
 //! Because a line feed is always a grapheme of its own, segmentation never
 //! spans two lines.
 
+use std::ops::Range;
+
 use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 use unicode_width::UnicodeWidthStr;
+
+/// Display columns of a tab (rendered screens show a tab as four spaces).
+pub const TAB_WIDTH: usize = 4;
 
 /// Editable text with a cursor kept on a grapheme-cluster boundary.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -61,7 +66,8 @@ pub struct CursorPosition {
     pub line: usize,
     /// Graphemes before the cursor on its line.
     pub grapheme: usize,
-    /// Display columns before the cursor on its line (wide characters count 2).
+    /// Display columns before the cursor on its line (wide characters count 2, a tab
+    /// [`TAB_WIDTH`]).
     pub column: usize,
     /// Graphemes before the cursor in the whole text.
     pub offset: usize,
@@ -143,6 +149,24 @@ impl TextEditor {
         } else {
             next_boundary(&self.text, end)
         };
+    }
+
+    /// Replaces the bytes `range` of the text with `text` (normalised as by
+    /// [`TextEditor::insert`]) and leaves the cursor after it.
+    ///
+    /// Returns `false` and changes nothing unless both ends of `range` are grapheme
+    /// boundaries within the text and `range.start <= range.end`.
+    pub fn replace(&mut self, range: Range<usize>, text: &str) -> bool {
+        if range.start > range.end
+            || !is_grapheme_boundary(&self.text, range.start)
+            || !is_grapheme_boundary(&self.text, range.end)
+        {
+            return false;
+        }
+        self.text.replace_range(range.clone(), "");
+        self.cursor = range.start;
+        self.insert(text);
+        true
     }
 
     /// Applies one edit and returns whether the text or the cursor changed.
@@ -230,7 +254,7 @@ impl TextEditor {
         let mut offset = 0;
         let mut width = 0;
         for grapheme in line.graphemes(true) {
-            width += grapheme.width();
+            width += grapheme_width(grapheme);
             if width > column {
                 break;
             }
@@ -340,9 +364,18 @@ fn word_right(text: &str, at: usize) -> usize {
     target
 }
 
+/// Display columns of one grapheme: a tab counts [`TAB_WIDTH`], as rendered screens show it.
+fn grapheme_width(grapheme: &str) -> usize {
+    if grapheme == "\t" {
+        TAB_WIDTH
+    } else {
+        grapheme.width()
+    }
+}
+
 /// Display columns of `line`, summed grapheme by grapheme.
 fn display_width(line: &str) -> usize {
-    line.graphemes(true).map(UnicodeWidthStr::width).sum()
+    line.graphemes(true).map(grapheme_width).sum()
 }
 
 #[cfg(test)]
@@ -627,7 +660,8 @@ mod tests {
         assert_eq!(at("a中b", 4).position(), pos(0, 2, 3, 2));
         assert_eq!(at("ab\n中x", 7).position(), pos(1, 2, 3, 5));
         assert_eq!(at("ab\n中x", 3).position(), pos(1, 0, 0, 3));
-        assert_eq!(at("x\ty", 2).position(), pos(0, 2, 2, 2));
+        assert_eq!(at("x\ty", 2).position(), pos(0, 2, 5, 2));
+        assert_eq!(at("x\ty", 3).position(), pos(0, 3, 6, 3));
     }
 
     #[test]
@@ -647,6 +681,11 @@ mod tests {
         assert_eq!(run(t, 0, Edit::Down), changed(t, 7));
         assert_eq!(run(t, 3, Edit::Up), same(t, 3));
         assert_eq!(run(t, 18, Edit::Down), same(t, 18));
+
+        // A tab counts four columns.
+        let t = "\tab\nabcdefgh";
+        assert_eq!(run(t, 9, Edit::Up), changed(t, 2));
+        assert_eq!(run(t, 1, Edit::Down), changed(t, 8));
 
         let t = "ab\n\ncd";
         assert_eq!(run(t, 1, Edit::Down), changed(t, 3));
@@ -689,6 +728,28 @@ mod tests {
         editor.insert("a\r");
         editor.insert("\nb");
         assert_eq!((editor.text(), editor.cursor()), ("a\n\nb", 4));
+    }
+
+    #[test]
+    fn replace_swaps_a_range_and_moves_the_cursor_after_it() {
+        let mut editor = at("see @sr now", 7);
+        assert!(editor.replace(4..7, "@src/"));
+        assert_eq!((editor.text(), editor.cursor()), ("see @src/ now", 9));
+
+        let mut editor = at("ab", 2);
+        assert!(editor.replace(1..1, "x\r\ny\u{7}"));
+        assert_eq!((editor.text(), editor.cursor()), ("ax\nyb", 4));
+
+        let mut editor = at("ab", 2);
+        assert!(editor.replace(0..2, ""));
+        assert_eq!((editor.text(), editor.cursor()), ("", 0));
+
+        let mut editor = at("e\u{301}x", 0);
+        let before = editor.clone();
+        assert!(!editor.replace(1..3, "y"));
+        assert!(!editor.replace(Range { start: 2, end: 1 }, "y"));
+        assert!(!editor.replace(0..5, "y"));
+        assert_eq!(editor, before);
     }
 
     #[test]

@@ -1,12 +1,19 @@
 //! The flow state machine: tabs, rows, focus, editors and answers, and every key of
 //! BEHAVIOR §3–§5 and every direct operation applied to them.
 //!
+//! Editors offer `@` file completion (see [`crate::completion`]) once the shell has handed the
+//! flow a file index with [`Flow::set_file_index`]. While an editor's completion list is open,
+//! the keys of the submit and next-tab actions accept the highlighted entry, the keys of up
+//! and down move the highlight (wrapping), and the keys of close close the list (a second
+//! press closes the editor); a key that is also bound to an editing action keeps editing.
+//!
 //! A `Flow` owns its state and is changed in place; a key press never clones it.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::completion::{Completion, CompletionList, FileIndex};
 use crate::editor::{Edit, TextEditor};
 use crate::key::{Key, KeyCode};
 use crate::keymap::{Action, Context, Keymap};
@@ -160,6 +167,14 @@ impl EditorCommand {
     }
 }
 
+/// What a key does while the completion list is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListCommand {
+    Accept,
+    Move { down: bool },
+    Close,
+}
+
 /// The state of one ask flow.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Flow {
@@ -171,6 +186,10 @@ pub struct Flow {
     editor: Option<OpenEditor>,
     answers: Vec<Answer>,
     outcome: Option<Outcome>,
+    /// Paths under the session's root for `@` completion, once the shell has listed them.
+    files: Option<Arc<FileIndex>>,
+    /// The completion list of the open editor.
+    completion: Completion,
 }
 
 impl Flow {
@@ -186,6 +205,8 @@ impl Flow {
             editor: None,
             answers,
             outcome: None,
+            files: None,
+            completion: Completion::default(),
         };
         flow.after_move();
         flow
@@ -204,7 +225,7 @@ impl Flow {
         answers: Vec<Answer>,
         outcome: Option<Outcome>,
     ) -> Result<Flow, String> {
-        let flow = Flow {
+        let mut flow = Flow {
             spec,
             keymap,
             tab,
@@ -213,8 +234,11 @@ impl Flow {
             editor,
             answers,
             outcome,
+            files: None,
+            completion: Completion::default(),
         };
         flow.check_invariants()?;
+        flow.refresh_completion();
         Ok(flow)
     }
 
@@ -344,6 +368,18 @@ impl Flow {
         self.editor.as_ref()
     }
 
+    /// The open editor's `@` completion list, while it is open.
+    pub fn completion(&self) -> Option<CompletionList<'_>> {
+        self.editor.as_ref().and(self.completion.list())
+    }
+
+    /// Hands the flow the paths under its root directory, for `@` completion in editors.
+    /// Until this is called no completion is offered; an open editor's list follows at once.
+    pub fn set_file_index(&mut self, index: Arc<FileIndex>) {
+        self.files = Some(index);
+        self.refresh_completion();
+    }
+
     /// One answer per question, in question order.
     pub fn answers(&self) -> &[Answer] {
         &self.answers
@@ -396,7 +432,7 @@ impl Flow {
             .any(|a| a == Action::GlobalDismiss)
         {
             // Ctrl+C: the draft of an open editor is not saved.
-            self.editor = None;
+            self.take_editor();
             self.finish(Outcome::Cancelled);
             return Ok(());
         }
@@ -413,6 +449,7 @@ impl Flow {
         self.ensure_open()?;
         let editor = self.editor.as_mut().ok_or(FlowError::NoEditor)?;
         editor.text.insert(text);
+        self.refresh_completion();
         Ok(())
     }
 
@@ -515,7 +552,27 @@ impl Flow {
         });
     }
 
-    /// The editor commands a key may mean in the current editor, in keymap order.
+    /// The editor commands a key may mean in an editor of `target`, in keymap order: the
+    /// editor's own actions, then (note editors) the editing actions of `editor`.
+    fn editor_commands(
+        &self,
+        key: Key,
+        target: EditorTarget,
+    ) -> impl Iterator<Item = EditorCommand> + '_ {
+        let (own, shared) = match target {
+            EditorTarget::Custom => (Context::Editor, None),
+            _ => (Context::NoteEditor, Some(Context::Editor)),
+        };
+        let own_commands = self.keymap.actions(own, key).filter_map(EditorCommand::of);
+        let shared_commands = shared
+            .into_iter()
+            .flat_map(move |context| self.keymap.actions(context, key))
+            .filter_map(EditorCommand::of)
+            .filter(|c| matches!(c, EditorCommand::Edit(_)));
+        own_commands.chain(shared_commands)
+    }
+
+    /// The command a key means in the current editor.
     fn editor_command(&self, key: Key, editor: &OpenEditor) -> Option<EditorCommand> {
         let empty = editor.text.is_empty();
         let usable = |command: &EditorCommand| match command {
@@ -523,20 +580,60 @@ impl Flow {
             EditorCommand::Up | EditorCommand::Down => empty || editor.text.is_multiline(),
             _ => true,
         };
-        let (own, shared) = match editor.target {
-            EditorTarget::Custom => (Context::Editor, None),
-            _ => (Context::NoteEditor, Some(Context::Editor)),
-        };
-        let own_commands = self.keymap.actions(own, key).filter_map(EditorCommand::of);
-        let shared_commands = shared
-            .into_iter()
-            .flat_map(|context| self.keymap.actions(context, key))
-            .filter_map(EditorCommand::of)
-            .filter(|c| matches!(c, EditorCommand::Edit(_)));
-        own_commands.chain(shared_commands).find(usable)
+        self.editor_commands(key, editor.target).find(usable)
+    }
+
+    /// What a key does while the completion list is open: keys of the submit and next-tab
+    /// actions accept, keys of up and down move the highlight, keys of close close the list.
+    /// A key also bound to an editing action (`right` moves the cursor) keeps editing.
+    fn list_command(&self, key: Key, editor: &OpenEditor) -> Option<ListCommand> {
+        let mut list = None;
+        for command in self.editor_commands(key, editor.target) {
+            let this = match command {
+                EditorCommand::Edit(_) => return None,
+                EditorCommand::Submit | EditorCommand::NextTab => Some(ListCommand::Accept),
+                EditorCommand::Up => Some(ListCommand::Move { down: false }),
+                EditorCommand::Down => Some(ListCommand::Move { down: true }),
+                EditorCommand::Close => Some(ListCommand::Close),
+                EditorCommand::PrevTab => None,
+            };
+            list = list.or(this);
+        }
+        list
+    }
+
+    /// Runs a key of the open completion list.
+    fn press_list(&mut self, command: ListCommand) {
+        match command {
+            ListCommand::Accept => {
+                if let Some((range, text)) = self.completion.accepted()
+                    && let Some(editor) = self.editor.as_mut()
+                {
+                    editor.text.replace(range, &text);
+                }
+                self.refresh_completion();
+            }
+            ListCommand::Move { down } => self.completion.move_selection(down),
+            ListCommand::Close => self.completion.dismiss(),
+        }
     }
 
     fn press_editor(&mut self, key: Key) {
+        let Some(editor) = self.editor.as_ref() else {
+            return;
+        };
+        if self.completion.is_open()
+            && let Some(command) = self.list_command(key, editor)
+        {
+            self.press_list(command);
+            return;
+        }
+        self.press_editor_key(key);
+        self.refresh_completion();
+    }
+
+    /// A key in an editor without an open completion list (BEHAVIOR §5).
+    fn press_editor_key(&mut self, key: Key) {
         let Some(editor) = self.editor.as_ref() else {
             return;
         };
@@ -610,11 +707,31 @@ impl Flow {
             text: TextEditor::with_text(saved),
             initial: saved.to_owned(),
         });
+        self.completion = Completion::default();
+        self.refresh_completion();
+    }
+
+    /// Closes the open editor without saving it, and its completion list with it.
+    fn take_editor(&mut self) -> Option<OpenEditor> {
+        self.completion = Completion::default();
+        self.editor.take()
+    }
+
+    /// Recomputes the completion list after the open editor's text or cursor changed.
+    fn refresh_completion(&mut self) {
+        match &self.editor {
+            Some(editor) => self.completion.update(
+                self.files.as_deref(),
+                editor.text.text(),
+                editor.text.cursor(),
+            ),
+            None => self.completion = Completion::default(),
+        }
     }
 
     /// Saves the open editor's draft (unless it is unchanged) and closes it.
     fn save_editor(&mut self) {
-        let Some(editor) = self.editor.take() else {
+        let Some(editor) = self.take_editor() else {
             return;
         };
         let draft = editor.text.text();
@@ -714,7 +831,7 @@ impl Flow {
     }
 
     fn finish(&mut self, outcome: Outcome) {
-        self.editor = None;
+        self.take_editor();
         self.outcome = Some(outcome);
     }
 
@@ -733,7 +850,7 @@ impl Flow {
             .as_ref()
             .is_some_and(|e| e.question == question && e.target == target)
         {
-            self.editor = None;
+            self.take_editor();
         }
     }
 
@@ -753,7 +870,7 @@ impl Flow {
         self.close_editor_on(question, EditorTarget::Custom);
         self.store_custom(question, text);
         if submit && self.answers[question].is_answered() {
-            self.editor = None;
+            self.take_editor();
             self.tab = question;
             self.advance();
         }

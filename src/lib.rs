@@ -6,6 +6,7 @@
 //! `server` is the thin JSON-RPC shell around it.
 
 pub mod answer_set;
+pub mod completion;
 pub mod conformance;
 pub mod dsh;
 pub mod editor;
@@ -18,6 +19,7 @@ pub mod payload;
 pub mod play;
 pub mod render;
 pub mod result;
+pub mod schema;
 pub mod server;
 pub mod session;
 pub mod snapshot;

@@ -26,6 +26,16 @@ enum Command {
     Demo(ScreenArgs),
     /// Run the conformance scenarios of a directory against an askd binary over its pipes.
     Conformance(ConformanceArgs),
+    /// Write the OpenRPC document and the JSON Schemas of the protocol.
+    Schema(SchemaArgs),
+}
+
+/// Where to write the generated protocol documents.
+#[derive(Args)]
+struct SchemaArgs {
+    /// The output directory: `openrpc.json` and `schemas/` are written there.
+    #[arg(long, default_value = "protocol")]
+    out: std::path::PathBuf,
 }
 
 /// Where the scenarios are and which binary to test.
@@ -150,6 +160,7 @@ fn main() -> std::process::ExitCode {
         }
         Some(Command::Demo(args)) => return print_play(play::demo(args.width, args.format.into())),
         Some(Command::Conformance(args)) => return conformance(args),
+        Some(Command::Schema(args)) => return schema(args),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -192,6 +203,22 @@ fn conformance(args: ConformanceArgs) -> std::process::ExitCode {
         }
         Err(e) => {
             eprintln!("askd: conformance: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `askd schema`: writes the generated protocol documents and lists them.
+fn schema(args: SchemaArgs) -> std::process::ExitCode {
+    match askd::schema::write(&args.out) {
+        Ok(paths) => {
+            for path in paths {
+                println!("{}", path.display());
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("askd: schema: cannot write {}: {e}", args.out.display());
             std::process::ExitCode::FAILURE
         }
     }

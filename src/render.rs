@@ -12,7 +12,7 @@
 //! | `muted` | unanswered markers, unselected marks, placeholders, hint descriptions, `unanswered` |
 //! | `dim` | option descriptions, "more" markers, separators |
 //! | `warning` | notes (question and option notes), the end of a cancelled flow |
-//! | `selected` | the label of a selected row, the saved custom text |
+//! | `selected` | the label of a selected row, the saved custom text, the highlighted entry of a completion list |
 //! | `cursor` | the editor's cursor: the grapheme under it, or a space at the end of a line |
 //! | `border` | rules and the borders of boxes that do not have focus |
 //!
@@ -26,11 +26,12 @@
 //! A screen is: a rule, the title, the tab bar (`■` answered, `□` unanswered, `✎` has notes,
 //! the active tab in brackets), then the question (prompt, detail or plan, rows with a `❯`
 //! pointer on the active row, `[x]`/`[ ]` boxes on multi questions and `●`/`○` marks on the
-//! others, descriptions, notes, the saved custom text, the open editor as a box with its cursor,
-//! the preview of the active row beside the rows from [`SIDE_BY_SIDE_WIDTH`] columns and below
-//! them otherwise), or the review screen, or the end of the flow; then the key hints and a
-//! closing rule. At most [`MAX_VISIBLE_ROWS`] rows show at once, as a window around the active
-//! row with `↑ N more` / `↓ N more` markers.
+//! others, descriptions, notes, the saved custom text, the open editor as a box with its cursor
+//! (long lines wrapped, at most [`MAX_EDITOR_LINES`] shown) and its `@` completion list under
+//! it while one is open, the preview of the active row beside the rows from
+//! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the end
+//! of the flow; then the key hints and a closing rule. At most [`MAX_VISIBLE_ROWS`] rows show
+//! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
 use serde::Serialize;
 use unicode_segmentation::UnicodeSegmentation;
@@ -39,7 +40,8 @@ use unicode_width::UnicodeWidthStr;
 use crate::model::QuestionType;
 use crate::session::Status;
 use crate::view::{
-    EditorView, Hint, OutcomeView, QuestionView, ReviewView, RowView, TabKind, TabView, View,
+    CompletionView, EditorView, Hint, OutcomeView, QuestionView, ReviewView, RowView, TabKind,
+    TabView, View,
 };
 
 /// The style of a span; see the module documentation for what each is used for.
@@ -513,6 +515,36 @@ fn fit(text: &str, max: usize) -> (String, usize) {
     (cut, width)
 }
 
+/// `text` cut to at most `max` columns keeping its end, with `…` in front when cut.
+fn fit_end(text: &str, max: usize) -> (String, usize) {
+    let shown = |g: &str| {
+        if g.chars().any(char::is_control) {
+            ("\u{FFFD}".to_owned(), 1)
+        } else {
+            (g.to_owned(), g.width())
+        }
+    };
+    let full: usize = text.graphemes(true).map(|g| shown(g).1).sum();
+    if full <= max {
+        let kept: String = text.graphemes(true).map(|g| shown(g).0).collect();
+        return (kept, full);
+    }
+    let room = max.saturating_sub(1);
+    let mut tail = Vec::new();
+    let mut width = 0;
+    for g in text.graphemes(true).rev() {
+        let (g, w) = shown(g);
+        if width + w > room {
+            break;
+        }
+        tail.push(g);
+        width += w;
+    }
+    let mut cut = String::from("…");
+    cut.extend(tail.into_iter().rev());
+    (cut, width + 1)
+}
+
 fn rule(out: &mut Vec<Laid>, width: usize) {
     let mut line = Laid::default();
     line.repeat("─", width, Style::Border);
@@ -830,6 +862,31 @@ fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_w
         content,
         footer.as_deref(),
     );
+    if let Some(completion) = &e.completion {
+        completion_list(out, completion, at + 2, box_width - 2);
+    }
+}
+
+/// The `@` completion list under an editor box: one path per line (directories ending in
+/// `/`), the highlighted one with a pointer; a path too long for the room keeps its end.
+fn completion_list(out: &mut Vec<Laid>, completion: &CompletionView, at: usize, room: usize) {
+    for (i, item) in completion.items.iter().enumerate() {
+        let mut line = indent(at);
+        let path = if item.is_dir {
+            format!("{}/", item.path)
+        } else {
+            item.path.clone()
+        };
+        let (path, path_width) = fit_end(&path, room - POINTER);
+        if i == completion.selected {
+            line.text("❯ ", Style::Selected);
+            line.push(&path, Style::Selected, path_width);
+        } else {
+            line.spaces(POINTER);
+            line.push(&path, Style::Text, path_width);
+        }
+        out.push(line);
+    }
 }
 
 /// Draws `content` (laid out at `box_width - 4`) in a rounded box at column `at`.

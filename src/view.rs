@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 use crate::flow::{EditorTarget, Flow, Focus, OpenEditor, ReviewAction};
-use crate::keymap::Action;
+use crate::key::Key;
+use crate::keymap::{Action, Context};
 use crate::model::{Answer, Dialect, Outcome, Question, QuestionType};
 use crate::render::{self, Line};
 use crate::session::{Session, Status};
@@ -249,6 +250,30 @@ pub struct EditorView {
     pub cursor: CursorView,
     /// Shown while the draft is empty.
     pub placeholder: &'static str,
+    /// The `@` file completion list, while one is open (`null` otherwise).
+    pub completion: Option<CompletionView>,
+}
+
+/// An open `@` file completion list.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompletionView {
+    /// The paths offered, best first (directories first).
+    pub items: Vec<CompletionItemView>,
+    /// 0-based index of the highlighted item, which Tab or Enter accepts.
+    pub selected: usize,
+    /// What follows the `@` in the word at the cursor.
+    pub query: String,
+}
+
+/// One path offered by a completion list.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompletionItemView {
+    /// The path relative to the flow's root directory, `/`-separated, without a trailing `/`.
+    pub path: String,
+    /// The path is a directory.
+    pub is_dir: bool,
 }
 
 /// What an editor edits, for clients.
@@ -542,6 +567,18 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             column: position.column,
         },
         placeholder,
+        completion: flow.completion().map(|list| CompletionView {
+            items: list
+                .items
+                .iter()
+                .map(|item| CompletionItemView {
+                    path: item.path.clone(),
+                    is_dir: item.is_dir,
+                })
+                .collect(),
+            selected: list.selected,
+            query: list.query.to_owned(),
+        }),
     }
 }
 
@@ -584,7 +621,66 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
     }
 }
 
+/// Whether `key` is bound to an editing action (cursor movement, deletion, new line), which
+/// keeps editing while a completion list is open.
+fn edits(flow: &Flow, key: &Key) -> bool {
+    flow.keymap().actions(Context::Editor, *key).any(|a| {
+        !matches!(
+            a,
+            Action::EditorSubmit
+                | Action::EditorClose
+                | Action::EditorUp
+                | Action::EditorDown
+                | Action::EditorNextTab
+                | Action::EditorPrevTab
+        )
+    })
+}
+
+/// The hints while a completion list is open: what accepts, moves and closes it.
+fn completion_hints(flow: &Flow) -> Vec<Hint> {
+    let table = if flow.focus() == Focus::Note {
+        [
+            (Action::NoteEditorSubmit, "accept"),
+            (Action::NoteEditorNextTab, "accept"),
+            (Action::NoteEditorUp, "previous"),
+            (Action::NoteEditorDown, "next"),
+            (Action::NoteEditorClose, "close list"),
+            (Action::GlobalDismiss, Action::GlobalDismiss.description()),
+        ]
+    } else {
+        [
+            (Action::EditorSubmit, "accept"),
+            (Action::EditorNextTab, "accept"),
+            (Action::EditorUp, "previous"),
+            (Action::EditorDown, "next"),
+            (Action::EditorClose, "close list"),
+            (Action::GlobalDismiss, Action::GlobalDismiss.description()),
+        ]
+    };
+    table
+        .into_iter()
+        .filter_map(|(action, label)| {
+            let keys: Vec<String> = flow
+                .keymap()
+                .keys(action)
+                .iter()
+                .filter(|key| action == Action::GlobalDismiss || !edits(flow, key))
+                .map(ToString::to_string)
+                .collect();
+            (!keys.is_empty()).then_some(Hint {
+                action: action.name(),
+                keys,
+                label,
+            })
+        })
+        .collect()
+}
+
 fn hints(flow: &Flow) -> Vec<Hint> {
+    if flow.completion().is_some() {
+        return completion_hints(flow);
+    }
     let keymap = flow.keymap();
     let dsh = flow.spec().dialect == Dialect::Dsh;
     let mut hints: Vec<Hint> = hint_actions(flow)

@@ -4,6 +4,7 @@
 //! Requests take effect in the order received: each is run until it completes or, for a
 //! pending `ask`, until it waits for its flow; only then is the next frame read.
 
+pub mod files;
 pub mod framing;
 pub mod methods;
 pub mod params;

@@ -3,6 +3,7 @@
 //! the answer; nothing about the flow itself is decided here.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use jsonrpsee::types::ErrorObjectOwned;
@@ -16,6 +17,8 @@ use super::params::{
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use super::files;
+use crate::completion::FileIndex;
 use crate::dsh::UserQuestionError;
 use crate::flow::FlowError;
 use crate::key::{Key, parse_sequence};
@@ -82,6 +85,27 @@ struct Entry {
     width: Option<usize>,
     /// Order of creation, for eviction.
     serial: u64,
+    /// The file index being listed for `@` completion, until the flow has it.
+    files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+}
+
+impl Entry {
+    /// Hands the flow its file index once the walk has finished (a no-op before that).
+    fn install_files(&mut self) {
+        let Some(rx) = self.files.as_mut() else {
+            return;
+        };
+        match rx.try_recv() {
+            Ok(index) => {
+                if let Ok(flow) = self.session.flow_mut() {
+                    flow.set_file_index(index);
+                }
+                self.files = None;
+            }
+            Err(oneshot::error::TryRecvError::Empty) => {}
+            Err(oneshot::error::TryRecvError::Closed) => self.files = None,
+        }
+    }
 }
 
 /// Everything one connection's requests act on.
@@ -153,13 +177,16 @@ impl State {
         })
     }
 
+    /// A session for changing or viewing, with its file index installed once it is ready.
     fn entry_mut(&mut self, id: &str) -> Result<&mut Entry, ErrorObjectOwned> {
-        self.sessions.get_mut(id).ok_or_else(|| {
+        let entry = self.sessions.get_mut(id).ok_or_else(|| {
             error(
                 code::UNKNOWN_SESSION,
                 format!("unknown session {}", crate::flow::quoted(id)),
             )
-        })
+        })?;
+        entry.install_files();
+        Ok(entry)
     }
 
     /// The Step of a session: `{ session, status, view, result?, transcript? }`.
@@ -241,7 +268,13 @@ impl State {
         }
     }
 
-    fn insert_session(&mut self, id: String, session: Session, width: Option<usize>) {
+    fn insert_session(
+        &mut self,
+        id: String,
+        session: Session,
+        width: Option<usize>,
+        files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+    ) {
         self.serial += 1;
         self.sessions.insert(
             id,
@@ -249,6 +282,7 @@ impl State {
                 session,
                 width,
                 serial: self.serial,
+                files,
             },
         );
     }
@@ -278,7 +312,13 @@ impl State {
         })?;
         let id = self.new_id(p.session)?;
         self.make_room()?;
-        self.insert_session(id.clone(), session, p.width.or(self.width));
+        // `@` completion lists the root once, off the keystroke path; only open flows need it.
+        let files = p
+            .cwd
+            .as_deref()
+            .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
+            .map(|cwd| files::spawn_walk(Path::new(cwd)));
+        self.insert_session(id.clone(), session, p.width.or(self.width), files);
         self.step(&id)
     }
 
@@ -451,9 +491,9 @@ impl State {
     }
 
     /// `getView`: the view, rendered at `width` when one is known.
-    pub fn get_view(&self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn get_view(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
         let p: GetViewParams = parse(params)?;
-        let entry = self.entry(&p.session)?;
+        let entry = self.entry_mut(&p.session)?;
         Ok(view_json(&p.session, entry, p.width))
     }
 
@@ -515,7 +555,7 @@ impl State {
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
         let id = self.new_id(p.session)?;
         self.make_room()?;
-        self.insert_session(id.clone(), session, self.width);
+        self.insert_session(id.clone(), session, self.width, None);
         self.step(&id)
     }
 
@@ -557,6 +597,31 @@ fn press_bounded(session: &mut Session, key: Key, limits: &Limits) -> Result<(),
                 ),
             ));
         }
+    }
+    // Accepting a completion inserts a path: near the limit, the key is tried on a copy first.
+    let accepted = session
+        .flow()
+        .and_then(|f| f.completion())
+        .and_then(|list| list.items.get(list.selected))
+        .map_or(0, |item| item.path.len() + 2);
+    if accepted > 0 && len + accepted > limits.max_text_bytes {
+        let mut trial = session.clone();
+        trial.press(key).map_err(flow_error)?;
+        let after = trial
+            .flow()
+            .and_then(|f| f.editor())
+            .map_or(0, |e| e.text.text().len());
+        if after > limits.max_text_bytes {
+            return Err(error(
+                code::LIMIT,
+                format!(
+                    "the editor would hold {after} bytes; the limit is {}",
+                    limits.max_text_bytes
+                ),
+            ));
+        }
+        *session = trial;
+        return Ok(());
     }
     session.press(key).map_err(flow_error)
 }
