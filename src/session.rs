@@ -268,20 +268,21 @@ impl Session {
                 non_interactive,
             } => {
                 let outcome = flow.outcome()?;
-                let labels: Vec<&str> = flow
-                    .spec()
-                    .questions
-                    .iter()
-                    .map(|q| q.label.as_str())
-                    .collect();
-                let outcome = if *non_interactive {
-                    Outcome::Cancelled
-                } else {
-                    outcome
-                };
+                let spec = flow.spec();
+                if spec.dialect == Dialect::Dsh {
+                    return Some(Transcript {
+                        call: dsh::transcript_call(spec),
+                        result: if *non_interactive {
+                            NO_PROVIDER_TRANSCRIPT.to_owned()
+                        } else {
+                            dsh::transcript_result(spec, flow.answers(), outcome)
+                        },
+                    });
+                }
+                let labels: Vec<&str> = spec.questions.iter().map(|q| q.label.as_str()).collect();
                 Some(Transcript {
                     call: transcript_call(&labels),
-                    result: transcript_result(flow.spec(), flow.answers(), outcome),
+                    result: transcript_result(spec, flow.answers(), outcome),
                 })
             }
             Session::Invalid { labels, .. } => {

@@ -1291,3 +1291,44 @@ fn the_result_lines_follow_the_answer() {
         "- 이름: (skipped)\n✓ 语言: (wrote) Zig\n✓ 영역: 클라이언트 (Recommended)\n✓ Q4: 有"
     );
 }
+
+#[test]
+fn a_dsh_session_reports_its_result_and_transcript_in_its_own_dialect() {
+    let request = json!({ "questions": [
+        { "id": "size", "header": "Size", "question": "How big?", "options": [{ "label": "Small" }, { "label": "Large" }] }
+    ] });
+    let mut session = Session::open(&request, &OpenOptions::default()).expect("valid");
+    press(&mut session, "2<CR>");
+    assert_eq!(
+        session.result(),
+        Some(json!({ "answer": { "answers": [{ "id": "size", "selected": ["Large"] }] } }))
+    );
+    let transcript = session.transcript().expect("done");
+    assert_eq!(transcript.call, "ask_user_question 1 question (Size)");
+    assert_eq!(transcript.result, "✓ Size: Large");
+
+    let mut aborted = Session::open(&request, &OpenOptions::default()).expect("valid");
+    aborted
+        .flow_mut()
+        .expect("a flow")
+        .cancel(Outcome::Aborted)
+        .expect("open");
+    assert_eq!(aborted.transcript().expect("done").result, "Aborted");
+
+    let without_ui = Session::open(
+        &request,
+        &OpenOptions {
+            has_ui: false,
+            ..OpenOptions::default()
+        },
+    )
+    .expect("valid");
+    assert_eq!(
+        without_ui.result(),
+        Some(json!({ "error": no_provider().to_json() }))
+    );
+    assert_eq!(
+        without_ui.transcript().expect("done").result,
+        askd::session::NO_PROVIDER_TRANSCRIPT
+    );
+}

@@ -1966,7 +1966,15 @@ fn invalid_requests_answer_32600() {
             error_reply(
                 Value::Null,
                 -32600,
-                "invalid request: \"id\" must be a string, a number or null",
+                "invalid request: \"id\" must be a string, an integer or null",
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"sessions"}"#,
+            error_reply(
+                Value::Null,
+                -32600,
+                "invalid request: \"id\" must be a string, an integer or null",
             ),
         ),
         (

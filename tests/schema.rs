@@ -29,7 +29,7 @@ fn protocol() -> PathBuf {
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
         panic!(
-            "cannot read {}: {e}; run `cargo run -- schema`",
+            "cannot read {}: {e}; run `cargo run --bin askd -- schema`",
             path.display()
         )
     });
@@ -80,7 +80,7 @@ fn committed_files_equal_the_generated_ones() {
     );
     assert!(
         stale.is_empty(),
-        "protocol/ is out of date ({}): run `cargo run -- schema`",
+        "protocol/ is out of date ({}): run `cargo run --bin askd -- schema`",
         stale.join("; ")
     );
 }

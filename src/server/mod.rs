@@ -193,12 +193,13 @@ impl Connection {
         };
         let id = object.get("id").cloned();
         let reply_id = match &id {
-            Some(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => v.clone(),
+            Some(v @ (Value::String(_) | Value::Null)) => v.clone(),
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
             Some(_) => {
                 return Handled::Reply(error_response(
                     &Value::Null,
                     code::INVALID_REQUEST,
-                    "invalid request: \"id\" must be a string, a number or null",
+                    "invalid request: \"id\" must be a string, an integer or null",
                 ));
             }
             None => Value::Null,
