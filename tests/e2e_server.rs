@@ -2726,3 +2726,115 @@ fn serve_subcommand_speaks_the_protocol_too() {
     assert_eq!(status.code(), Some(0));
     assert_eq!(rest, Vec::<Value>::new());
 }
+
+/// A dsh batch: a plan review, then single, multi, free-text and skipped questions, in
+/// Korean and Chinese.
+fn dsh_batch() -> Value {
+    json!({
+        "questions": [
+            {
+                "id": "plan", "header": "계획", "question": "이 계획으로 진행할까요?",
+                "detail": "1. 스키마 추가\n2. 테스트 작성",
+                "options": [{ "label": "수정 요청" }, { "label": "승인 (Recommended)" }],
+                "intent": { "kind": "plan-review", "approve": "승인 (Recommended)" }
+            },
+            { "id": "lang", "header": "语言", "question": "用哪种语言？", "options": [{ "label": "Rust" }, { "label": "Go" }] },
+            {
+                "id": "tools", "header": "도구", "question": "어떤 도구를 쓸까요?", "multiSelect": true,
+                "options": [{ "label": "clippy" }, { "label": "rustfmt" }, { "label": "miri" }]
+            },
+            { "id": "why", "header": "理由", "question": "为什么？" },
+            { "id": "skip", "header": "건너뛰기", "question": "건너뛸 질문", "options": [{ "label": "A" }, { "label": "B" }] }
+        ]
+    })
+}
+
+#[test]
+fn a_dsh_batch_with_a_plan_review_resolves_its_ask_with_every_answer() {
+    let mut s = Server::start(&[]);
+    s.send(&request(
+        json!("batch"),
+        "ask",
+        json!({ "session": "b", "payload": dsh_batch() }),
+    ));
+    let view = s.view("b");
+    assert_eq!(view["dialect"], json!("dsh"));
+    assert_eq!(
+        view["question"]["planReview"],
+        json!({ "plan": "1. 스키마 추가\n2. 테스트 작성", "approveLabel": "승인 (Recommended)" })
+    );
+    let first = &view["question"]["rows"][0];
+    assert_eq!(
+        (&first["label"], &first["value"], &first["recommended"]),
+        (&json!("승인"), &json!("승인 (Recommended)"), &json!(true))
+    );
+    let review = &view["tabs"];
+    assert_eq!(
+        review
+            .as_array()
+            .map(|tabs| tabs.iter().map(|t| t["label"].clone()).collect::<Vec<_>>()),
+        Some(vec![
+            json!("계획"),
+            json!("语言"),
+            json!("도구"),
+            json!("理由"),
+            json!("건너뛰기"),
+            json!("Submit")
+        ])
+    );
+    // Enter approves the plan; 2 picks Go; 3 and 1 toggle miri then clippy; Tab moves on to
+    // the free-text question, whose editor opens by itself.
+    let step = s.ok("keys", json!({ "session": "b", "keys": "<CR>231<Tab>" }));
+    assert_eq!(step["view"]["focus"], json!("input"));
+    s.ok("insert", json!({ "session": "b", "text": "因为快" }));
+    // Enter saves and advances to the skipped question; Tab reaches review; Enter submits.
+    let done = s.ok("keys", json!({ "session": "b", "keys": "<CR><Tab><CR>" }));
+    assert_eq!(done["status"], json!("done"));
+    let answers = json!({ "answers": [
+        { "id": "plan", "selected": ["승인 (Recommended)"] },
+        { "id": "lang", "selected": ["Go"] },
+        { "id": "tools", "selected": ["miri", "clippy"] },
+        { "id": "why", "selected": [], "custom": "因为快" },
+        { "id": "skip", "selected": [] }
+    ] });
+    assert_eq!(done["result"], json!({ "answer": answers }));
+    assert_eq!(
+        s.reply_to(&json!("batch")),
+        ok_reply(json!("batch"), answers)
+    );
+}
+
+#[test]
+fn dsh_submit_answers_takes_the_dsh_shape_and_refuses_what_hosts_refuse() {
+    let mut s = Server::start(&[]);
+    s.open("b", dsh_batch());
+    let before = s.view("b");
+    let refused = s.err(
+        "submitAnswers",
+        json!({ "session": "b", "answers": { "answers": [
+            { "id": "plan", "selected": ["승인 (Recommended)"] },
+            { "id": "lang", "selected": ["Go"], "custom": "Zig" },
+            { "id": "tools", "selected": [] },
+            { "id": "why", "selected": [] },
+            { "id": "skip", "selected": [] }
+        ] } }),
+    );
+    assert_eq!(
+        refused,
+        json!({ "code": -32602, "message": "invalid params: answers[1]: question \"lang\" is single-select; send selected or custom, not both" })
+    );
+    assert_eq!(s.view("b"), before, "a refused answer set changes nothing");
+    let answers = json!({ "answers": [
+        { "id": "plan", "selected": ["수정 요청"] },
+        { "id": "lang", "selected": [], "custom": "Zig" },
+        { "id": "tools", "selected": ["rustfmt", "clippy"], "custom": "cargo-deny" },
+        { "id": "why", "selected": [], "custom": "为了速度" },
+        { "id": "skip", "selected": [] }
+    ] });
+    let done = s.ok(
+        "submitAnswers",
+        json!({ "session": "b", "answers": answers }),
+    );
+    assert_eq!(done["status"], json!("done"));
+    assert_eq!(done["result"], json!({ "answer": answers }));
+}
