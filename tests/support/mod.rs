@@ -380,6 +380,52 @@ fn check_response(message: &Value) {
         message.get("result").is_some() != message.get("error").is_some(),
         "a response must carry exactly one of result and error: {message}"
     );
+    if let Some(result) = message.get("result") {
+        check_against_schema(result);
+    }
+}
+
+/// The committed schemas of `protocol/schemas/`, compiled once.
+struct Schemas {
+    step: jsonschema::Validator,
+    pi_result: jsonschema::Validator,
+    dsh_answer: jsonschema::Validator,
+}
+
+static SCHEMAS: std::sync::LazyLock<Schemas> = std::sync::LazyLock::new(|| {
+    let load = |name: &str| {
+        let path = format!("{}/protocol/schemas/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let schema: Value = serde_json::from_str(&text).expect("schema files are JSON");
+        jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    Schemas {
+        step: load("step.json"),
+        pi_result: load("pi-result.json"),
+        dsh_answer: load("dsh-answer.json"),
+    }
+});
+
+/// Every Step and result the end-to-end tests see must match its published schema.
+fn check_against_schema(result: &Value) {
+    let is = |keys: &[&str]| keys.iter().all(|k| result.get(k).is_some());
+    let validator = if is(&["session", "status", "view"]) {
+        &SCHEMAS.step
+    } else if is(&["content", "details"]) {
+        &SCHEMAS.pi_result
+    } else if result.as_object().is_some_and(|o| o.len() == 1) && is(&["answers"]) {
+        &SCHEMAS.dsh_answer
+    } else {
+        return;
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(result)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "a reply does not match its schema: {errors:?}\n{result}"
+    );
 }
 
 /// Runs `askd` with arguments and no input; returns status, stdout and stderr.
