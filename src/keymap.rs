@@ -184,6 +184,24 @@ pub struct Keymap {
     /// Per context (indexed by `Context as usize`), every binding as (packed key, action),
     /// sorted by packed key, then action.
     index: [Vec<(u32, Action)>; CONTEXTS],
+    /// Per context, the range of `index` for each key that has a [`slot`]: (start, len).
+    direct: Box<[[(u8, u8); SLOTS]; CONTEXTS]>,
+}
+
+/// Keys looked up without a search: ASCII characters and named keys, unmodified or with Shift.
+const SLOTS: usize = 2 * 144;
+
+/// The direct-lookup slot of a packed key, when it has one.
+fn slot(packed: u32) -> Option<usize> {
+    const NAMED: u32 = 0x11_0000;
+    let shift = packed >> 26 == 1;
+    let code = if shift { packed & !(1 << 26) } else { packed };
+    let base = match code {
+        0..128 => code as usize,
+        NAMED..=0x11_000F => 128 + (code - NAMED) as usize,
+        _ => return None,
+    };
+    Some(base + usize::from(shift) * 144)
 }
 
 /// The default keymap, parsed once.
@@ -220,7 +238,23 @@ impl Keymap {
         for list in &mut index {
             list.sort_unstable();
         }
-        Keymap { bindings, index }
+        let mut direct = Box::new([[(0u8, 0u8); SLOTS]; CONTEXTS]);
+        for (table, list) in direct.iter_mut().zip(&index) {
+            for (i, &(key, _)) in list.iter().enumerate() {
+                if let Some(s) = slot(key) {
+                    let entry = &mut table[s];
+                    if entry.1 == 0 {
+                        entry.0 = i as u8;
+                    }
+                    entry.1 += 1;
+                }
+            }
+        }
+        Keymap {
+            bindings,
+            index,
+            direct,
+        }
     }
 
     /// The keys bound to `action`, in the order they were given.
@@ -233,8 +267,19 @@ impl Keymap {
     pub fn actions(&self, context: Context, key: Key) -> impl Iterator<Item = Action> + '_ {
         let key = packed(key);
         let list = &self.index[context as usize];
-        let start = list.partition_point(|&(bound, _)| bound < key);
-        let len = list[start..].partition_point(|&(bound, _)| bound == key);
+        let (start, len) = match slot(key) {
+            Some(s) => {
+                let (start, len) = self.direct[context as usize][s];
+                (usize::from(start), usize::from(len))
+            }
+            None => {
+                let start = list.partition_point(|&(bound, _)| bound < key);
+                (
+                    start,
+                    list[start..].partition_point(|&(bound, _)| bound == key),
+                )
+            }
+        };
         list[start..start + len].iter().map(|&(_, action)| action)
     }
 

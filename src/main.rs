@@ -172,8 +172,11 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let stdin = tokio::io::BufReader::with_capacity(64 * 1024, tokio::io::stdin());
-    let result = runtime.block_on(server::serve(stdin, tokio::io::stdout(), args.config()));
+    let result = runtime.block_on(async {
+        let (input, output) = stdio();
+        let stdin = tokio::io::BufReader::with_capacity(64 * 1024, input);
+        server::serve(stdin, output, args.config()).await
+    });
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -222,4 +225,31 @@ fn schema(args: SchemaArgs) -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Stdin and stdout for the runtime: pipes are polled by the runtime itself (no thread hop per
+/// read or write); anything else (a file, a terminal) goes through tokio's blocking stdio.
+fn stdio() -> (
+    Box<dyn tokio::io::AsyncRead + Unpin + Send>,
+    Box<dyn tokio::io::AsyncWrite + Unpin + Send>,
+) {
+    use std::os::fd::AsFd;
+    use tokio::net::unix::pipe;
+    let input: Box<dyn tokio::io::AsyncRead + Unpin + Send> = match std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(pipe::Receiver::from_owned_fd)
+    {
+        Ok(rx) => Box::new(rx),
+        Err(_) => Box::new(tokio::io::stdin()),
+    };
+    let output: Box<dyn tokio::io::AsyncWrite + Unpin + Send> = match std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(pipe::Sender::from_owned_fd)
+    {
+        Ok(tx) => Box::new(tx),
+        Err(_) => Box::new(tokio::io::stdout()),
+    };
+    (input, output)
 }

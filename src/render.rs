@@ -288,32 +288,48 @@ struct Grapheme<'a> {
 fn graphemes<'a>(segs: &[Seg<'a>]) -> Vec<Grapheme<'a>> {
     let mut out = Vec::with_capacity(segs.iter().map(|s| s.text.len()).sum());
     for s in segs {
-        let keep = s.glue || s.style == Style::Cursor;
-        for g in s.text.graphemes(true) {
-            let (text, width, kind) = match g {
-                "\n" | "\r\n" | "\r" if !keep => ("", 0, Kind::Break),
-                " " => (" ", 1, Kind::Space),
-                "\t" => ("    ", 4, Kind::Space),
-                _ if g.chars().any(char::is_control) => ("\u{FFFD}", 1, Kind::Word),
-                _ => (g, g.width(), Kind::Word),
-            };
-            let soft = s.glue && kind == Kind::Space;
-            let kind = if keep && kind == Kind::Space {
-                Kind::Word
-            } else {
-                kind
-            };
-            out.push(Grapheme {
-                text,
-                style: s.style,
-                width,
-                kind,
-                loose: width >= 2 && !keep && !is_hangul(g),
-                soft,
-            });
+        if s.text.is_ascii() {
+            // Every ASCII character is a grapheme of its own, except `\r\n`.
+            let mut rest = s.text;
+            while !rest.is_empty() {
+                let n = if rest.starts_with("\r\n") { 2 } else { 1 };
+                let (g, tail) = rest.split_at(n);
+                push_grapheme(&mut out, s, g);
+                rest = tail;
+            }
+        } else {
+            for g in s.text.graphemes(true) {
+                push_grapheme(&mut out, s, g);
+            }
         }
     }
     out
+}
+
+/// Classifies one grapheme of `s` for layout.
+fn push_grapheme<'a>(out: &mut Vec<Grapheme<'a>>, s: &Seg<'a>, g: &'a str) {
+    let keep = s.glue || s.style == Style::Cursor;
+    let (text, width, kind) = match g {
+        "\n" | "\r\n" | "\r" if !keep => ("", 0, Kind::Break),
+        " " => (" ", 1, Kind::Space),
+        "\t" => ("    ", 4, Kind::Space),
+        _ if g.chars().any(char::is_control) => ("\u{FFFD}", 1, Kind::Word),
+        _ => (g, g.width(), Kind::Word),
+    };
+    let soft = s.glue && kind == Kind::Space;
+    let kind = if keep && kind == Kind::Space {
+        Kind::Word
+    } else {
+        kind
+    };
+    out.push(Grapheme {
+        text,
+        style: s.style,
+        width,
+        kind,
+        loose: width >= 2 && !keep && !is_hangul(g),
+        soft,
+    });
 }
 
 /// Whether a grapheme is Hangul: Korean separates words with spaces, so its lines break at
@@ -410,6 +426,13 @@ impl Wrapper<'_> {
 /// Wraps `segs` into lines of at most `width` columns: the first line starts with `first`,
 /// the others with `hanging` spaces.
 fn wrap(out: &mut Vec<Laid>, first: Laid, hanging: usize, segs: &[Seg], width: usize) {
+    let first = match fit_plain(first, segs, width) {
+        Ok(line) => {
+            out.push(line);
+            return;
+        }
+        Err(first) => first,
+    };
     let hanging = hanging.min(width.saturating_sub(MIN_ROOM));
     let gs = graphemes(segs);
     let mut w = Wrapper {
@@ -451,6 +474,38 @@ fn wrap(out: &mut Vec<Laid>, first: Laid, hanging: usize, segs: &[Seg], width: u
     }
     let line = std::mem::take(&mut w.line);
     w.out.push(line);
+}
+
+/// The common case of [`wrap`]: printable ASCII (one column a byte, nothing to map or break
+/// at) that fits after `first` once its trailing breakable spaces are dropped, as wrapping
+/// would drop them. Gives `first` back when the text needs the general path.
+fn fit_plain(mut first: Laid, segs: &[Seg], width: usize) -> Result<Laid, Laid> {
+    let plain = |s: &Seg| s.text.bytes().all(|b| (b' '..=b'~').contains(&b));
+    if !segs.iter().all(plain) {
+        return Err(first);
+    }
+    let total: usize = segs.iter().map(|s| s.text.len()).sum();
+    let mut trailing = 0;
+    for s in segs.iter().rev() {
+        if s.glue || s.style == Style::Cursor {
+            break;
+        }
+        let kept = s.text.trim_end_matches(' ').len();
+        trailing += s.text.len() - kept;
+        if kept > 0 {
+            break;
+        }
+    }
+    let mut left = total - trailing;
+    if first.width + left > width {
+        return Err(first);
+    }
+    for s in segs {
+        let take = s.text.len().min(left);
+        first.push(&s.text[..take], s.style, take);
+        left -= take;
+    }
+    Ok(first)
 }
 
 /// Wraps multi-line text (markdown or code) line by line at column `at`: a wrapped line

@@ -105,7 +105,8 @@ struct Cli {
 
 /// Iteration counts of one run.
 struct Plan {
-    /// Repetitions of each in-process measurement; the median is reported.
+    /// Repetitions of each in-process measurement; the median is the figure, the fastest
+    /// repetition is reported beside it.
     reps: usize,
     /// Cycles of the key script per repetition, for `core_ns_per_key`.
     core_cycles: usize,
@@ -172,6 +173,22 @@ fn median(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
+/// The median and the fastest of repeated in-process measurements.
+#[derive(Clone, Copy)]
+struct Spread {
+    median: f64,
+    min: f64,
+}
+
+impl Spread {
+    fn of(samples: Vec<f64>) -> Spread {
+        Spread {
+            min: samples.iter().copied().fold(f64::INFINITY, f64::min),
+            median: median(samples),
+        }
+    }
+}
+
 /// The `p`-th percentile (0..=100) of samples, nearest rank.
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
@@ -188,7 +205,7 @@ fn round(x: f64, digits: i32) -> f64 {
 }
 
 /// Median nanoseconds per key of `Session::press` alone over the key script.
-fn core_ns_per_key(plan: &Plan) -> f64 {
+fn core_ns_per_key(plan: &Plan) -> Spread {
     let payload = workload::flow_payload();
     let keys = workload::flow_keys();
     let samples = (0..plan.reps)
@@ -207,12 +224,12 @@ fn core_ns_per_key(plan: &Plan) -> f64 {
             elapsed.as_secs_f64() * 1e9 / (plan.core_cycles * keys.len()) as f64
         })
         .collect();
-    median(samples)
+    Spread::of(samples)
 }
 
 /// Median microseconds per key of key + view + rendered lines + JSON, over `total` keys
 /// cycling through `keys`.
-fn view_us_per_key(payload: &Value, keys: &[Key], total: usize, reps: usize) -> f64 {
+fn view_us_per_key(payload: &Value, keys: &[Key], total: usize, reps: usize) -> Spread {
     let samples = (0..reps)
         .map(|_| {
             let mut session = workload::open(payload);
@@ -223,7 +240,7 @@ fn view_us_per_key(payload: &Value, keys: &[Key], total: usize, reps: usize) -> 
             micros(start.elapsed()) / total as f64
         })
         .collect();
-    median(samples)
+    Spread::of(samples)
 }
 
 /// Checks that one cycle of each key script keeps its flow open and ends where it started,
@@ -354,11 +371,69 @@ struct Rtt {
     reply_bytes: usize,
 }
 
-/// Round trips of `key` requests to askd and of the same bytes to `cat`, alternating by block.
-fn rtt(askd: &Path, plan: &Plan) -> Result<Rtt, String> {
+/// CPUs this process may run on, per `Cpus_allowed_list` in `/proc/self/status`.
+fn allowed_cpus() -> Vec<usize> {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return Vec::new();
+    };
+    let Some(list) = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+    else {
+        return Vec::new();
+    };
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',') {
+        let (first, last) = part.split_once('-').unwrap_or((part, part));
+        if let (Ok(first), Ok(last)) = (first.parse::<usize>(), last.parse::<usize>()) {
+            cpus.extend(first..=last);
+        }
+    }
+    cpus
+}
+
+/// Pins this process (every thread) to `cpu` with `taskset`; false when that is not possible.
+fn pin_self(cpu: usize) -> bool {
+    Command::new("taskset")
+        .args([
+            "-a",
+            "-p",
+            "-c",
+            &cpu.to_string(),
+            &std::process::id().to_string(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Which CPUs the pipe measurements use: this process on `client`, the spawned process on
+/// `other` (cross-core) or on `client` too (same core).
+#[derive(Clone, Copy)]
+struct Cpus {
+    client: usize,
+    other: usize,
+}
+
+/// `program`, run on `cpu` when one is given.
+fn command_on(program: &Path, cpu: Option<usize>) -> Command {
+    match cpu {
+        Some(cpu) => {
+            let mut command = Command::new("taskset");
+            command.arg("-c").arg(cpu.to_string()).arg(program);
+            command
+        }
+        None => Command::new(program),
+    }
+}
+
+/// Round trips of `key` requests to askd and of the same bytes to `cat`, alternating by block,
+/// both spawned on `cpu` when one is given.
+fn rtt(askd: &Path, plan: &Plan, cpu: Option<usize>) -> Result<Rtt, String> {
     let keys = workload::flow_keys();
-    let mut server = Pipe::spawn(&mut Command::new(askd))?;
-    let mut cat = Pipe::spawn(&mut Command::new("cat"))?;
+    let mut server = Pipe::spawn(&mut command_on(askd, cpu))?;
+    let mut cat = Pipe::spawn(&mut command_on(Path::new("cat"), cpu))?;
     server.round_trip(&request(
         0,
         "open",
@@ -504,6 +579,16 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// The one-minute load average in `/proc/loadavg` (other work competing for the cores).
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// `MemTotal` in `/proc/meminfo`, in GiB.
 fn memory_gib() -> Option<f64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -559,6 +644,9 @@ fn askd_path(given: Option<PathBuf>) -> Result<PathBuf, String> {
 
 fn run(cli: Cli) -> Result<Value, String> {
     let plan = Plan::new(cli.quick);
+    let load_before = load_average();
+    // Before any pinning, which would narrow what this process sees.
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
     check_workloads()?;
     let askd = askd_path(cli.askd)?;
 
@@ -580,17 +668,31 @@ fn run(cli: Cli) -> Result<Value, String> {
     };
     let few_us = options_us(FEW_OPTIONS);
     let many_us = options_us(MANY_OPTIONS);
-    let rtt = rtt(&askd, &plan)?;
+    // Pipe latency depends on where the two ends run: waking a process on another, idle CPU
+    // costs far more than on the same one, and left to the scheduler `cat` (which does
+    // little) and askd end up placed differently. So both are measured on a fixed placement:
+    // the figures are cross-core (client and server on different CPUs), same-core beside them.
+    let cpus = allowed_cpus();
+    let cpus = match cpus[..] {
+        [client, other, ..] if pin_self(client) => Some(Cpus { client, other }),
+        _ => None,
+    };
+    let rtt_cross = rtt(&askd, &plan, cpus.map(|c| c.other))?;
+    let rtt_same = match cpus {
+        Some(c) => Some(rtt(&askd, &plan, Some(c.client))?),
+        None => None,
+    };
+    let rtt = rtt_cross;
     let (askd_start_us, cat_start_us) = startup(&askd, &plan)?;
     let (idle_mib, held_mib) = rss(&askd, &plan)?;
 
     let figures = [
-        ("core_ns_per_key", round(core_ns, 1)),
-        ("view_us_per_key", round(view_us, 2)),
+        ("core_ns_per_key", round(core_ns.median, 1)),
+        ("view_us_per_key", round(view_us.median, 2)),
         ("rtt_ratio", round(rtt.askd_p50 / rtt.cat_p50, 3)),
         ("startup_ratio", round(askd_start_us / cat_start_us, 3)),
         ("rss_mb_10k_sessions", round(held_mib, 1)),
-        ("options_ratio", round(many_us / few_us, 3)),
+        ("options_ratio", round(many_us.median / few_us.median, 3)),
     ];
     let mut targets = serde_json::Map::new();
     let mut all_met = true;
@@ -623,6 +725,17 @@ fn run(cli: Cli) -> Result<Value, String> {
         "details": {
             "keys_per_cycle": flow_keys.len(),
             "floor_p99_us": round(rtt.cat_p99, 1),
+            "pipe_placement": match cpus {
+                Some(c) => json!({ "client_cpu": c.client, "server_cpu": c.other }),
+                None => json!("unpinned"),
+            },
+            "same_core": rtt_same.map(|r| json!({
+                "cpu": cpus.map(|c| c.client),
+                "rtt_p50_us": round(r.askd_p50, 1),
+                "rtt_p99_us": round(r.askd_p99, 1),
+                "floor_p50_us": round(r.cat_p50, 1),
+                "rtt_ratio": round(r.askd_p50 / r.cat_p50, 3),
+            })),
             "request_bytes": rtt.request_bytes,
             "largest_reply_bytes": rtt.reply_bytes,
             "round_trips": plan.round_trips,
@@ -631,15 +744,21 @@ fn run(cli: Cli) -> Result<Value, String> {
             "startups": plan.startups,
             "rss_mb_idle": round(idle_mib, 1),
             "sessions_held": plan.sessions,
-            "options_view_us_per_key": { FEW_OPTIONS.to_string(): round(few_us, 2), MANY_OPTIONS.to_string(): round(many_us, 2) },
+            "core_ns_per_key_fastest": round(core_ns.min, 1),
+            "view_us_per_key_fastest": round(view_us.min, 2),
+            "options_view_us_per_key": {
+                FEW_OPTIONS.to_string(): round(few_us.median, 2),
+                MANY_OPTIONS.to_string(): round(many_us.median, 2),
+            },
             "reference_core_ns_per_key": 323,
             "reference_view_us_per_key": 489,
             "reference_floor_p50_us": "45-70",
         },
         "machine": {
-            "cores": std::thread::available_parallelism().map_or(0, usize::from),
+            "cores": cores,
             "cpu_model": cpu_model(),
             "memory_gib": memory_gib(),
+            "load_average_1m": { "before": load_before, "after": load_average() },
         },
         "targets": targets,
         "all_met": all_met,

@@ -6,7 +6,9 @@ use jsonrpsee::RpcModule;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde_json::Value;
 
-use super::state::{State, code, error};
+use super::state::{State, Step, code, error};
+use crate::view::View;
+use serde::Serialize;
 
 /// Every method the server answers, as `initialize` lists them.
 pub const METHODS: &[&str] = &[
@@ -33,7 +35,8 @@ pub const METHODS: &[&str] = &[
 /// The shared state of one connection.
 pub type Shared = Arc<Mutex<State>>;
 
-type Handler = fn(&mut State, Option<&str>) -> Result<Value, ErrorObjectOwned>;
+/// A method answered from the state; its result type is serialised straight into the reply.
+type Handler<R> = fn(&mut State, Option<&str>) -> Result<R, ErrorObjectOwned>;
 
 /// Locks shared state; a panic in an earlier request does not poison later ones.
 pub fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -42,34 +45,49 @@ pub fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Builds the registry for one connection's state.
-pub fn module(state: Shared) -> RpcModule<Shared> {
-    let mut module = RpcModule::new(state);
-    let sync: &[(&'static str, Handler)] = &[
-        ("initialize", State::initialize),
-        ("open", State::open),
-        ("key", State::key),
-        ("keys", State::keys),
-        ("insert", State::insert),
-        ("saveCustom", State::save_custom),
-        ("setNote", State::set_note),
-        ("submitAnswers", State::submit_answers),
-        ("getView", |s, p| s.get_view(p)),
-        ("getResult", |s, p| s.get_result(p)),
-        ("cancel", State::cancel),
-        ("close", State::close),
-        ("snapshot", |s, p| s.snapshot(p)),
-        ("restore", State::restore),
-        ("sessions", |s, _| Ok(s.list())),
-        ("shutdown", |_, _| Ok(Value::Null)),
-    ];
-    for &(name, handler) in sync {
+/// Registers synchronous methods that answer with `R`.
+fn register<R: Serialize + Clone + 'static>(
+    module: &mut RpcModule<Shared>,
+    methods: &[(&'static str, Handler<R>)],
+) {
+    for &(name, handler) in methods {
         module
             .register_method(name, move |params: Params, ctx: &Shared, _| {
                 handler(&mut lock(ctx), params.as_str())
             })
             .expect("method names are unique");
     }
+}
+
+/// Builds the registry for one connection's state.
+pub fn module(state: Shared) -> RpcModule<Shared> {
+    let mut module = RpcModule::new(state);
+    register::<Step>(
+        &mut module,
+        &[
+            ("open", State::open),
+            ("key", State::key),
+            ("keys", State::keys),
+            ("insert", State::insert),
+            ("saveCustom", State::save_custom),
+            ("setNote", State::set_note),
+            ("submitAnswers", State::submit_answers),
+            ("cancel", State::cancel),
+            ("restore", State::restore),
+        ],
+    );
+    register::<View>(&mut module, &[("getView", State::get_view)]);
+    register::<Value>(
+        &mut module,
+        &[
+            ("initialize", State::initialize),
+            ("getResult", |s, p| s.get_result(p)),
+            ("close", State::close),
+            ("snapshot", |s, p| s.snapshot(p)),
+            ("sessions", |s, _| Ok(s.list())),
+            ("shutdown", |_, _| Ok(Value::Null)),
+        ],
+    );
     module
         .register_async_method(
             "ask",

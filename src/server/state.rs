@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use jsonrpsee::types::ErrorObjectOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::params::{
     CancelParams, CancelReason, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
@@ -25,9 +25,10 @@ use crate::key::{Key, parse_sequence};
 use crate::keymap::Keymap;
 use crate::limits::Limits;
 use crate::model::Outcome;
+use crate::result::Transcript;
 use crate::session::{OpenError, OpenOptions, Session, Status};
 use crate::snapshot;
-use crate::view;
+use crate::view::{self, View};
 
 /// JSON-RPC error codes of the protocol.
 pub mod code {
@@ -190,7 +191,7 @@ impl State {
     }
 
     /// The Step of a session: `{ session, status, view, result?, transcript? }`.
-    fn step(&self, id: &str) -> Result<Value, ErrorObjectOwned> {
+    fn step(&self, id: &str) -> Result<Step, ErrorObjectOwned> {
         let entry = self.entry(id)?;
         Ok(step_of(id, entry, None))
     }
@@ -288,7 +289,7 @@ impl State {
     }
 
     /// `open`: validates the payload and creates a session.
-    pub fn open(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn open(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: OpenParams = parse(params)?;
         self.config
             .limits
@@ -328,7 +329,7 @@ impl State {
         params: Option<&str>,
     ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
         let step = self.open(params)?;
-        let id = step["session"].as_str().unwrap_or_default().to_owned();
+        let id = step.session;
         let (tx, rx) = oneshot::channel();
         self.waiters.insert(id.clone(), tx);
         self.last_ask = Some(id.clone());
@@ -367,7 +368,7 @@ impl State {
         &mut self,
         id: &str,
         f: impl FnOnce(&mut Session, &Limits) -> Result<(), ErrorObjectOwned>,
-    ) -> Result<Value, ErrorObjectOwned> {
+    ) -> Result<Step, ErrorObjectOwned> {
         let limits = self.config.limits;
         let entry = self.entry_mut(id)?;
         f(&mut entry.session, &limits)?;
@@ -376,7 +377,7 @@ impl State {
     }
 
     /// `key`: one key.
-    pub fn key(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn key(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: KeyParams = parse(params)?;
         let key = Key::parse(&p.key)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: key: {e}")))?;
@@ -385,7 +386,7 @@ impl State {
 
     /// `keys`: a list of keys, or a Vim-notation string; all parsed before any is applied.
     /// Keys after the flow completes are not applied.
-    pub fn keys(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn keys(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: KeysParams = parse(params)?;
         let keys: Vec<Key> = match &p.keys {
             KeyList::List(names) => names
@@ -421,13 +422,13 @@ impl State {
         self.settle(&p.session);
         let mut step = self.step(&p.session)?;
         if p.trace {
-            step["steps"] = Value::Array(trace);
+            step.steps = Some(trace);
         }
         Ok(step)
     }
 
     /// `insert`: text into the open editor.
-    pub fn insert(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn insert(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: InsertParams = parse(params)?;
         self.change(&p.session, |s, limits| {
             let flow = s.flow_mut().map_err(flow_error)?;
@@ -450,7 +451,7 @@ impl State {
     }
 
     /// `saveCustom`: a custom answer set directly.
-    pub fn save_custom(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn save_custom(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: SaveCustomParams = parse(params)?;
         self.change(&p.session, |s, limits| {
             limits
@@ -463,7 +464,7 @@ impl State {
     }
 
     /// `setNote`: a question or option note set directly.
-    pub fn set_note(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn set_note(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: SetNoteParams = parse(params)?;
         self.change(&p.session, |s, limits| {
             limits
@@ -476,7 +477,7 @@ impl State {
     }
 
     /// `submitAnswers`: completes the flow from a whole answer set.
-    pub fn submit_answers(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn submit_answers(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: SubmitAnswersParams = parse(params)?;
         let outcome = match p.mode {
             Some(SubmitMode::Elaborate) => Outcome::Elaborate,
@@ -491,10 +492,10 @@ impl State {
     }
 
     /// `getView`: the view, rendered at `width` when one is known.
-    pub fn get_view(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn get_view(&mut self, params: Option<&str>) -> Result<View, ErrorObjectOwned> {
         let p: GetViewParams = parse(params)?;
         let entry = self.entry_mut(&p.session)?;
-        Ok(view_json(&p.session, entry, p.width))
+        Ok(view_of(&p.session, entry, p.width))
     }
 
     /// `getResult`: the result, or `null` while open.
@@ -508,7 +509,7 @@ impl State {
     }
 
     /// `cancel`: the user cancels, or the asker aborts.
-    pub fn cancel(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn cancel(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: CancelParams = parse(params)?;
         let outcome = match p.reason {
             Some(CancelReason::Abort) => Outcome::Aborted,
@@ -549,7 +550,7 @@ impl State {
     }
 
     /// `restore`: a new session from a snapshot.
-    pub fn restore(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn restore(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: RestoreParams = parse(params)?;
         let session = snapshot::restore(&p.state)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
@@ -626,26 +627,39 @@ fn press_bounded(session: &mut Session, key: Key, limits: &Limits) -> Result<(),
     session.press(key).map_err(flow_error)
 }
 
-fn view_json(id: &str, entry: &Entry, width: Option<usize>) -> Value {
-    serde_json::to_value(view::build_with_width(
-        id,
-        &entry.session,
-        width.or(entry.width),
-    ))
-    .unwrap_or(Value::Null)
+fn view_of(id: &str, entry: &Entry, width: Option<usize>) -> View {
+    view::build_with_width(id, &entry.session, width.or(entry.width))
 }
 
-fn step_of(id: &str, entry: &Entry, width: Option<usize>) -> Value {
-    let mut step = json!({
-        "session": id,
-        "status": entry.session.status(),
-        "view": view_json(id, entry, width),
-    });
-    if let Some(result) = entry.session.result() {
-        step["result"] = result;
+/// What every state-changing method answers: `{ session, status, view, result?, transcript? }`
+/// (and `steps` for a traced `keys`). Serialised straight into the reply, never through a
+/// `Value` tree.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// The session id.
+    pub session: String,
+    /// `open` or `done`.
+    pub status: Status,
+    /// The view after the change.
+    pub view: View,
+    /// The result, once done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The transcript lines, once done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<Transcript>,
+    /// One Step per key of a traced `keys`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<Step>>,
+}
+
+fn step_of(id: &str, entry: &Entry, width: Option<usize>) -> Step {
+    Step {
+        session: id.to_owned(),
+        status: entry.session.status(),
+        view: view_of(id, entry, width),
+        result: entry.session.result(),
+        transcript: entry.session.transcript(),
+        steps: None,
     }
-    if let Some(transcript) = entry.session.transcript() {
-        step["transcript"] = serde_json::to_value(transcript).unwrap_or(Value::Null);
-    }
-    step
 }
