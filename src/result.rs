@@ -34,6 +34,7 @@ pub struct ToolResult {
 pub struct TextContent {
     /// Always `text`.
     #[serde(rename = "type")]
+    #[schemars(extend("const" = "text"))]
     pub kind: String,
     /// The text itself.
     pub text: String,
@@ -276,7 +277,13 @@ impl<V> FromIterator<(String, V)> for OrderedMap<V> {
 
 impl<V: schemars::JsonSchema> schemars::JsonSchema for OrderedMap<V> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
-        format!("MapOf{}", V::schema_name()).into()
+        let name = V::schema_name();
+        let mut chars = name.chars();
+        let capitalised: String = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        format!("MapOf{capitalised}").into()
     }
 
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -281,6 +281,7 @@ pub struct CompletionItemView {
 #[serde(rename_all = "camelCase")]
 pub struct EditorTargetView {
     /// `custom`, `questionNote` or `optionNote`.
+    #[schemars(extend("enum" = ["custom", "questionNote", "optionNote"]))]
     pub kind: &'static str,
     /// The question id.
     pub question_id: String,
