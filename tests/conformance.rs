@@ -52,6 +52,46 @@ fn every_committed_scenario_passes() {
 }
 
 #[test]
+fn the_conformance_command_runs_a_directory_and_prints_the_count() {
+    let dir = temp_dir("conformance-cli");
+    fs::write(
+        dir.join("a-right.json"),
+        scenario(
+            "cli-right",
+            r#"[ { "method": "keys", "params": { "keys": "21" }, "expect": { "/status": "done" } } ]"#,
+        ),
+    )
+    .expect("write");
+    let output = std::process::Command::new(bin())
+        .arg("conformance")
+        .arg(&dir)
+        .output()
+        .expect("askd runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "1 passed, 0 failed\n"
+    );
+
+    fs::write(
+        dir.join("b-wrong.json"),
+        scenario(
+            "cli-wrong",
+            r#"[ { "method": "keys", "params": { "keys": "21" }, "expect": { "/status": "open" } } ]"#,
+        ),
+    )
+    .expect("write");
+    let output = std::process::Command::new(bin())
+        .arg("conformance")
+        .arg(&dir)
+        .output()
+        .expect("askd runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.ends_with("1 passed, 1 failed\n"), "{stdout}");
+}
+
+#[test]
 fn wrong_expectations_are_reported_with_path_expected_and_actual() {
     let dir = temp_dir("conformance-wrong");
     fs::write(
