@@ -17,6 +17,9 @@ use std::ops::Range;
 /// Most entries a completion list offers.
 pub const MAX_ITEMS: usize = 8;
 
+/// Bytes after `@` from which a word is no longer completed (no path is that long).
+pub const MAX_QUERY_BYTES: usize = 1024;
+
 /// One path of a file index.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexEntry {
@@ -174,11 +177,19 @@ fn rank(name: &str, pattern: &[char]) -> Option<(u8, usize)> {
 /// the `@`.
 pub fn at_word(text: &str, cursor: usize) -> Option<(usize, &str)> {
     let before = &text[..cursor];
-    let start = before
-        .char_indices()
-        .rev()
-        .find(|(_, c)| c.is_whitespace())
-        .map_or(0, |(i, c)| i + c.len_utf8());
+    // Only the last `MAX_QUERY_BYTES` bytes are looked at, so a huge word costs nothing.
+    let mut window = cursor.saturating_sub(MAX_QUERY_BYTES + 1);
+    while !before.is_char_boundary(window) {
+        window += 1;
+    }
+    let start = match before[window..].rfind(char::is_whitespace) {
+        Some(i) => {
+            let at = window + i;
+            at + before[at..].chars().next().map_or(1, char::len_utf8)
+        }
+        None if window == 0 => 0,
+        None => return None,
+    };
     before[start..]
         .strip_prefix('@')
         .map(|query| (start, query))
@@ -392,6 +403,16 @@ mod tests {
         assert_eq!(rank("main.rs", &p("ars")), Some((1, 4)));
         assert_eq!(rank("main.rs", &p("sr")), None);
         assert_eq!(rank("ab", &p("abc")), None);
+    }
+
+    #[test]
+    fn a_word_longer_than_the_query_limit_offers_nothing() {
+        let long = format!("see @{}", "a".repeat(MAX_QUERY_BYTES));
+        assert_eq!(at_word(&long, long.len()), None);
+        let fits = format!("see @{}", "a".repeat(MAX_QUERY_BYTES - 1));
+        assert_eq!(at_word(&fits, fits.len()), Some((4, &fits[5..])));
+        let wide = format!("@{}", "한".repeat(MAX_QUERY_BYTES));
+        assert_eq!(at_word(&wide, wide.len()), None);
     }
 
     #[test]

@@ -117,6 +117,14 @@ pub enum FlowError {
     /// Notes do not exist in the dsh dialect.
     #[error("notes are not part of the dsh dialect")]
     NoNotes,
+    /// An edit would grow the open editor past the flow's text limit.
+    #[error("the editor would hold {would_hold} bytes; the limit is {limit}")]
+    TextLimit {
+        /// Bytes the editor would hold after the edit.
+        would_hold: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// A whole answer set given to `submit_answers` is invalid.
     #[error("{0}")]
     InvalidAnswers(String),
@@ -190,6 +198,8 @@ pub struct Flow {
     files: Option<Arc<FileIndex>>,
     /// The completion list of the open editor.
     completion: Completion,
+    /// Most bytes an editor may hold; an edit past it is refused.
+    text_limit: usize,
 }
 
 impl Flow {
@@ -207,6 +217,7 @@ impl Flow {
             outcome: None,
             files: None,
             completion: Completion::default(),
+            text_limit: usize::MAX,
         };
         flow.after_move();
         flow
@@ -236,6 +247,7 @@ impl Flow {
             outcome,
             files: None,
             completion: Completion::default(),
+            text_limit: usize::MAX,
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -309,12 +321,27 @@ impl Flow {
             if self.spec.dialect == Dialect::Dsh && a.has_notes() {
                 return Err("notes are not part of the dsh dialect".into());
             }
+            if self.spec.dialect == Dialect::Dsh
+                && q.kind != QuestionType::Multi
+                && !a.selected.is_empty()
+                && a.custom_text.is_some()
+            {
+                return Err(format!(
+                    "{} is single-select: a selection or custom text, not both",
+                    quoted(&q.id)
+                ));
+            }
+        }
+        if self.spec.dialect == Dialect::Dsh && self.outcome == Some(Outcome::Elaborate) {
+            return Err("the dsh dialect has no elaborate outcome".into());
         }
         if let Some(editor) = &self.editor {
             if editor.question != self.tab {
                 return Err("the open editor belongs to another tab".into());
             }
-            let q = &questions[editor.question];
+            let q = questions
+                .get(editor.question)
+                .ok_or("the open editor belongs to no question")?;
             match editor.target {
                 EditorTarget::Custom if !q.has_custom_row() => {
                     return Err("a preview question has no custom editor".into());
@@ -371,6 +398,24 @@ impl Flow {
     /// The open editor's `@` completion list, while it is open.
     pub fn completion(&self) -> Option<CompletionList<'_>> {
         self.editor.as_ref().and(self.completion.list())
+    }
+
+    /// Sets the most bytes an editor may hold; typing, pasting or completing past it is refused.
+    pub fn set_text_limit(&mut self, limit: usize) {
+        self.text_limit = limit;
+    }
+
+    /// Refuses an edit that would leave the open editor holding more than the text limit.
+    fn check_growth(&self, removed: usize, added: usize) -> Result<(), FlowError> {
+        let held = self.editor.as_ref().map_or(0, |e| e.text.text().len());
+        let would_hold = held.saturating_sub(removed).saturating_add(added);
+        if added > removed && would_hold > self.text_limit {
+            return Err(FlowError::TextLimit {
+                would_hold,
+                limit: self.text_limit,
+            });
+        }
+        Ok(())
     }
 
     /// Hands the flow the paths under its root directory, for `@` completion in editors.
@@ -439,7 +484,7 @@ impl Flow {
         match self.focus() {
             Focus::Options => self.press_main(key),
             Focus::Review => self.press_review(key),
-            Focus::Input | Focus::Note => self.press_editor(key),
+            Focus::Input | Focus::Note => return self.press_editor(key),
         }
         Ok(())
     }
@@ -447,8 +492,13 @@ impl Flow {
     /// Inserts text (typing or a paste) into the open editor.
     pub fn insert(&mut self, text: &str) -> Result<(), FlowError> {
         self.ensure_open()?;
-        let editor = self.editor.as_mut().ok_or(FlowError::NoEditor)?;
-        editor.text.insert(text);
+        if self.editor.is_none() {
+            return Err(FlowError::NoEditor);
+        }
+        self.check_growth(0, text.len())?;
+        if let Some(editor) = self.editor.as_mut() {
+            editor.text.insert(text);
+        }
         self.refresh_completion();
         Ok(())
     }
@@ -603,51 +653,55 @@ impl Flow {
     }
 
     /// Runs a key of the open completion list.
-    fn press_list(&mut self, command: ListCommand) {
+    fn press_list(&mut self, command: ListCommand) -> Result<(), FlowError> {
         match command {
             ListCommand::Accept => {
-                if let Some((range, text)) = self.completion.accepted()
-                    && let Some(editor) = self.editor.as_mut()
-                {
-                    editor.text.replace(range, &text);
+                if let Some((range, text)) = self.completion.accepted() {
+                    self.check_growth(range.len(), text.len())?;
+                    if let Some(editor) = self.editor.as_mut() {
+                        editor.text.replace(range, &text);
+                    }
                 }
                 self.refresh_completion();
             }
             ListCommand::Move { down } => self.completion.move_selection(down),
             ListCommand::Close => self.completion.dismiss(),
         }
+        Ok(())
     }
 
-    fn press_editor(&mut self, key: Key) {
+    fn press_editor(&mut self, key: Key) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
-            return;
+            return Ok(());
         };
         if self.completion.is_open()
             && let Some(command) = self.list_command(key, editor)
         {
-            self.press_list(command);
-            return;
+            return self.press_list(command);
         }
-        self.press_editor_key(key);
+        self.press_editor_key(key)?;
         self.refresh_completion();
+        Ok(())
     }
 
     /// A key in an editor without an open completion list (BEHAVIOR §5).
-    fn press_editor_key(&mut self, key: Key) {
+    fn press_editor_key(&mut self, key: Key) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
-            return;
+            return Ok(());
         };
         let empty = editor.text.is_empty();
         let Some(command) = self.editor_command(key, editor) else {
             if let KeyCode::Char(c) = key.code
                 && !key.mods.ctrl
                 && !key.mods.alt
-                && let Some(editor) = self.editor.as_mut()
             {
-                let mut buf = [0u8; 4];
-                editor.text.insert(c.encode_utf8(&mut buf));
+                self.check_growth(0, c.len_utf8())?;
+                if let Some(editor) = self.editor.as_mut() {
+                    let mut buf = [0u8; 4];
+                    editor.text.insert(c.encode_utf8(&mut buf));
+                }
             }
-            return;
+            return Ok(());
         };
         match command {
             EditorCommand::Submit => {
@@ -685,11 +739,15 @@ impl Flow {
                 self.move_tab(false);
             }
             EditorCommand::Edit(edit) => {
+                if edit == Edit::Newline {
+                    self.check_growth(0, 1)?;
+                }
                 if let Some(editor) = self.editor.as_mut() {
                     editor.text.apply(edit);
                 }
             }
         }
+        Ok(())
     }
 
     /// Opens an editor on the active question, pre-filled with its target's saved text.

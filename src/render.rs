@@ -93,6 +93,11 @@ pub const MAX_VISIBLE_ROWS: usize = 10;
 /// Most text lines an editor box shows at once.
 pub const MAX_EDITOR_LINES: usize = 8;
 
+/// Bytes and spans a line buffer starts with: a line of box-drawing characters at 80
+/// columns fits without growing.
+const LINE_BYTES: usize = 256;
+const LINE_SPANS: usize = 8;
+
 /// Columns before the content of every line.
 const MARGIN: usize = 1;
 /// Columns of the pointer (`❯ `) and of the row number (`1. `).
@@ -135,7 +140,7 @@ pub fn render(view: &View, width: usize) -> Vec<Line> {
         hints(&mut out, &view.hints, width);
     }
     rule(&mut out, width);
-    out.into_iter().map(|line| line.spans).collect()
+    out.into_iter().map(Laid::into_line).collect()
 }
 
 /// The text of `lines`, one line each (trailing spaces removed), every line ending in `\n`.
@@ -158,10 +163,13 @@ pub fn line_width(line: &[Span]) -> usize {
     line.iter().map(|span| span.text.width()).sum()
 }
 
-/// A line being built, with its width.
+/// A line being built: its text in one buffer, the style of each span with where the span
+/// ends in it, and its width. Spans become [`Span`]s only when the screen is finished, so
+/// that each costs one allocation of its final size.
 #[derive(Debug, Default)]
 struct Laid {
-    spans: Vec<Span>,
+    text: String,
+    spans: Vec<(Style, usize)>,
     width: usize,
 }
 
@@ -171,14 +179,29 @@ impl Laid {
         if text.is_empty() {
             return;
         }
-        match self.spans.last_mut() {
-            Some(last) if last.style == style => last.text.push_str(text),
-            _ => self.spans.push(Span {
-                text: text.to_owned(),
-                style,
-            }),
-        }
+        self.reserve(text.len());
+        self.text.push_str(text);
+        self.close(style);
         self.width += width;
+    }
+
+    /// Makes room for `bytes` more bytes, allocating room for a whole line at the first text.
+    fn reserve(&mut self, bytes: usize) {
+        if self.text.capacity() == 0 {
+            self.text.reserve(bytes.max(LINE_BYTES));
+            self.spans.reserve(LINE_SPANS);
+        } else {
+            self.text.reserve(bytes);
+        }
+    }
+
+    /// Ends the last span at the end of the text, or starts a span of `style` there.
+    fn close(&mut self, style: Style) {
+        let end = self.text.len();
+        match self.spans.last_mut() {
+            Some((last, at)) if *last == style => *at = end,
+            _ => self.spans.push((style, end)),
+        }
     }
 
     /// Appends text whose width is measured here.
@@ -196,30 +219,44 @@ impl Laid {
         if n == 0 {
             return;
         }
-        match self.spans.last_mut() {
-            Some(last) if last.style == style => {
-                last.text.reserve(piece.len() * n);
-                for _ in 0..n {
-                    last.text.push_str(piece);
-                }
-            }
-            _ => self.spans.push(Span {
-                text: piece.repeat(n),
-                style,
-            }),
+        self.reserve(piece.len() * n);
+        for _ in 0..n {
+            self.text.push_str(piece);
         }
+        self.close(style);
         self.width += n;
     }
 
     /// Appends another line.
     fn append(&mut self, other: Laid) {
-        for span in other.spans {
+        let base = self.text.len();
+        self.reserve(other.text.len());
+        self.text.push_str(&other.text);
+        for (style, end) in other.spans {
             match self.spans.last_mut() {
-                Some(last) if last.style == span.style => last.text.push_str(&span.text),
-                _ => self.spans.push(span),
+                Some((last, at)) if *last == style => *at = base + end,
+                _ => self.spans.push((style, base + end)),
             }
         }
         self.width += other.width;
+    }
+
+    /// Whether a span of the line has `style`.
+    fn has(&self, style: Style) -> bool {
+        self.spans.iter().any(|&(s, _)| s == style)
+    }
+
+    /// The finished line.
+    fn into_line(self) -> Line {
+        let mut start = 0;
+        self.spans
+            .iter()
+            .map(|&(style, end)| {
+                let text = self.text[start..end].to_owned();
+                start = end;
+                Span { text, style }
+            })
+            .collect()
     }
 }
 
@@ -898,7 +935,7 @@ fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_w
     if content.len() > MAX_EDITOR_LINES {
         let at_cursor = content
             .iter()
-            .position(|l| l.spans.iter().any(|s| s.style == Style::Cursor))
+            .position(|l| l.has(Style::Cursor))
             .unwrap_or(0);
         let start = at_cursor
             .saturating_sub(MAX_EDITOR_LINES / 2)

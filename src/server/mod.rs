@@ -27,6 +27,9 @@ use framing::{FrameError, FrameReader, write_frame};
 use methods::{METHODS, Shared, lock};
 use state::{Config, State, code};
 
+/// Most messages in one batch (each may answer a whole Step).
+pub const MAX_BATCH: usize = 100;
+
 /// An error response with the given id.
 fn error_response(id: &Value, code: i32, message: &str) -> String {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string()
@@ -108,7 +111,10 @@ where
             Handled::Exit => break,
         }
     }
-    // Pending asks end with the connection; the writer stops once everything queued is written.
+    // Asks whose flows completed still answer; those still pending end with the connection.
+    // The writer stops once everything queued is written.
+    tokio::task::yield_now().await;
+    while connection.asks.try_join_next().is_some() {}
     connection.asks.shutdown().await;
     drop(connection);
     if let Some(task) = writer_task {
@@ -158,6 +164,14 @@ impl Connection {
                 &Value::Null,
                 code::INVALID_REQUEST,
                 "invalid request: empty batch",
+            )),
+            Value::Array(items) if items.len() > MAX_BATCH => Handled::Reply(error_response(
+                &Value::Null,
+                code::LIMIT,
+                &format!(
+                    "batch too large: {} messages; the limit is {MAX_BATCH}",
+                    items.len()
+                ),
             )),
             Value::Array(items) => {
                 let mut replies = Vec::new();
@@ -212,7 +226,7 @@ impl Connection {
             return invalid("invalid request: \"method\" must be a string");
         };
         let params = object.get("params");
-        if params.is_some_and(|p| !p.is_object() && !p.is_array() && !p.is_null()) {
+        if params.is_some_and(|p| !p.is_object() && !p.is_null()) {
             return Handled::Reply(error_response(
                 &reply_id,
                 code::INVALID_PARAMS,

@@ -30,6 +30,9 @@ use crate::session::{OpenError, OpenOptions, Session, Status};
 use crate::snapshot;
 use crate::view::{self, View};
 
+/// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
+pub const MAX_TRACED_KEYS: usize = 1000;
+
 /// JSON-RPC error codes of the protocol.
 pub mod code {
     /// Invalid JSON.
@@ -131,6 +134,7 @@ fn flow_error(e: FlowError) -> ErrorObjectOwned {
     match e {
         FlowError::Completed => error(code::COMPLETED, e.to_string()),
         FlowError::NoEditor => error(code::NO_EDITOR, e.to_string()),
+        FlowError::TextLimit { .. } => error(code::LIMIT, e.to_string()),
         _ => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
     }
 }
@@ -272,10 +276,13 @@ impl State {
     fn insert_session(
         &mut self,
         id: String,
-        session: Session,
+        mut session: Session,
         width: Option<usize>,
         files: Option<oneshot::Receiver<Arc<FileIndex>>>,
     ) {
+        if let Ok(flow) = session.flow_mut() {
+            flow.set_text_limit(self.config.limits.max_text_bytes);
+        }
         self.serial += 1;
         self.sessions.insert(
             id,
@@ -381,7 +388,7 @@ impl State {
         let p: KeyParams = parse(params)?;
         let key = Key::parse(&p.key)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: key: {e}")))?;
-        self.change(&p.session, |s, limits| press_bounded(s, key, limits))
+        self.change(&p.session, |s, _| s.press(key).map_err(flow_error))
     }
 
     /// `keys`: a list of keys, or a Vim-notation string; all parsed before any is applied.
@@ -404,17 +411,30 @@ impl State {
             KeyList::Notation(s) => parse_sequence(s.as_str())
                 .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: keys: {e}")))?,
         };
-        let limits = self.config.limits;
+        if p.trace && keys.len() > MAX_TRACED_KEYS {
+            return Err(error(
+                code::LIMIT,
+                format!(
+                    "a traced key script has {} keys; the limit is {MAX_TRACED_KEYS}",
+                    keys.len()
+                ),
+            ));
+        }
         let entry = self.entry_mut(&p.session)?;
         if entry.session.status() == Status::Done {
             return Err(flow_error(FlowError::Completed));
         }
+        // A key refused midway (a limit) undoes the whole script.
+        let before = entry.session.clone();
         let mut trace = Vec::new();
         for key in keys {
             if entry.session.status() == Status::Done {
                 break;
             }
-            press_bounded(&mut entry.session, key, &limits)?;
+            if let Err(e) = entry.session.press(key) {
+                entry.session = before;
+                return Err(flow_error(e));
+            }
             if p.trace {
                 trace.push(step_of(&p.session, entry, None));
             }
@@ -430,23 +450,10 @@ impl State {
     /// `insert`: text into the open editor.
     pub fn insert(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: InsertParams = parse(params)?;
-        self.change(&p.session, |s, limits| {
-            let flow = s.flow_mut().map_err(flow_error)?;
-            if flow.outcome().is_some() {
-                return Err(flow_error(FlowError::Completed));
-            }
-            let current = flow.editor().map_or(0, |e| e.text.text().len());
-            if current + p.text.len() > limits.max_text_bytes {
-                return Err(error(
-                    code::LIMIT,
-                    format!(
-                        "the editor would hold {} bytes; the limit is {}",
-                        current + p.text.len(),
-                        limits.max_text_bytes
-                    ),
-                ));
-            }
-            flow.insert(&p.text).map_err(flow_error)
+        self.change(&p.session, |s, _| {
+            s.flow_mut()
+                .and_then(|f| f.insert(&p.text))
+                .map_err(flow_error)
         })
     }
 
@@ -552,6 +559,11 @@ impl State {
     /// `restore`: a new session from a snapshot.
     pub fn restore(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: RestoreParams = parse(params)?;
+        let limits = self.config.limits;
+        limits
+            .check_payload(&p.state)
+            .and_then(|()| limits.check_payload(&p.state["spec"]))
+            .map_err(|m| error(code::LIMIT, m))?;
         let session = snapshot::restore(&p.state)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
         let id = self.new_id(p.session)?;
@@ -580,52 +592,6 @@ impl State {
     }
 }
 
-/// Presses a key, refusing one that would grow an editor past the text limit.
-fn press_bounded(session: &mut Session, key: Key, limits: &Limits) -> Result<(), ErrorObjectOwned> {
-    let len = session
-        .flow()
-        .and_then(|f| f.editor())
-        .map_or(0, |e| e.text.text().len());
-    if len + 4 > limits.max_text_bytes
-        && let crate::key::KeyCode::Char(_) = key.code
-    {
-        {
-            return Err(error(
-                code::LIMIT,
-                format!(
-                    "the editor holds {len} bytes; the limit is {}",
-                    limits.max_text_bytes
-                ),
-            ));
-        }
-    }
-    // Accepting a completion inserts a path: near the limit, the key is tried on a copy first.
-    let accepted = session
-        .flow()
-        .and_then(|f| f.completion())
-        .and_then(|list| list.items.get(list.selected))
-        .map_or(0, |item| item.path.len() + 2);
-    if accepted > 0 && len + accepted > limits.max_text_bytes {
-        let mut trial = session.clone();
-        trial.press(key).map_err(flow_error)?;
-        let after = trial
-            .flow()
-            .and_then(|f| f.editor())
-            .map_or(0, |e| e.text.text().len());
-        if after > limits.max_text_bytes {
-            return Err(error(
-                code::LIMIT,
-                format!(
-                    "the editor would hold {after} bytes; the limit is {}",
-                    limits.max_text_bytes
-                ),
-            ));
-        }
-        *session = trial;
-        return Ok(());
-    }
-    session.press(key).map_err(flow_error)
-}
 
 fn view_of(id: &str, entry: &Entry, width: Option<usize>) -> View {
     view::build_with_width(id, &entry.session, width.or(entry.width))
