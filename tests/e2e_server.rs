@@ -2838,3 +2838,115 @@ fn dsh_submit_answers_takes_the_dsh_shape_and_refuses_what_hosts_refuse() {
     assert_eq!(done["status"], json!("done"));
     assert_eq!(done["result"], json!({ "answer": answers }));
 }
+
+#[test]
+fn the_text_limit_holds_for_every_edit_and_a_refused_script_changes_nothing() {
+    let mut s = Server::start(&["--max-text-bytes", "50"]);
+    s.open("t", payload());
+    // Down twice lands on the custom row: its editor opens by itself.
+    let step = s.ok("keys", json!({ "session": "t", "keys": "<Down><Down>" }));
+    assert_eq!(step["view"]["focus"], json!("input"));
+    let before = s.view("t");
+    assert_eq!(
+        s.err("keys", json!({ "session": "t", "keys": "a".repeat(60) })),
+        error(-32004, "the editor would hold 51 bytes; the limit is 50")
+    );
+    assert_eq!(s.view("t"), before, "the refused script is undone whole");
+    let full = s.ok("keys", json!({ "session": "t", "keys": "a".repeat(50) }));
+    assert_eq!(full["view"]["editor"]["text"], json!("a".repeat(50)));
+    let at_limit = s.view("t");
+    for (method, params) in [
+        ("key", json!({ "session": "t", "key": "shift+enter" })),
+        ("key", json!({ "session": "t", "key": "alt+enter" })),
+        ("key", json!({ "session": "t", "key": "b" })),
+        ("insert", json!({ "session": "t", "text": "b" })),
+    ] {
+        assert_eq!(
+            s.err(method, params.clone()),
+            error(-32004, "the editor would hold 51 bytes; the limit is 50"),
+            "{method} {params}"
+        );
+        assert_eq!(s.view("t"), at_limit, "{method} changed nothing");
+    }
+    // Deleting and moving still work at the limit.
+    let step = s.ok("keys", json!({ "session": "t", "keys": "<BS><Home>" }));
+    assert_eq!(step["view"]["editor"]["text"], json!("a".repeat(49)));
+}
+
+#[test]
+fn traced_scripts_and_batches_are_bounded() {
+    let mut s = Server::start(&[]);
+    s.open("t", payload());
+    let before = s.view("t");
+    assert_eq!(
+        s.err(
+            "keys",
+            json!({ "session": "t", "keys": "<Down><Up>".repeat(501), "trace": true })
+        ),
+        error(
+            -32004,
+            "a traced key script has 1002 keys; the limit is 1000"
+        )
+    );
+    assert_eq!(s.view("t"), before);
+    let batch: Vec<Value> = (0..101)
+        .map(|i| request(json!(i), "getView", json!({ "session": "t" })))
+        .collect();
+    s.send(&Value::Array(batch));
+    assert_eq!(
+        s.recv(),
+        error_reply(
+            Value::Null,
+            -32004,
+            "batch too large: 101 messages; the limit is 100"
+        )
+    );
+    let batch: Vec<Value> = (0..100)
+        .map(|i| request(json!(i), "sessions", json!({})))
+        .collect();
+    s.send(&Value::Array(batch));
+    assert_eq!(s.recv().as_array().map(Vec::len), Some(100));
+}
+
+#[test]
+fn params_given_by_position_are_refused() {
+    let mut s = Server::start(&[]);
+    s.send(&json!({ "jsonrpc": "2.0", "id": 1, "method": "getView", "params": ["t"] }));
+    assert_eq!(
+        s.recv(),
+        error_reply(
+            json!(1),
+            -32602,
+            "invalid params: \"params\" must be an object"
+        )
+    );
+}
+
+#[test]
+fn an_ask_completed_just_before_end_of_input_is_still_answered() {
+    let mut s = Server::start(&[]);
+    s.send(&request(
+        json!("x"),
+        "ask",
+        json!({ "session": "a", "payload": payload() }),
+    ));
+    s.notify("$/cancelRequest", json!({ "id": "x" }));
+    s.send(&request(
+        json!("y"),
+        "ask",
+        json!({ "session": "b", "payload": payload() }),
+    ));
+    s.close_stdin();
+    let reply = s.reply_to(&json!("x"));
+    assert_eq!(
+        reply["result"]["content"],
+        json!([{ "type": "text", "text": "User cancelled the ask flow" }])
+    );
+    let (status, rest) = s.finish();
+    assert!(status.success());
+    assert_eq!(
+        rest,
+        Vec::<Value>::new(),
+        "the ask still pending ends unanswered"
+    );
+}

@@ -1841,3 +1841,35 @@ fn malformed_snapshots_are_refused_with_the_reason() {
         "invalid snapshot: unknown variant `other`, expected `flow` or `invalid`"
     );
 }
+
+#[test]
+fn snapshots_the_engine_never_writes_are_refused() {
+    // An editor open on the review tab.
+    let mut state = editing_snapshot();
+    let review = state["spec"]["questions"].as_array().map_or(0, Vec::len);
+    state["tab"] = json!(review);
+    state["row"] = json!(0);
+    state["editor"]["question"] = json!(review);
+    assert_eq!(
+        restore_err(&state),
+        "invalid snapshot: the open editor belongs to no question"
+    );
+    // The dsh dialect has no Elaborate, and a single question never holds both a selection
+    // and custom text there.
+    let request = json!({ "questions": [
+        { "id": "size", "question": "How big?", "options": [{ "label": "Small" }, { "label": "Large" }] }
+    ] });
+    let dsh = Session::open(&request, &OpenOptions::default()).expect("a valid dsh request");
+    let mut state = snapshot::save(&dsh);
+    state["outcome"] = json!("elaborate");
+    assert_eq!(
+        restore_err(&state),
+        "invalid snapshot: the dsh dialect has no elaborate outcome"
+    );
+    let mut state = snapshot::save(&dsh);
+    state["answers"][0] = json!({ "selected": [0], "custom_text": "Tiny" });
+    assert_eq!(
+        restore_err(&state),
+        "invalid snapshot: \"size\" is single-select: a selection or custom text, not both"
+    );
+}

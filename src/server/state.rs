@@ -592,7 +592,6 @@ impl State {
     }
 }
 
-
 fn view_of(id: &str, entry: &Entry, width: Option<usize>) -> View {
     view::build_with_width(id, &entry.session, width.or(entry.width))
 }
