@@ -70,24 +70,6 @@ pub enum Style {
     Border,
 }
 
-impl Style {
-    /// The name of the style, as serialised.
-    pub fn name(self) -> &'static str {
-        match self {
-            Style::Text => "text",
-            Style::Title => "title",
-            Style::Accent => "accent",
-            Style::Success => "success",
-            Style::Muted => "muted",
-            Style::Dim => "dim",
-            Style::Warning => "warning",
-            Style::Selected => "selected",
-            Style::Cursor => "cursor",
-            Style::Border => "border",
-        }
-    }
-}
-
 /// A piece of a line in one style.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Span {
@@ -115,6 +97,10 @@ pub const MAX_EDITOR_LINES: usize = 8;
 /// columns fits without growing.
 const LINE_BYTES: usize = 256;
 const LINE_SPANS: usize = 8;
+
+/// Runs of the pieces [`Laid::repeat`] repeats.
+const SPACES: &str = "                                ";
+const RULE: &str = "────────────────────────────────";
 
 /// Columns before the content of every line.
 const MARGIN: usize = 1;
@@ -176,66 +162,6 @@ pub fn plain(lines: &[Line]) -> String {
     text
 }
 
-/// The JSON text of `lines` exactly as `serde_json` writes a `Vec<Line>` (compact), written
-/// in one pass: style names are fixed strings and span texts are escaped by whole runs.
-pub fn lines_json(lines: &[Line]) -> String {
-    let bytes: usize = lines
-        .iter()
-        .flatten()
-        .map(|span| span.text.len() + 28)
-        .sum();
-    let mut json = String::with_capacity(bytes + 3 * lines.len() + 2);
-    json.push('[');
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        json.push('[');
-        for (j, span) in line.iter().enumerate() {
-            if j > 0 {
-                json.push(',');
-            }
-            json.push_str("{\"text\":\"");
-            escape_json(&mut json, &span.text);
-            json.push_str("\",\"style\":\"");
-            json.push_str(span.style.name());
-            json.push_str("\"}");
-        }
-        json.push(']');
-    }
-    json.push(']');
-    json
-}
-
-/// Appends the contents of a JSON string holding `text`, escaped as `serde_json` escapes it.
-fn escape_json(json: &mut String, text: &str) {
-    let bytes = text.as_bytes();
-    let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
-        json.push_str(&text[run..i]);
-        run = i + 1;
-        match b {
-            b'"' => json.push_str("\\\""),
-            b'\\' => json.push_str("\\\\"),
-            b'\n' => json.push_str("\\n"),
-            b'\r' => json.push_str("\\r"),
-            b'\t' => json.push_str("\\t"),
-            0x08 => json.push_str("\\b"),
-            0x0C => json.push_str("\\f"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                json.push_str("\\u00");
-                json.push(char::from(HEX[usize::from(b >> 4)]));
-                json.push(char::from(HEX[usize::from(b & 0xF)]));
-            }
-        }
-    }
-    json.push_str(&text[run..]);
-}
-
 /// The width of a line in terminal columns.
 pub fn line_width(line: &[Span]) -> usize {
     line.iter().map(|span| span.text.width()).sum()
@@ -292,14 +218,20 @@ impl Laid {
         self.repeat(" ", n, Style::Text);
     }
 
-    /// Appends `piece` (one column wide) `n` times.
+    /// Appends `piece` (one column wide, a space or `─`) `n` times.
     fn repeat(&mut self, piece: &str, n: usize, style: Style) {
         if n == 0 {
             return;
         }
-        self.reserve(piece.len() * n);
-        for _ in 0..n {
-            self.text.push_str(piece);
+        // Whole runs of the piece are copied at once.
+        let run = if piece == " " { SPACES } else { RULE };
+        debug_assert!(run.starts_with(piece));
+        let mut left = n * piece.len();
+        self.reserve(left);
+        while left > 0 {
+            let take = left.min(run.len());
+            self.text.push_str(&run[..take]);
+            left -= take;
         }
         self.close(style);
         self.width += n;

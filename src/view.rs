@@ -1,9 +1,7 @@
 //! The view model: everything a renderer needs to draw a session, decided here so that no
 //! client re-implements a decision of the flow.
 
-use serde::ser::Error as _;
-use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
+use serde::Serialize;
 
 use crate::flow::{EditorTarget, Flow, Focus, OpenEditor, ReviewAction};
 use crate::key::Key;
@@ -50,26 +48,8 @@ pub struct View {
     /// How the flow ended (`null` while it is open).
     pub outcome: Option<OutcomeView>,
     /// The screen rendered at the known width (omitted when no width is known).
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "serialize_lines"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<Vec<Line>>,
-}
-
-/// Serialises rendered lines from their JSON text, written in one pass by
-/// [`render::lines_json`]: the same JSON as the derived serialisation, at a fraction of its
-/// cost.
-fn serialize_lines<S: Serializer>(
-    lines: &Option<Vec<Line>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match lines {
-        Some(lines) => RawValue::from_string(render::lines_json(lines))
-            .map_err(S::Error::custom)?
-            .serialize(serializer),
-        None => serializer.serialize_none(),
-    }
 }
 
 /// How a flow ended, as the view reports it.
