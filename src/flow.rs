@@ -125,6 +125,14 @@ pub enum FlowError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A save would leave the flow holding more custom text and notes than its budget.
+    #[error("the flow would hold {would_hold} bytes of answers and notes; the limit is {limit}")]
+    StoredLimit {
+        /// Bytes of custom text and notes the flow would hold.
+        would_hold: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// A whole answer set given to `submit_answers` is invalid.
     #[error("{0}")]
     InvalidAnswers(String),
@@ -200,6 +208,8 @@ pub struct Flow {
     completion: Completion,
     /// Most bytes an editor may hold; an edit past it is refused.
     text_limit: usize,
+    /// Most bytes of custom text and notes the whole flow may hold; a save past it is refused.
+    stored_limit: usize,
 }
 
 impl Flow {
@@ -218,6 +228,7 @@ impl Flow {
             files: None,
             completion: Completion::default(),
             text_limit: usize::MAX,
+            stored_limit: usize::MAX,
         };
         flow.after_move();
         flow
@@ -248,6 +259,7 @@ impl Flow {
             files: None,
             completion: Completion::default(),
             text_limit: usize::MAX,
+            stored_limit: usize::MAX,
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -403,6 +415,11 @@ impl Flow {
     /// Sets the most bytes an editor may hold; typing, pasting or completing past it is refused.
     pub fn set_text_limit(&mut self, limit: usize) {
         self.text_limit = limit;
+    }
+
+    /// Sets the most bytes of custom text and notes the flow may hold in all.
+    pub fn set_stored_limit(&mut self, limit: usize) {
+        self.stored_limit = limit;
     }
 
     /// Refuses an edit that would leave the open editor holding more than the text limit.
@@ -706,12 +723,12 @@ impl Flow {
         match command {
             EditorCommand::Submit => {
                 let target = editor.target;
-                self.save_editor();
+                self.save_editor()?;
                 if target == EditorTarget::Custom && self.answers[self.tab].is_answered() {
                     self.advance();
                 }
             }
-            EditorCommand::Close => self.save_editor(),
+            EditorCommand::Close => self.save_editor()?,
             EditorCommand::Up | EditorCommand::Down if !empty => {
                 let edit = if command == EditorCommand::Up {
                     Edit::Up
@@ -723,19 +740,19 @@ impl Flow {
                 }
             }
             EditorCommand::Up => {
-                self.save_editor();
+                self.save_editor()?;
                 self.move_row(false);
             }
             EditorCommand::Down => {
-                self.save_editor();
+                self.save_editor()?;
                 self.move_row(true);
             }
             EditorCommand::NextTab => {
-                self.save_editor();
+                self.save_editor()?;
                 self.move_tab(true);
             }
             EditorCommand::PrevTab => {
-                self.save_editor();
+                self.save_editor()?;
                 self.move_tab(false);
             }
             EditorCommand::Edit(edit) => {
@@ -788,14 +805,29 @@ impl Flow {
     }
 
     /// Saves the open editor's draft (unless it is unchanged) and closes it.
-    fn save_editor(&mut self) {
-        let Some(editor) = self.take_editor() else {
-            return;
+    fn save_editor(&mut self) -> Result<(), FlowError> {
+        let Some(editor) = self.editor.as_ref() else {
+            return Ok(());
         };
         let draft = editor.text.text();
         if draft.trim() == editor.initial.trim() {
-            return;
+            self.take_editor();
+            return Ok(());
         }
+        let replaced = {
+            let answer = &self.answers[editor.question];
+            match editor.target {
+                EditorTarget::Custom => answer.custom_text.as_deref(),
+                EditorTarget::QuestionNote => answer.note.as_deref(),
+                EditorTarget::OptionNote { option } => answer.option_note(option),
+            }
+            .map_or(0, str::len)
+        };
+        self.check_stored(replaced, draft.len())?;
+        let Some(editor) = self.take_editor() else {
+            return Ok(());
+        };
+        let draft = editor.text.text();
         let question = editor.question;
         match editor.target {
             EditorTarget::Custom => self.store_custom(question, draft),
@@ -804,6 +836,27 @@ impl Flow {
                 self.answers[question].set_option_note(option, draft)
             }
         }
+        Ok(())
+    }
+
+    /// Bytes of custom text and notes the flow holds.
+    pub fn stored_bytes(&self) -> usize {
+        self.answers.iter().map(Answer::text_bytes).sum()
+    }
+
+    /// Refuses a save that would leave the flow holding more text than its budget.
+    fn check_stored(&self, removed: usize, added: usize) -> Result<(), FlowError> {
+        let would_hold = self
+            .stored_bytes()
+            .saturating_sub(removed)
+            .saturating_add(added);
+        if added > removed && would_hold > self.stored_limit {
+            return Err(FlowError::StoredLimit {
+                would_hold,
+                limit: self.stored_limit,
+            });
+        }
+        Ok(())
     }
 
     /// Stores custom text as typed (blank removes it); on single-select questions non-blank
@@ -925,6 +978,11 @@ impl Flow {
         if !self.spec.questions[question].has_custom_row() {
             return Err(FlowError::NoCustomAnswer(quoted(question_id)));
         }
+        let replaced = self.answers[question]
+            .custom_text
+            .as_deref()
+            .map_or(0, str::len);
+        self.check_stored(replaced, text.len())?;
         self.close_editor_on(question, EditorTarget::Custom);
         self.store_custom(question, text);
         if submit && self.answers[question].is_answered() {
@@ -949,6 +1007,8 @@ impl Flow {
         let question = self.question_index(question_id)?;
         match option_value {
             None => {
+                let replaced = self.answers[question].note.as_deref().map_or(0, str::len);
+                self.check_stored(replaced, text.len())?;
                 self.close_editor_on(question, EditorTarget::QuestionNote);
                 self.answers[question].set_note(text);
             }
@@ -961,6 +1021,10 @@ impl Flow {
                         question: quoted(question_id),
                         value: quoted(value),
                     })?;
+                let replaced = self.answers[question]
+                    .option_note(option)
+                    .map_or(0, str::len);
+                self.check_stored(replaced, text.len())?;
                 self.close_editor_on(question, EditorTarget::OptionNote { option });
                 self.answers[question].set_option_note(option, text);
             }
@@ -984,6 +1048,13 @@ impl Flow {
         candidate
             .check_invariants()
             .map_err(FlowError::InvalidAnswers)?;
+        let would_hold = candidate.stored_bytes();
+        if would_hold > self.stored_limit {
+            return Err(FlowError::StoredLimit {
+                would_hold,
+                limit: self.stored_limit,
+            });
+        }
         if outcome == Outcome::Elaborate && self.spec.dialect == Dialect::Dsh {
             return Err(FlowError::InvalidAnswers(
                 "mode \"elaborate\" is not part of the dsh dialect".into(),

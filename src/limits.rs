@@ -11,6 +11,8 @@ pub struct Limits {
     pub max_options: usize,
     /// Most bytes in any one string of a payload, and in any editor, custom answer or note.
     pub max_text_bytes: usize,
+    /// Most bytes of custom answers and notes one flow holds in all.
+    pub max_flow_text_bytes: usize,
 }
 
 impl Default for Limits {
@@ -19,6 +21,7 @@ impl Default for Limits {
             max_questions: 64,
             max_options: 1000,
             max_text_bytes: 64 * 1024,
+            max_flow_text_bytes: 1024 * 1024,
         }
     }
 }

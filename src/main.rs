@@ -118,6 +118,9 @@ struct ServeArgs {
     /// Most bytes in one text: a payload string, an editor, a custom answer or a note.
     #[arg(long, default_value_t = Limits::default().max_text_bytes)]
     max_text_bytes: usize,
+    /// Most bytes of custom answers and notes one flow holds in all.
+    #[arg(long, default_value_t = Limits::default().max_flow_text_bytes)]
+    max_flow_text_bytes: usize,
 }
 
 impl ServeArgs {
@@ -129,6 +132,7 @@ impl ServeArgs {
                 max_questions: self.max_questions,
                 max_options: self.max_options,
                 max_text_bytes: self.max_text_bytes,
+                max_flow_text_bytes: self.max_flow_text_bytes,
             },
         }
     }

@@ -162,6 +162,17 @@ impl Answer {
                 .is_some_and(|t| !t.trim().is_empty())
     }
 
+    /// Bytes of text the answer stores: custom text, question note and option notes.
+    pub fn text_bytes(&self) -> usize {
+        self.custom_text.as_deref().map_or(0, str::len)
+            + self.note.as_deref().map_or(0, str::len)
+            + self
+                .option_notes
+                .iter()
+                .map(|(_, n)| n.len())
+                .sum::<usize>()
+    }
+
     /// Whether the answer carries a question note or any option note.
     pub fn has_notes(&self) -> bool {
         self.note.is_some() || !self.option_notes.is_empty()

@@ -2950,3 +2950,53 @@ fn an_ask_completed_just_before_end_of_input_is_still_answered() {
         "the ask still pending ends unanswered"
     );
 }
+
+#[test]
+fn a_flow_holds_at_most_its_budget_of_answers_and_notes() {
+    let mut s = Server::start(&["--max-flow-text-bytes", "20"]);
+    s.open("t", payload());
+    s.ok(
+        "setNote",
+        json!({ "session": "t", "questionId": "db", "text": "fifteen bytes.." }),
+    );
+    let before = s.view("t");
+    let refused = error(
+        -32004,
+        "the flow would hold 25 bytes of answers and notes; the limit is 20",
+    );
+    assert_eq!(
+        s.err(
+            "setNote",
+            json!({ "session": "t", "questionId": "db", "optionValue": "pg", "text": "ten bytes." })
+        ),
+        refused
+    );
+    assert_eq!(
+        s.err(
+            "saveCustom",
+            json!({ "session": "t", "questionId": "feat", "text": "ten bytes." })
+        ),
+        refused
+    );
+    assert_eq!(s.view("t"), before, "refused saves change nothing");
+    // Through an editor: Esc cannot save past the budget, and the draft stays open.
+    s.ok("keys", json!({ "session": "t", "keys": "nten bytes." }));
+    let editing = s.view("t");
+    assert_eq!(
+        s.err("key", json!({ "session": "t", "key": "escape" })),
+        refused
+    );
+    assert_eq!(s.view("t"), editing);
+    // Replacing the note with a shorter one is fine.
+    s.ok("keys", json!({ "session": "t", "keys": "<C-u>ok<Esc>" }));
+    assert_eq!(
+        s.err(
+            "submitAnswers",
+            json!({ "session": "t", "answers": { "db": { "note": "x".repeat(21) } } })
+        ),
+        error(
+            -32004,
+            "the flow would hold 21 bytes of answers and notes; the limit is 20"
+        )
+    );
+}

@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 use super::files;
 use crate::completion::FileIndex;
 use crate::dsh::UserQuestionError;
-use crate::flow::FlowError;
+use crate::flow::{Flow, FlowError};
 use crate::key::{Key, parse_sequence};
 use crate::keymap::Keymap;
 use crate::limits::Limits;
@@ -134,7 +134,9 @@ fn flow_error(e: FlowError) -> ErrorObjectOwned {
     match e {
         FlowError::Completed => error(code::COMPLETED, e.to_string()),
         FlowError::NoEditor => error(code::NO_EDITOR, e.to_string()),
-        FlowError::TextLimit { .. } => error(code::LIMIT, e.to_string()),
+        FlowError::TextLimit { .. } | FlowError::StoredLimit { .. } => {
+            error(code::LIMIT, e.to_string())
+        }
         _ => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
     }
 }
@@ -282,6 +284,7 @@ impl State {
     ) {
         if let Ok(flow) = session.flow_mut() {
             flow.set_text_limit(self.config.limits.max_text_bytes);
+            flow.set_stored_limit(self.config.limits.max_flow_text_bytes);
         }
         self.serial += 1;
         self.sessions.insert(
@@ -566,6 +569,16 @@ impl State {
             .map_err(|m| error(code::LIMIT, m))?;
         let session = snapshot::restore(&p.state)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
+        let stored = session.flow().map_or(0, Flow::stored_bytes);
+        if stored > limits.max_flow_text_bytes {
+            return Err(error(
+                code::LIMIT,
+                format!(
+                    "the snapshot holds {stored} bytes of answers and notes; the limit is {}",
+                    limits.max_flow_text_bytes
+                ),
+            ));
+        }
         let id = self.new_id(p.session)?;
         self.make_room()?;
         self.insert_session(id.clone(), session, self.width, None);
