@@ -637,6 +637,26 @@ case("Shift+Enter and Alt+Enter put new lines in the custom answer", function()
   eq(run.result.details.answers.size.customText, "one\ntwo\nthree", "custom text")
 end)
 
+case("a key refused by a limit warns, and the flow goes on unchanged", function()
+  -- Every text of the payload fits in 16 bytes ("Fits in a pocket"); the answer does not.
+  askd.setup({ cmd = { ASKD, "--max-text-bytes", "16" } })
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4sixteen bytes ok!")
+  wait_for("the warning", function()
+    return #notes > 0
+  end)
+  local warning = {
+    message = "askd: the editor would hold 17 bytes; the limit is 16",
+    level = vim.log.levels.WARN,
+  }
+  eq(notes, { warning }, "one warning for the refused key")
+  wait_screen("sixteen bytes ok")
+  feed("<CR>1")
+  wait_done(run)
+  eq(run.result.details.answers.size.customText, "sixteen bytes ok", "custom text")
+end)
+
 case("editor line editing keys: Ctrl+W, Ctrl+U, Ctrl+A, Ctrl+K, Home, Del", function()
   local run = start(payload(SIZE))
   wait_screen("Pick a size")

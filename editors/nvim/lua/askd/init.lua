@@ -32,6 +32,10 @@ local initialized = false
 --- editor closed before the text arrived.
 local BENIGN = { [-32002] = true, [-32003] = true }
 
+--- A limit refused the key (an editor or the flow would hold too much text): the flow goes on
+--- unchanged, and the user is told why the key did nothing.
+local LIMIT = -32004
+
 local function notify_error(message)
   vim.notify(message, vim.log.levels.ERROR, { title = "askd" })
 end
@@ -106,7 +110,9 @@ local function on_step(S, err, step)
     return
   end
   if err then
-    if not BENIGN[err.code] then
+    if err.code == LIMIT then
+      vim.notify("askd: " .. tostring(err.message), vim.log.levels.WARN, { title = "askd" })
+    elseif not BENIGN[err.code] then
       fail(S, "askd: " .. tostring(err.message))
     end
     return
