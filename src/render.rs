@@ -470,6 +470,20 @@ impl Wrapper<'_> {
     }
 }
 
+/// One wrapped item: `marker` at column `at`, then `text`, continued under column `hanging`.
+fn marked(
+    out: &mut Vec<Laid>,
+    at: usize,
+    marker: (&str, Style),
+    text: (&str, Style),
+    hanging: usize,
+    width: usize,
+) {
+    let mut first = indent(at);
+    first.text(marker.0, marker.1);
+    wrap(out, first, hanging, &[seg(text.0, text.1)], width);
+}
+
 /// Wraps `segs` into lines of at most `width` columns: the first line starts with `first`,
 /// the others with `hanging` spaces.
 fn wrap(out: &mut Vec<Laid>, first: Laid, hanging: usize, segs: &[Seg], width: usize) {
@@ -851,24 +865,22 @@ fn rows(
             }
             None => {
                 if let Some(text) = q.custom_text.as_deref().filter(|_| row.custom) {
-                    let mut first = indent(label_col);
-                    first.text("→ ", Style::Success);
-                    wrap(
+                    marked(
                         out,
-                        first,
+                        label_col,
+                        ("→ ", Style::Success),
+                        (text, Style::Selected),
                         label_col + 2,
-                        &[seg(text, Style::Selected)],
                         width,
                     );
                 }
                 if let Some(note) = &row.note {
-                    let mut first = indent(label_col);
-                    first.text("✎ ", Style::Warning);
-                    wrap(
+                    marked(
                         out,
-                        first,
+                        label_col,
+                        ("✎ ", Style::Warning),
+                        (note, Style::Warning),
                         label_col + 2,
-                        &[seg(note, Style::Warning)],
                         width,
                     );
                 }
@@ -1087,32 +1099,35 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
                 width,
             );
             for a in &q.answers {
-                let mut first = indent(answer_col);
-                first.text("→ ", Style::Dim);
-                wrap(
+                marked(
                     out,
-                    first,
+                    answer_col,
+                    ("→ ", Style::Dim),
+                    (&a.label, Style::Success),
                     note_col,
-                    &[seg(&a.label, Style::Success)],
                     width,
                 );
                 if let Some(note) = &a.note {
-                    let mut first = indent(note_col);
-                    first.text("note: ", Style::Warning);
-                    wrap(
+                    marked(
                         out,
-                        first,
+                        note_col,
+                        ("note: ", Style::Warning),
+                        (note, Style::Warning),
                         note_col + 2,
-                        &[seg(note, Style::Warning)],
                         width,
                     );
                 }
             }
         }
         if let Some(note) = &q.note {
-            let mut first = indent(answer_col);
-            first.text("note: ", Style::Warning);
-            wrap(out, first, note_col, &[seg(note, Style::Warning)], width);
+            marked(
+                out,
+                answer_col,
+                ("note: ", Style::Warning),
+                (note, Style::Warning),
+                note_col,
+                width,
+            );
         }
         for other in &q.other_notes {
             let segs = [
