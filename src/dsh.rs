@@ -44,8 +44,9 @@ pub const PLAN_REVIEW: &str = "plan-review";
 /// Columns the labels of the transcript call line are cut to.
 const CALL_LABELS_WIDTH: usize = 50;
 
-/// The code of a [`UserQuestionError`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The code of a dsh `UserQuestionError`, as on the wire (`EMPTY_QUESTIONS`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// The request holds no questions.
     EmptyQuestions,

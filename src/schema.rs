@@ -21,15 +21,16 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::{JsonSchema, Schema, json_schema};
 use serde_json::{Map, Value, json};
 
+use crate::dsh::ErrorCode;
 use crate::keymap::Action;
 use crate::model::QuestionType;
-use crate::result::{ToolResult, Transcript};
+use crate::result::ToolResult;
 use crate::server::methods::METHODS;
 use crate::server::params::{
     CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
     RestoreParams, SaveCustomParams, SessionParams, SetNoteParams, SubmitAnswersParams,
 };
-use crate::server::state::code;
+use crate::server::state::{Step, code};
 use crate::session::Status;
 use crate::view::View;
 
@@ -223,7 +224,7 @@ pub struct UserQuestionErrorObject {
     #[schemars(extend("const" = "UserQuestionError"))]
     pub name: String,
     /// What kind of failure.
-    pub code: UserQuestionErrorCode,
+    pub code: ErrorCode,
     /// What went wrong, for people.
     pub message: String,
 }
@@ -235,51 +236,12 @@ pub struct UserQuestionErrorData {
     #[schemars(extend("const" = "UserQuestionError"))]
     pub name: String,
     /// What kind of failure.
-    pub code: UserQuestionErrorCode,
-}
-
-/// The code of a dsh `UserQuestionError`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum UserQuestionErrorCode {
-    /// The request holds no questions (`open`/`ask` fail at once).
-    EmptyQuestions,
-    /// An intent names none of its question's options, or its question has no `detail`
-    /// (`open`/`ask` fail at once).
-    BadIntent,
-    /// The request's shape is wrong (`open`/`ask` fail at once).
-    InvalidRequest,
-    /// The user cancelled.
-    AskCancelled,
-    /// The asker withdrew the request.
-    AskAborted,
-    /// The flow was opened without UI.
-    NoProvider,
+    pub code: ErrorCode,
 }
 
 // ---------------------------------------------------------------------------------------------
 // Replies
 // ---------------------------------------------------------------------------------------------
-
-/// What every method that changes or reads a session answers.
-#[derive(JsonSchema)]
-pub struct Step {
-    /// The session id.
-    pub session: String,
-    /// `open` or `done`.
-    pub status: Status,
-    /// The view of the session.
-    pub view: View,
-    /// The result, present exactly when `status` is `done`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<StepResult>,
-    /// Lines for a chat log, present exactly when `status` is `done`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<Transcript>,
-    /// `keys` with `trace: true`: the Step after each key applied, in order.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub steps: Option<Vec<Step>>,
-}
 
 /// The result of a finished flow: the pi tool output, or the dsh answer or error.
 pub enum StepResult {

@@ -110,6 +110,7 @@ fn error_codes_have_their_wire_names() {
     ];
     for (code, name) in codes {
         assert_eq!(code.as_str(), name);
+        assert_eq!(serde_json::to_value(code).expect("serialises"), json!(name));
     }
 }
 

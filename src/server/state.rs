@@ -609,10 +609,10 @@ fn view_of(id: &str, entry: &Entry, width: Option<usize>) -> View {
     view::build_with_width(id, &entry.session, width.or(entry.width))
 }
 
-/// What every state-changing method answers: `{ session, status, view, result?, transcript? }`
-/// (and `steps` for a traced `keys`). Serialised straight into the reply, never through a
-/// `Value` tree.
-#[derive(Debug, Clone, Serialize)]
+/// What every method that changes a session answers: `{ session, status, view, result?,
+/// transcript? }`, and `steps` for a traced `keys`.
+// Serialised straight into the reply by jsonrpsee, never through a `Value` tree.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Step {
     /// The session id.
     pub session: String,
@@ -620,13 +620,15 @@ pub struct Step {
     pub status: Status,
     /// The view after the change.
     pub view: View,
-    /// The result, once done.
+    /// The result, present exactly when `status` is `done`: the pi tool output, or the dsh
+    /// `{ answer }` or `{ error }`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::schema::StepResult>")]
     pub result: Option<Value>,
-    /// The transcript lines, once done.
+    /// The transcript lines, present exactly when `status` is `done`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript: Option<Transcript>,
-    /// One Step per key of a traced `keys`.
+    /// `keys` with `trace: true`: the Step after each key applied, in order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<Step>>,
 }
