@@ -794,13 +794,13 @@ impl Flow {
 
     /// Recomputes the completion list after the open editor's text or cursor changed.
     fn refresh_completion(&mut self) {
-        match &self.editor {
-            Some(editor) => self.completion.update(
-                self.files.as_deref(),
-                editor.text.text(),
-                editor.text.cursor(),
-            ),
-            None => self.completion = Completion::default(),
+        match (&self.editor, self.files.as_deref()) {
+            (Some(editor), Some(files)) => {
+                self.completion
+                    .update(Some(files), editor.text.text(), editor.text.cursor())
+            }
+            // Without an index nothing is offered: no work on the keystroke path.
+            _ => self.completion = Completion::default(),
         }
     }
 

@@ -29,27 +29,40 @@ impl Default for Limits {
 impl Limits {
     /// Checks a raw payload's sizes; the error says which limit and where.
     pub fn check_payload(&self, payload: &Value) -> Result<(), String> {
-        if let Some(questions) = payload.get("questions").and_then(Value::as_array) {
-            if questions.len() > self.max_questions {
+        self.check_counts(payload, "payload")?;
+        self.check_texts(payload, "payload")
+    }
+
+    /// Checks the number of questions of `value` and of options of each; errors name `root`.
+    pub fn check_counts(&self, value: &Value, root: &str) -> Result<(), String> {
+        let Some(questions) = value.get("questions").and_then(Value::as_array) else {
+            return Ok(());
+        };
+        if questions.len() > self.max_questions {
+            return Err(format!(
+                "{root} has {} questions; the limit is {}",
+                questions.len(),
+                self.max_questions
+            ));
+        }
+        for (i, q) in questions.iter().enumerate() {
+            if let Some(options) = q.get("options").and_then(Value::as_array)
+                && options.len() > self.max_options
+            {
                 return Err(format!(
-                    "payload has {} questions; the limit is {}",
-                    questions.len(),
-                    self.max_questions
+                    "{root}.questions[{i}] has {} options; the limit is {}",
+                    options.len(),
+                    self.max_options
                 ));
             }
-            for (i, q) in questions.iter().enumerate() {
-                if let Some(options) = q.get("options").and_then(Value::as_array)
-                    && options.len() > self.max_options
-                {
-                    return Err(format!(
-                        "questions[{i}] has {} options; the limit is {}",
-                        options.len(),
-                        self.max_options
-                    ));
-                }
-            }
         }
-        self.check_strings(payload, &mut String::from("payload"))
+        Ok(())
+    }
+
+    /// Checks every string inside `value` against `max_text_bytes`; errors name the string's
+    /// path below `root`.
+    pub fn check_texts(&self, value: &Value, root: &str) -> Result<(), String> {
+        self.check_strings(value, &mut String::from(root))
     }
 
     fn check_strings(&self, value: &Value, path: &mut String) -> Result<(), String> {

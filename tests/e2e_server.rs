@@ -2286,7 +2286,10 @@ fn payloads_over_the_limits_answer_32004_and_create_nothing() {
     });
     let cases = [
         (two_questions, "payload has 2 questions; the limit is 1"),
-        (three_options, "questions[0] has 3 options; the limit is 2"),
+        (
+            three_options,
+            "payload.questions[0] has 3 options; the limit is 2",
+        ),
         (
             long_text,
             "payload.questions[0].options[0].label is 11 bytes; the limit is 10",
@@ -2999,4 +3002,38 @@ fn a_flow_holds_at_most_its_budget_of_answers_and_notes() {
             "the flow would hold 21 bytes of answers and notes; the limit is 20"
         )
     );
+}
+
+#[test]
+fn restore_holds_snapshots_to_the_limits() {
+    let mut s = Server::start(&["--max-options", "2", "--max-text-bytes", "40"]);
+    s.open("t", payload());
+    let state = s.ok("snapshot", json!({ "session": "t" }))["state"].clone();
+    let mut long = state.clone();
+    long["spec"]["questions"][0]["prompt"] = json!("p".repeat(41));
+    assert_eq!(
+        s.err("restore", json!({ "state": long })),
+        error(
+            -32004,
+            "state.spec.questions[0].prompt is 41 bytes; the limit is 40"
+        )
+    );
+    let mut many = state.clone();
+    many["spec"]["questions"][0]["options"]
+        .as_array_mut()
+        .expect("options")
+        .push(json!({ "value": "x", "label": "X" }));
+    assert_eq!(
+        s.err("restore", json!({ "state": many })),
+        error(
+            -32004,
+            "state.spec.questions[0] has 3 options; the limit is 2"
+        )
+    );
+    assert_eq!(
+        s.ok("sessions", json!({})),
+        json!([{ "session": "t", "title": "Setup", "status": "open" }])
+    );
+    let restored = s.ok("restore", json!({ "state": state, "session": "r" }));
+    assert_eq!(restored["status"], json!("open"));
 }

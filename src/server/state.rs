@@ -495,7 +495,7 @@ impl State {
         };
         self.change(&p.session, |s, limits| {
             limits
-                .check_payload(&json!({ "answers": p.answers }))
+                .check_texts(&p.answers, "answers")
                 .map_err(|m| error(code::LIMIT, m))?;
             s.submit_answer_set(&p.answers, outcome).map_err(flow_error)
         })
@@ -564,8 +564,8 @@ impl State {
         let p: RestoreParams = parse(params)?;
         let limits = self.config.limits;
         limits
-            .check_payload(&p.state)
-            .and_then(|()| limits.check_payload(&p.state["spec"]))
+            .check_texts(&p.state, "state")
+            .and_then(|()| limits.check_counts(&p.state["spec"], "state.spec"))
             .map_err(|m| error(code::LIMIT, m))?;
         let session = snapshot::restore(&p.state)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
