@@ -704,7 +704,16 @@ fn hints(flow: &Flow) -> Vec<Hint> {
         _ => None,
     };
     if let Some(n) = digits.filter(|&n| n > 0) {
-        let at = hints.len().saturating_sub(2).min(hints.len());
+        // The digits go just before the ways out (cancel, dismiss), whatever is bound.
+        let ways_out = [
+            Action::MainCancel.name(),
+            Action::ReviewCancel.name(),
+            Action::GlobalDismiss.name(),
+        ];
+        let at = hints
+            .iter()
+            .position(|h| ways_out.contains(&h.action))
+            .unwrap_or(hints.len());
         hints.insert(
             at,
             Hint {

@@ -1873,3 +1873,18 @@ fn snapshots_the_engine_never_writes_are_refused() {
         "invalid snapshot: \"size\" is single-select: a selection or custom text, not both"
     );
 }
+
+#[test]
+fn digit_hints_stand_before_the_ways_out_whatever_is_bound() {
+    let actions = |s: &Session| -> Vec<&'static str> {
+        view::build("s", s).hints.iter().map(|h| h.action).collect()
+    };
+    let defaults = actions(&open_main());
+    assert_eq!(
+        defaults[defaults.len() - 3..],
+        ["digits", "main.cancel", "global.dismiss"]
+    );
+    let unbound = open_with_keymap(&payload(), &json!({ "main.cancel": [] }));
+    let unbound = actions(&unbound);
+    assert_eq!(unbound[unbound.len() - 2..], ["digits", "global.dismiss"]);
+}
