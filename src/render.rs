@@ -71,16 +71,50 @@ pub enum Style {
 }
 
 /// A piece of a line in one style.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Span {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Span<'a> {
     /// The text (never containing a line break or a control character).
-    pub text: String,
+    pub text: &'a str,
     /// Its style.
     pub style: Style,
 }
 
-/// One screen line.
-pub type Line = Vec<Span>;
+/// One screen line: its text, cut into spans of one style each. It serialises as the list
+/// of its spans.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Line {
+    text: String,
+    /// Each span's style and the byte offset in `text` where the span ends.
+    ends: Vec<(Style, usize)>,
+}
+
+impl Line {
+    /// The spans, in order; none is empty.
+    pub fn spans(&self) -> impl ExactSizeIterator<Item = Span<'_>> + Clone {
+        let mut start = 0;
+        self.ends.iter().map(move |&(style, end)| {
+            let text = &self.text[start..end];
+            start = end;
+            Span { text, style }
+        })
+    }
+
+    /// The text of the whole line.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The width of the line in terminal columns.
+    pub fn width(&self) -> usize {
+        self.spans().map(|span| span.text.width()).sum()
+    }
+}
+
+impl Serialize for Line {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.spans())
+    }
+}
 
 /// The narrowest width rendered; narrower widths render at this one.
 pub const MIN_WIDTH: usize = 20;
@@ -152,9 +186,7 @@ pub fn plain(lines: &[Line]) -> String {
     let mut text = String::new();
     for line in lines {
         let start = text.len();
-        for span in line {
-            text.push_str(&span.text);
-        }
+        text.push_str(&line.text);
         let end = start + text[start..].trim_end().len();
         text.truncate(end);
         text.push('\n');
@@ -162,14 +194,8 @@ pub fn plain(lines: &[Line]) -> String {
     text
 }
 
-/// The width of a line in terminal columns.
-pub fn line_width(line: &[Span]) -> usize {
-    line.iter().map(|span| span.text.width()).sum()
-}
-
 /// A line being built: its text in one buffer, the style of each span with where the span
-/// ends in it, and its width. Spans become [`Span`]s only when the screen is finished, so
-/// that each costs one allocation of its final size.
+/// ends in it, and its width.
 #[derive(Debug, Default)]
 struct Laid {
     text: String,
@@ -258,15 +284,10 @@ impl Laid {
 
     /// The finished line.
     fn into_line(self) -> Line {
-        let mut start = 0;
-        self.spans
-            .iter()
-            .map(|&(style, end)| {
-                let text = self.text[start..end].to_owned();
-                start = end;
-                Span { text, style }
-            })
-            .collect()
+        Line {
+            text: self.text,
+            ends: self.spans,
+        }
     }
 }
 
@@ -317,7 +338,7 @@ enum Kind {
     Break,
 }
 
-/// One grapheme ready for layout.
+/// One grapheme ready for layout, or a run of printable ASCII graphemes laid out together.
 #[derive(Debug, Clone, Copy)]
 struct Grapheme<'a> {
     text: &'a str,
@@ -329,6 +350,9 @@ struct Grapheme<'a> {
     loose: bool,
     /// A glued space: it breaks only when its word is longer than a line.
     soft: bool,
+    /// A run of one-column graphemes (printable ASCII other than space) inside one word,
+    /// placed whole when it fits and one grapheme at a time when it does not.
+    run: bool,
 }
 
 /// Splits segments into graphemes, mapping tabs and control characters to what is drawn.
@@ -336,13 +360,34 @@ fn graphemes<'a>(segs: &[Seg<'a>]) -> Vec<Grapheme<'a>> {
     let mut out = Vec::with_capacity(segs.iter().map(|s| s.text.len()).sum());
     for s in segs {
         if s.text.is_ascii() {
-            // Every ASCII character is a grapheme of its own, except `\r\n`.
-            let mut rest = s.text;
-            while !rest.is_empty() {
-                let n = if rest.starts_with("\r\n") { 2 } else { 1 };
-                let (g, tail) = rest.split_at(n);
-                push_grapheme(&mut out, s, g);
-                rest = tail;
+            // Every ASCII character is a grapheme of its own, except `\r\n`; runs of
+            // printable characters other than space are one piece of a word.
+            let bytes = s.text.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                let run = bytes[i..]
+                    .iter()
+                    .take_while(|b| (b'!'..=b'~').contains(*b))
+                    .count();
+                let n = match run {
+                    0 if bytes[i..].starts_with(b"\r\n") => 2,
+                    0 | 1 => 1,
+                    run => {
+                        out.push(Grapheme {
+                            text: &s.text[i..i + run],
+                            style: s.style,
+                            width: run,
+                            kind: Kind::Word,
+                            loose: false,
+                            soft: false,
+                            run: true,
+                        });
+                        i += run;
+                        continue;
+                    }
+                };
+                push_grapheme(&mut out, s, &s.text[i..i + n]);
+                i += n;
             }
         } else {
             for g in s.text.graphemes(true) {
@@ -376,6 +421,7 @@ fn push_grapheme<'a>(out: &mut Vec<Grapheme<'a>>, s: &Seg<'a>, g: &'a str) {
         kind,
         loose: width >= 2 && !keep && !is_hangul(g),
         soft,
+        run: false,
     });
 }
 
@@ -409,6 +455,23 @@ impl Wrapper<'_> {
     }
 
     fn emit(&mut self, g: &Grapheme) {
+        if g.run && self.line.width + g.width <= self.width {
+            self.line.push(g.text, g.style, g.width);
+            self.content = true;
+            return;
+        }
+        if g.run {
+            // A run that does not fit goes one grapheme at a time, as any text.
+            for i in 0..g.text.len() {
+                self.emit(&Grapheme {
+                    text: &g.text[i..i + 1],
+                    width: 1,
+                    run: false,
+                    ..*g
+                });
+            }
+            return;
+        }
         if g.width > self.width - self.indent {
             // Wider than any line can hold (a grapheme of several wide parts).
             if self.line.width + 1 > self.width {
@@ -494,8 +557,12 @@ fn wrap(out: &mut Vec<Laid>, first: Laid, hanging: usize, segs: &[Seg], width: u
         }
         Err(first) => first,
     };
+    lay_out(out, first, hanging, &graphemes(segs), width);
+}
+
+/// The general path of [`wrap`], over the graphemes of the text.
+fn lay_out(out: &mut Vec<Laid>, first: Laid, hanging: usize, gs: &[Grapheme], width: usize) {
     let hanging = hanging.min(width.saturating_sub(MIN_ROOM));
-    let gs = graphemes(segs);
     let mut w = Wrapper {
         out,
         width,
@@ -1217,4 +1284,57 @@ fn hints(out: &mut Vec<Laid>, hints: &[Hint], width: usize) {
         }
     }
     wrap(out, margin(), MARGIN, &segs, width);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `gs` with every run split into its single graphemes.
+    fn split_runs<'a>(gs: &[Grapheme<'a>]) -> Vec<Grapheme<'a>> {
+        let mut out = Vec::new();
+        for g in gs {
+            if g.run {
+                out.extend((0..g.text.len()).map(|i| Grapheme {
+                    text: &g.text[i..i + 1],
+                    width: 1,
+                    run: false,
+                    ..*g
+                }));
+            } else {
+                out.push(*g);
+            }
+        }
+        out
+    }
+
+    fn laid_out(first: usize, hanging: usize, gs: &[Grapheme], width: usize) -> Vec<Line> {
+        let mut out = Vec::new();
+        lay_out(&mut out, indent(first), hanging, gs, width);
+        out.into_iter().map(Laid::into_line).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Runs of printable ASCII lay out exactly as their graphemes one by one would.
+        #[test]
+        fn runs_lay_out_as_their_graphemes(
+            texts in proptest::collection::vec("[a-z!~ ]{0,30}|[a-z]{20,70}|[a-z \t\n□]{0,20}", 1..5),
+            glue in proptest::collection::vec(proptest::bool::ANY, 5),
+            first in 0usize..12,
+            hanging in 0usize..16,
+            width in 20usize..50,
+        ) {
+            let segs: Vec<Seg> = texts
+                .iter()
+                .zip(&glue)
+                .map(|(text, &glue)| if glue { glued(text, Style::Accent) } else { seg(text, Style::Text) })
+                .collect();
+            let gs = graphemes(&segs);
+            proptest::prop_assert_eq!(
+                laid_out(first, hanging, &gs, width),
+                laid_out(first, hanging, &split_runs(&gs), width)
+            );
+        }
+    }
 }

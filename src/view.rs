@@ -49,6 +49,7 @@ pub struct View {
     pub outcome: Option<OutcomeView>,
     /// The screen rendered at the known width (omitted when no width is known).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<Vec<render::Span<'static>>>>")]
     pub lines: Option<Vec<Line>>,
 }
 

@@ -429,7 +429,7 @@ fn the_rendered_editor_wraps_long_lines() {
     );
     for width in 20..=100 {
         for line in lines(&s, width) {
-            assert!(render::line_width(&line) <= width.max(render::MIN_WIDTH));
+            assert!(line.width() <= width.max(render::MIN_WIDTH));
         }
     }
 }
@@ -946,17 +946,17 @@ fn the_highlighted_entry_is_styled_selected() {
     let listed: Vec<&Line> = screen
         .iter()
         .filter(|l| {
-            l.iter()
+            l.spans()
                 .any(|span| span.text.contains("docs/adr/") && !span.text.contains('@'))
         })
         .collect();
     assert_eq!(listed.len(), 4);
-    let styles = |l: &Line| l.iter().map(|span| span.style).collect::<Vec<Style>>();
+    let styles = |l: &Line| l.spans().map(|span| span.style).collect::<Vec<Style>>();
     assert_eq!(styles(listed[0]), [Style::Text]);
     assert_eq!(styles(listed[1]), [Style::Text, Style::Selected]);
     assert_eq!(
-        listed[1][1].text,
-        "❯ docs/adr/0001-record-architecture-decisions.md"
+        listed[1].spans().nth(1).map(|span| span.text),
+        Some("❯ docs/adr/0001-record-architecture-decisions.md")
     );
     assert_eq!(styles(listed[2]), [Style::Text]);
 }
@@ -968,13 +968,13 @@ fn the_rendered_list_fits_every_width() {
         let screen = lines(&s, width);
         for line in &screen {
             assert!(
-                render::line_width(line) <= width.max(render::MIN_WIDTH),
+                line.width() <= width.max(render::MIN_WIDTH),
                 "{width}: {line:?}"
             );
         }
         let selected = screen
             .iter()
-            .filter(|l| l.iter().any(|span| span.style == Style::Selected))
+            .filter(|l| l.spans().any(|span| span.style == Style::Selected))
             .count();
         assert_eq!(selected, 1, "{width}");
     }

@@ -335,7 +335,7 @@ fn no_line_is_wider_than_the_width() {
     for (name, session) in screens() {
         for width in 20..=120 {
             for (i, line) in lines(&session, width).iter().enumerate() {
-                let w: usize = line.iter().map(|s| s.text.width()).sum();
+                let w = line.width();
                 assert!(
                     w <= width,
                     "{name} at {width}: line {i} is {w} wide: {line:?}"
@@ -349,7 +349,7 @@ fn no_line_is_wider_than_the_width() {
 fn spans_hold_text_without_control_characters() {
     for (name, session) in screens() {
         for line in lines(&session, 33) {
-            for span in line {
+            for span in line.spans() {
                 assert!(!span.text.is_empty(), "{name}: empty span");
                 assert!(
                     !span.text.chars().any(char::is_control),
@@ -384,14 +384,14 @@ fn graphemes_are_never_split() {
     allowed.extend(ui.graphemes(true));
     for width in 20..=70 {
         for line in lines(&session, width) {
-            let joined: String = line.iter().map(|s| s.text.as_str()).collect();
+            let joined = line.text();
             for g in joined.graphemes(true) {
                 assert!(
                     g.is_ascii() || allowed.contains(g),
                     "at {width}: split grapheme {g:?} in {joined:?}"
                 );
             }
-            for span in &line {
+            for span in line.spans() {
                 let first = span.text.graphemes(true).next().unwrap_or_default();
                 assert!(
                     first.is_ascii() || allowed.contains(first),
@@ -445,9 +445,9 @@ proptest::proptest! {
         press(&mut s, "n");
         s.flow_mut().expect("open").insert(&draft).expect("editor is open");
         for line in lines(&s, width) {
-            let w: usize = line.iter().map(|s| s.text.width()).sum();
+            let w: usize = line.spans().map(|s| s.text.width()).sum();
             proptest::prop_assert!(w <= width, "{} > {}: {:?}", w, width, line);
-            for span in &line {
+            for span in line.spans() {
                 proptest::prop_assert!(!span.text.chars().any(char::is_control));
             }
         }
@@ -459,9 +459,10 @@ fn cursor(lines: &[Line]) -> (usize, String) {
     let found: Vec<(usize, String)> = lines
         .iter()
         .filter_map(|line| {
-            let at = line.iter().position(|s| s.style == Style::Cursor)?;
-            let column = line[..at].iter().map(|s| s.text.width()).sum();
-            Some((column, line[at].text.clone()))
+            let spans: Vec<Span> = line.spans().collect();
+            let at = spans.iter().position(|s| s.style == Style::Cursor)?;
+            let column = spans[..at].iter().map(|s| s.text.width()).sum();
+            Some((column, spans[at].text.to_owned()))
         })
         .collect();
     assert_eq!(found.len(), 1, "exactly one cursor: {found:?}");
@@ -514,12 +515,13 @@ fn empty_editors_show_their_placeholder_under_the_cursor() {
     assert_eq!(cursor(&screen), (5, "T".to_owned()));
     let line = screen
         .iter()
-        .find(|l| l.iter().any(|s| s.style == Style::Cursor))
+        .find(|l| l.spans().any(|s| s.style == Style::Cursor))
         .expect("cursor line");
-    assert!(line.contains(&Span {
-        text: "ype answer...".to_owned(),
-        style: Style::Muted
-    }));
+    assert!(line.spans().any(|span| span
+        == Span {
+            text: "ype answer...",
+            style: Style::Muted
+        }));
     let screen = lines(&option_note_editor(), 40);
     assert!(render::plain(&screen).contains("│ Add a note... "));
 }
