@@ -30,7 +30,7 @@
 //! (long lines wrapped, at most [`MAX_EDITOR_LINES`] shown) and its `@` completion list under
 //! it while one is open, the preview of the active row beside the rows from
 //! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the end
-//! of the flow; then the key hints and a closing rule. At most [`MAX_VISIBLE_ROWS`] rows show
+//! of the flow; then the key hints and a closing rule. At most [`ROW_WINDOW`](crate::view::ROW_WINDOW) rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
 use serde::Serialize;
@@ -122,8 +122,6 @@ pub const MIN_WIDTH: usize = 20;
 pub const MAX_WIDTH: usize = 1000;
 /// From this width on, a preview shows beside the rows instead of below them.
 pub const SIDE_BY_SIDE_WIDTH: usize = 90;
-/// Most rows of a question shown at once.
-pub const MAX_VISIBLE_ROWS: usize = 10;
 /// Most text lines an editor box shows at once.
 pub const MAX_EDITOR_LINES: usize = 8;
 
@@ -809,7 +807,7 @@ fn question_screen(
         .plan_review
         .as_ref()
         .and_then(|p| p.approve_label.as_deref());
-    let previews = q.rows.iter().any(|r| r.preview.is_some());
+    let previews = q.has_previews;
     if previews && width >= SIDE_BY_SIDE_WIDTH {
         let left_width = width * 2 / 5;
         let mut left = Vec::new();
@@ -858,22 +856,17 @@ fn rows(
     approve: Option<&str>,
     width: usize,
 ) {
-    let count = q.rows.len();
-    let (start, end) = if count <= MAX_VISIBLE_ROWS {
-        (0, count)
-    } else {
-        let start = q
-            .active_option
-            .saturating_sub(MAX_VISIBLE_ROWS / 2 - 1)
-            .min(count - MAX_VISIBLE_ROWS);
-        (start, start + MAX_VISIBLE_ROWS)
-    };
-    if start > 0 {
-        more(out, "↑", start, width);
+    // The view carries the window shown, or all rows; either way the window is drawn.
+    let first = q.rows.first().map_or(0, |row| row.index - 1);
+    let start = q.rows_above;
+    let end = q.row_count - q.rows_below;
+    let shown = &q.rows[start - first..end - first];
+    if q.rows_above > 0 {
+        more(out, "↑", q.rows_above, width);
     }
     let multi = q.kind == QuestionType::Multi;
     let label_col = MARGIN + POINTER + NUMBER + if multi { 4 } else { 2 };
-    for row in &q.rows[start..end] {
+    for row in shown {
         let mut first = margin();
         if row.active {
             first.text("❯ ", Style::Accent);
@@ -954,8 +947,8 @@ fn rows(
             }
         }
     }
-    if end < count {
-        more(out, "↓", count - end, width);
+    if q.rows_below > 0 {
+        more(out, "↓", q.rows_below, width);
     }
 }
 

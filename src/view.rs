@@ -129,10 +129,20 @@ pub struct QuestionView {
     pub custom_text: Option<String>,
     /// 0-based active row.
     pub active_option: usize,
-    /// Options, then the custom row when the question has one.
+    /// How many rows the question has: its options, then the custom row when it has one.
+    pub row_count: usize,
+    /// The rows the view carries: all of them when the view was asked for all rows, otherwise
+    /// the window of at most [`ROW_WINDOW`] rows around the active row that the screen shows.
+    /// Each row's `index` says where it stands among all rows.
     pub rows: Vec<RowView>,
+    /// Rows before the window that the screen shows (`↑ N more`).
+    pub rows_above: usize,
+    /// Rows after the window that the screen shows (`↓ N more`).
+    pub rows_below: usize,
     /// The preview text of the active row (preview questions), `null` otherwise.
     pub preview: Option<String>,
+    /// Some option has a preview: the screen shows a preview box.
+    pub has_previews: bool,
     /// The plan under review (dsh `plan-review` intent), `null` otherwise.
     pub plan_review: Option<PlanReviewView>,
 }
@@ -332,20 +342,58 @@ pub fn strip_recommended(label: &str) -> (&str, bool) {
     (label, false)
 }
 
+/// Most rows a view carries unless asked for all: the window the rendered screen shows.
+pub const ROW_WINDOW: usize = 10;
+
+/// The 0-based rows `start..end` of the window shown out of `count` rows, `active` active:
+/// all of them when they fit, otherwise [`ROW_WINDOW`] rows with the active one fourth
+/// from the top where it can be.
+pub fn row_window(count: usize, active: usize) -> (usize, usize) {
+    if count <= ROW_WINDOW {
+        (0, count)
+    } else {
+        let start = active
+            .saturating_sub(ROW_WINDOW / 2 - 1)
+            .min(count - ROW_WINDOW);
+        (start, start + ROW_WINDOW)
+    }
+}
+
+/// What a view carries beyond the state of the flow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ViewOptions {
+    /// Terminal columns: the view carries the screen rendered at this width as `lines`.
+    pub width: Option<usize>,
+    /// Carry every row of the question, not only the window the screen shows.
+    pub all_rows: bool,
+}
+
 /// Builds the view of a session, without rendered lines.
 pub fn build(id: &str, session: &Session) -> View {
-    build_with_width(id, session, None)
+    build_with(id, session, ViewOptions::default())
 }
 
 /// Builds the view of a session; with a width (terminal columns) it carries the rendered
 /// `lines` of [`render::render`].
 pub fn build_with_width(id: &str, session: &Session, width: Option<usize>) -> View {
-    let mut view = build_view(id, session);
-    view.lines = width.map(|width| render::render(&view, width));
+    build_with(
+        id,
+        session,
+        ViewOptions {
+            width,
+            all_rows: false,
+        },
+    )
+}
+
+/// Builds the view of a session as `options` ask.
+pub fn build_with(id: &str, session: &Session, options: ViewOptions) -> View {
+    let mut view = build_view(id, session, options.all_rows);
+    view.lines = options.width.map(|width| render::render(&view, width));
     view
 }
 
-fn build_view(id: &str, session: &Session) -> View {
+fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
     let status = session.status();
     let outcome = match session.flow() {
         Some(flow) => flow.outcome().map(OutcomeView::from),
@@ -380,7 +428,7 @@ fn build_view(id: &str, session: &Session) -> View {
         active_tab: flow.tab(),
         question: flow
             .current_question()
-            .map(|q| question_view(flow, q, &flow.answers()[flow.tab()])),
+            .map(|q| question_view(flow, q, &flow.answers()[flow.tab()], all_rows)),
         review: (flow.focus() == Focus::Review).then(|| review_view(flow)),
         editor: flow.editor().map(|e| editor_view(flow, e)),
         hints: hints(flow),
@@ -414,28 +462,37 @@ fn tabs(flow: &Flow) -> Vec<TabView> {
     tabs
 }
 
-fn question_view(flow: &Flow, q: &Question, answer: &Answer) -> QuestionView {
-    let mut rows: Vec<RowView> = q
-        .options
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let (label, recommended) = strip_recommended(&o.label);
-            RowView {
-                index: i + 1,
-                value: o.value.clone(),
-                label: label.to_owned(),
-                description: o.description.clone(),
-                preview: o.preview.clone(),
-                selected: answer.selected.contains(&i),
-                active: flow.row() == i,
-                custom: false,
-                note: answer.option_note(i).map(str::to_owned),
-                recommended,
-            }
-        })
-        .collect();
-    if q.has_custom_row() {
+fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> QuestionView {
+    let row_count = q.options.len() + usize::from(q.has_custom_row());
+    let (shown_start, shown_end) = row_window(row_count, flow.row());
+    let (start, end) = if all_rows {
+        (0, row_count)
+    } else {
+        (shown_start, shown_end)
+    };
+    let options_end = end.min(q.options.len());
+    let mut rows: Vec<RowView> = Vec::with_capacity(end - start);
+    rows.extend(
+        q.options[start.min(options_end)..options_end]
+            .iter()
+            .zip(start..)
+            .map(|(o, i)| {
+                let (label, recommended) = strip_recommended(&o.label);
+                RowView {
+                    index: i + 1,
+                    value: o.value.clone(),
+                    label: label.to_owned(),
+                    description: o.description.clone(),
+                    preview: o.preview.clone(),
+                    selected: answer.selected.contains(&i),
+                    active: flow.row() == i,
+                    custom: false,
+                    note: answer.option_note(i).map(str::to_owned),
+                    recommended,
+                }
+            }),
+    );
+    if q.has_custom_row() && end == row_count {
         let i = q.options.len();
         rows.push(RowView {
             index: i + 1,
@@ -460,7 +517,11 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer) -> QuestionView {
         note: answer.note.clone(),
         custom_text: answer.custom_text.clone(),
         active_option: flow.row(),
+        row_count,
+        rows_above: shown_start,
+        rows_below: row_count - shown_end,
         preview: q.options.get(flow.row()).and_then(|o| o.preview.clone()),
+        has_previews: q.options.iter().any(|o| o.preview.is_some()),
         plan_review: q
             .intent
             .as_ref()

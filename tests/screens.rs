@@ -565,6 +565,68 @@ fn long_lists_show_a_window_with_markers() {
 }
 
 #[test]
+fn views_carry_the_window_of_rows_the_screen_shows() {
+    // Sixteen rows, the tenth active: the screen shows rows 6 to 15.
+    let mut s = long_list();
+    let q = view::build("s", &s).question.expect("a question");
+    assert_eq!(
+        (q.row_count, q.rows_above, q.rows_below, q.active_option),
+        (16, 5, 1, 9)
+    );
+    let indices: Vec<usize> = q.rows.iter().map(|r| r.index).collect();
+    assert_eq!(indices, (6..=15).collect::<Vec<_>>());
+    let active: Vec<usize> = q.rows.iter().filter(|r| r.active).map(|r| r.index).collect();
+    assert_eq!(active, [10]);
+    assert_eq!(q.rows[0].value, "v6");
+    assert_eq!(q.rows[0].label, "Option number 6");
+
+    // At the end of the list the window holds the custom row.
+    press(&mut s, &"<Down>".repeat(5));
+    let q = view::build("s", &s).question.expect("a question");
+    assert_eq!((q.rows_above, q.rows_below, q.active_option), (6, 0, 14));
+    let indices: Vec<usize> = q.rows.iter().map(|r| r.index).collect();
+    assert_eq!(indices, (7..=16).collect::<Vec<_>>());
+    let last = q.rows.last().expect("rows");
+    assert_eq!((last.value.as_str(), last.custom), (view::CUSTOM_VALUE, true));
+
+    // The same counts reach clients under their protocol names.
+    let json = serde_json::to_value(view::build("s", &s)).expect("a view serialises");
+    let q = &json["question"];
+    assert_eq!(
+        (&q["rowCount"], &q["rowsAbove"], &q["rowsBelow"], &q["hasPreviews"]),
+        (&json!(16), &json!(6), &json!(0), &json!(false))
+    );
+    assert_eq!(q["rows"].as_array().map(Vec::len), Some(10));
+}
+
+#[test]
+fn views_asked_for_all_rows_carry_every_row_and_the_same_screen() {
+    let s = long_list();
+    let all = view::build_with(
+        "s",
+        &s,
+        view::ViewOptions {
+            width: Some(40),
+            all_rows: true,
+        },
+    );
+    let q = all.question.as_ref().expect("a question");
+    let indices: Vec<usize> = q.rows.iter().map(|r| r.index).collect();
+    assert_eq!(indices, (1..=16).collect::<Vec<_>>());
+    assert_eq!((q.row_count, q.rows_above, q.rows_below), (16, 5, 1));
+    assert_eq!(all.lines, view::build_with_width("s", &s, Some(40)).lines);
+}
+
+#[test]
+fn short_lists_carry_all_rows() {
+    let s = open(single_payload());
+    let q = view::build("s", &s).question.expect("a question");
+    let indices: Vec<usize> = q.rows.iter().map(|r| r.index).collect();
+    assert_eq!(indices, [1, 2, 3, 4]);
+    assert_eq!((q.row_count, q.rows_above, q.rows_below), (4, 0, 0));
+}
+
+#[test]
 fn the_footer_follows_the_keymap() {
     let keymap = Keymap::default()
         .with_overrides(&json!({ "main.toggle": ["x"], "main.down": ["j", "down"] }))
