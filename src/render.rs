@@ -33,7 +33,10 @@
 //! of the flow; then the key hints and a closing rule. At most [`ROW_WINDOW`](crate::view::ROW_WINDOW) rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
+use std::sync::Arc;
+
 use serde::Serialize;
+use serde_json::value::RawValue;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
@@ -80,13 +83,24 @@ pub struct Span<'a> {
 }
 
 /// One screen line: its text, cut into spans of one style each. It serialises as the list
-/// of its spans.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// of its spans; a line that went through a [`LineCache`] carries that JSON ready-made, which
+/// serde_json writes as it is (other serializers see serde_json's raw-value wrapper).
+#[derive(Debug, Clone, Default)]
 pub struct Line {
     text: String,
     /// Each span's style and the byte offset in `text` where the span ends.
     ends: Vec<(Style, usize)>,
+    /// The line as JSON, once a [`LineCache`] has given it.
+    json: Option<Arc<RawValue>>,
 }
+
+impl PartialEq for Line {
+    fn eq(&self, other: &Line) -> bool {
+        self.text == other.text && self.ends == other.ends
+    }
+}
+
+impl Eq for Line {}
 
 impl Line {
     /// The spans, in order; none is empty.
@@ -112,7 +126,46 @@ impl Line {
 
 impl Serialize for Line {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.spans())
+        match &self.json {
+            Some(json) => json.serialize(serializer),
+            None => serializer.collect_seq(self.spans()),
+        }
+    }
+}
+
+/// The JSON of the lines of the last screen served, so that a line equal to one of them is
+/// not serialised again: between two keys most of a screen stays as it was. It holds one
+/// screen whatever the number of sessions; lines are matched by their whole content, so a
+/// screen of any session or width can follow any other.
+#[derive(Debug, Default)]
+pub struct LineCache {
+    screen: Vec<Line>,
+}
+
+impl LineCache {
+    /// Gives every line of `lines` its JSON, reused from the last screen where a line equal
+    /// to it was there, serialised otherwise; `lines` becomes the last screen.
+    pub fn fill(&mut self, lines: &mut [Line]) {
+        let mut last = std::mem::take(&mut self.screen);
+        self.screen.reserve(lines.len());
+        for (i, line) in lines.iter_mut().enumerate() {
+            let reusable = |old: &Line| old.json.is_some() && old == line;
+            let found = if last.get(i).is_some_and(reusable) {
+                Some(i)
+            } else {
+                last.iter().position(reusable)
+            };
+            match found {
+                Some(j) => {
+                    line.json = last[j].json.clone();
+                    self.screen.push(std::mem::take(&mut last[j]));
+                }
+                None => {
+                    line.json = serde_json::value::to_raw_value(&*line).ok().map(Arc::from);
+                    self.screen.push(line.clone());
+                }
+            }
+        }
     }
 }
 
@@ -285,6 +338,7 @@ impl Laid {
         Line {
             text: self.text,
             ends: self.spans,
+            json: None,
         }
     }
 }

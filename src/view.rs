@@ -393,6 +393,21 @@ pub fn build_with(id: &str, session: &Session, options: ViewOptions) -> View {
     view
 }
 
+/// Builds the view of a session as `options` ask, its rendered lines carrying their JSON
+/// through `cache`: the way to build view after view for clients.
+pub fn build_cached(
+    id: &str,
+    session: &Session,
+    options: ViewOptions,
+    cache: &mut render::LineCache,
+) -> View {
+    let mut view = build_with(id, session, options);
+    if let Some(lines) = &mut view.lines {
+        cache.fill(lines);
+    }
+    view
+}
+
 fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
     let status = session.status();
     let outcome = match session.flow() {

@@ -575,7 +575,12 @@ fn views_carry_the_window_of_rows_the_screen_shows() {
     );
     let indices: Vec<usize> = q.rows.iter().map(|r| r.index).collect();
     assert_eq!(indices, (6..=15).collect::<Vec<_>>());
-    let active: Vec<usize> = q.rows.iter().filter(|r| r.active).map(|r| r.index).collect();
+    let active: Vec<usize> = q
+        .rows
+        .iter()
+        .filter(|r| r.active)
+        .map(|r| r.index)
+        .collect();
     assert_eq!(active, [10]);
     assert_eq!(q.rows[0].value, "v6");
     assert_eq!(q.rows[0].label, "Option number 6");
@@ -587,13 +592,21 @@ fn views_carry_the_window_of_rows_the_screen_shows() {
     let indices: Vec<usize> = q.rows.iter().map(|r| r.index).collect();
     assert_eq!(indices, (7..=16).collect::<Vec<_>>());
     let last = q.rows.last().expect("rows");
-    assert_eq!((last.value.as_str(), last.custom), (view::CUSTOM_VALUE, true));
+    assert_eq!(
+        (last.value.as_str(), last.custom),
+        (view::CUSTOM_VALUE, true)
+    );
 
     // The same counts reach clients under their protocol names.
     let json = serde_json::to_value(view::build("s", &s)).expect("a view serialises");
     let q = &json["question"];
     assert_eq!(
-        (&q["rowCount"], &q["rowsAbove"], &q["rowsBelow"], &q["hasPreviews"]),
+        (
+            &q["rowCount"],
+            &q["rowsAbove"],
+            &q["rowsBelow"],
+            &q["hasPreviews"]
+        ),
         (&json!(16), &json!(6), &json!(0), &json!(false))
     );
     assert_eq!(q["rows"].as_array().map(Vec::len), Some(10));
@@ -624,6 +637,36 @@ fn short_lists_carry_all_rows() {
     let indices: Vec<usize> = q.rows.iter().map(|r| r.index).collect();
     assert_eq!(indices, [1, 2, 3, 4]);
     assert_eq!((q.row_count, q.rows_above, q.rows_below), (4, 0, 0));
+}
+
+#[test]
+fn cached_lines_serialise_exactly_as_fresh_ones() {
+    // Two flows share one cache, their keys interleaved, at two widths.
+    let mut demo = open(serde_json::from_str(play::DEMO_PAYLOAD).expect("demo payload"));
+    let mut list = long_list();
+    let script = parse_sequence(
+        "<Down><Down><Down>ab\"c\\<BS><Up><Space>n<Esc>N\"x<Esc><Tab><Space><Down><Tab><Tab><Left>",
+    )
+    .expect("valid keys");
+    let mut cache = render::LineCache::default();
+    let mut served = 0;
+    for (i, key) in script.into_iter().enumerate() {
+        for (session, width) in [(&mut demo, 80), (&mut list, 33 + i)] {
+            let _ = session.press(key);
+            let options = view::ViewOptions {
+                width: Some(width),
+                all_rows: false,
+            };
+            let fresh = serde_json::to_string(&view::build_with("s", session, options))
+                .expect("a view serialises");
+            let cached =
+                serde_json::to_string(&view::build_cached("s", session, options, &mut cache))
+                    .expect("a view serialises");
+            assert_eq!(cached, fresh, "key {i} at {width}");
+            served += 1;
+        }
+    }
+    assert_eq!(served, 46);
 }
 
 #[test]
