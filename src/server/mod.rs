@@ -17,7 +17,10 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
-use jsonrpsee::RpcModule;
+use jsonrpsee::types::{Id, Params};
+use jsonrpsee::{Extensions, MethodCallback, RpcModule};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use tokio::sync::mpsc;
@@ -149,6 +152,9 @@ impl Connection {
                 ));
             }
         };
+        if let Some(handled) = self.call_directly(&text) {
+            return handled;
+        }
         let value: Value = match serde_json::from_str(&text) {
             Ok(value) => value,
             Err(e) => {
@@ -318,6 +324,38 @@ impl Connection {
         }
     }
 
+    /// Answers a request of the common shape (see [`Call`]) from its synchronous method in
+    /// the registry; `None` leaves the message to the general path.
+    fn call_directly(&self, text: &str) -> Option<Handled> {
+        let call = Call::parse(text)?;
+        let Some(MethodCallback::Sync(method)) = self.module.method(call.method) else {
+            return None;
+        };
+        let params = Params::new(call.params);
+        let response = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            method(call.id.clone(), params, usize::MAX, Extensions::new())
+        }));
+        Some(Handled::Reply(match response {
+            Ok(response) => Box::<str>::from(response.into_json()).into(),
+            Err(_) => {
+                tracing::error!(
+                    method = call.method,
+                    "a request panicked; the connection goes on"
+                );
+                let id = match call.id {
+                    Id::Number(n) => Value::from(n),
+                    Id::Str(s) => Value::from(s.as_ref()),
+                    Id::Null => Value::Null,
+                };
+                error_response(
+                    &id,
+                    -32603,
+                    "internal error: the request failed; see the server log",
+                )
+            }
+        }))
+    }
+
     /// `$/cancelRequest { id }`: aborts the flow of a pending `ask`.
     fn cancel_request(&self, params: Option<&Value>) {
         let Some(id) = params.and_then(|p| p.get("id")) else {
@@ -327,5 +365,128 @@ impl Connection {
         if let Some(session) = session {
             lock(&self.state).abort(&session);
         }
+    }
+}
+
+/// A request of the common shape: one object with `"jsonrpc": "2.0"`, an id that is an
+/// integer, a string without escapes or `null`, a method name without escapes and params that
+/// are an object or absent. Such a request is read without building a `Value` tree and answered
+/// exactly as the general path would answer it; every other message (notifications, batches,
+/// unusual ids, anything in error) takes the general path, which words every error.
+struct Call<'a> {
+    id: Id<'a>,
+    method: &'a str,
+    params: Option<&'a str>,
+}
+
+/// The members of a request, as raw JSON.
+#[derive(serde::Deserialize)]
+struct Members<'a> {
+    #[serde(borrow)]
+    jsonrpc: &'a RawValue,
+    #[serde(borrow)]
+    id: &'a RawValue,
+    #[serde(borrow)]
+    method: &'a RawValue,
+    // Not an `Option<&RawValue>`, which would read `null` as absent.
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+impl<'a> Call<'a> {
+    fn parse(text: &'a str) -> Option<Call<'a>> {
+        // Members would also read from an array.
+        if !text
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .starts_with('{')
+        {
+            return None;
+        }
+        serde_json::from_str::<WellFormed>(text).ok()?;
+        let members: Members = serde_json::from_str(text).ok()?;
+        if members.jsonrpc.get() != "\"2.0\"" {
+            return None;
+        }
+        let id = match members.id.get() {
+            "null" => Id::Null,
+            raw => match plain_string(raw) {
+                Some(s) => Id::Str(s.into()),
+                None if raw.bytes().all(|b| b.is_ascii_digit()) => Id::Number(raw.parse().ok()?),
+                None => return None,
+            },
+        };
+        let params = match members.params {
+            Some(raw) if raw.get().starts_with('{') => Some(raw.get()),
+            Some(_) => return None,
+            None => None,
+        };
+        Some(Call {
+            id,
+            method: plain_string(members.method.get())?,
+            params,
+        })
+    }
+}
+
+/// The text of a raw JSON string that has no escapes.
+fn plain_string(raw: &str) -> Option<&str> {
+    raw.strip_prefix('"')?
+        .strip_suffix('"')
+        .filter(|s| !s.contains('\\'))
+}
+
+/// Accepts exactly the JSON that parses into a `Value` (strings decoded, numbers in range),
+/// without building one.
+struct WellFormed;
+
+impl<'de> Deserialize<'de> for WellFormed {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(WellFormed)
+    }
+}
+
+impl<'de> Visitor<'de> for WellFormed {
+    type Value = WellFormed;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_unit<E>(self) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<WellFormed, A::Error> {
+        while items.next_element::<WellFormed>()?.is_some() {}
+        Ok(WellFormed)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<WellFormed, A::Error> {
+        while members.next_entry::<WellFormed, WellFormed>()?.is_some() {}
+        Ok(WellFormed)
     }
 }

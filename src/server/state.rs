@@ -611,7 +611,7 @@ fn view_of(id: &str, entry: &Entry, width: Option<usize>) -> View {
 
 /// What every method that changes a session answers: `{ session, status, view, result?,
 /// transcript? }`, and `steps` for a traced `keys`.
-// Serialised straight into the reply by jsonrpsee, never through a `Value` tree.
+// Serialised straight to reply text (`methods::register`), never through a `Value` tree.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Step {
     /// The session id.
