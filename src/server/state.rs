@@ -43,6 +43,8 @@ pub mod code {
     pub const METHOD_NOT_FOUND: i32 = -32601;
     /// Params missing or of the wrong shape.
     pub const INVALID_PARAMS: i32 = -32602;
+    /// A request failed inside the server (its method panicked).
+    pub const INTERNAL_ERROR: i32 = -32603;
     /// No session has that id.
     pub const UNKNOWN_SESSION: i32 = -32001;
     /// The session has already completed.
