@@ -3,8 +3,9 @@
 use std::sync::{Arc, Mutex};
 
 use jsonrpsee::RpcModule;
-use jsonrpsee::types::{ErrorObjectOwned, Params};
+use jsonrpsee::types::{ErrorCode, ErrorObjectOwned, Params};
 use serde_json::Value;
+use serde_json::value::to_raw_value;
 
 use super::state::{State, Step, code, error};
 use crate::view::View;
@@ -46,14 +47,23 @@ pub fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Registers synchronous methods that answer with `R`.
-fn register<R: Serialize + Clone + 'static>(
+///
+/// The result is serialised here, into one growing buffer, and handed to jsonrpsee as raw
+/// JSON: jsonrpsee then copies it into the response in one piece instead of taking every
+/// fragment of a large view through its bounded writer.
+fn register<R: Serialize + 'static>(
     module: &mut RpcModule<Shared>,
     methods: &[(&'static str, Handler<R>)],
 ) {
     for &(name, handler) in methods {
         module
             .register_method(name, move |params: Params, ctx: &Shared, _| {
-                handler(&mut lock(ctx), params.as_str())
+                let result = handler(&mut lock(ctx), params.as_str())?;
+                to_raw_value(&result).map_err(|e| {
+                    // As jsonrpsee answers a result it cannot serialise.
+                    tracing::error!("cannot serialise a result: {e}");
+                    ErrorObjectOwned::from(ErrorCode::InternalError)
+                })
             })
             .expect("method names are unique");
     }

@@ -3,6 +3,10 @@
 //!
 //! Requests take effect in the order received: each is run until it completes or, for a
 //! pending `ask`, until it waits for its flow; only then is the next frame read.
+//!
+//! A request of the common shape is read once, without a `Value` tree, and handed straight to
+//! its method in the registry; everything else (batches, notifications, `ask`, errors) goes
+//! through the general path, which checks each rule in turn and words every error.
 
 pub mod files;
 pub mod framing;
@@ -17,7 +21,10 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
-use jsonrpsee::RpcModule;
+use jsonrpsee::types::{Id, Params};
+use jsonrpsee::{Extensions, MethodCallback, RpcModule};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use tokio::sync::mpsc;
@@ -33,6 +40,16 @@ pub const MAX_BATCH: usize = 100;
 /// An error response with the given id.
 fn error_response(id: &Value, code: i32, message: &str) -> String {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string()
+}
+
+/// The answer to a request whose method panicked; the connection goes on.
+fn panicked(method: &str, id: &Value) -> String {
+    tracing::error!(method, "a request panicked; the connection goes on");
+    error_response(
+        id,
+        code::INTERNAL_ERROR,
+        "internal error: the request failed; see the server log",
+    )
 }
 
 /// What handling one message led to.
@@ -149,6 +166,14 @@ impl Connection {
                 ));
             }
         };
+        match self.call_directly(&text) {
+            Some(handled) => handled,
+            None => self.handle_text(text).await,
+        }
+    }
+
+    /// The general path: any message, checked rule by rule.
+    async fn handle_text(&mut self, text: String) -> Handled {
         let value: Value = match serde_json::from_str(&text) {
             Ok(value) => value,
             Err(e) => {
@@ -280,14 +305,7 @@ impl Connection {
         let module = self.module.clone();
         let mut call = Box::pin(async move { module.raw_json_request(&request, 1).await });
         let reply = match poll_once(&mut call).await {
-            Err(()) => {
-                tracing::error!(method, "a request panicked; the connection goes on");
-                Some(error_response(
-                    &reply_id,
-                    -32603,
-                    "internal error: the request failed; see the server log",
-                ))
-            }
+            Err(()) => Some(panicked(method, &reply_id)),
             Ok(Poll::Ready(Ok((response, _)))) => Some(response.get().to_owned()),
             Ok(Poll::Ready(Err(e))) => Some(error_response(
                 &reply_id,
@@ -318,6 +336,30 @@ impl Connection {
         }
     }
 
+    /// Answers a request of the common shape (see [`Call`]) from its synchronous method in
+    /// the registry; `None` leaves the message to the general path.
+    fn call_directly(&self, text: &str) -> Option<Handled> {
+        let call = Call::parse(text)?;
+        let Some(MethodCallback::Sync(method)) = self.module.method(call.method) else {
+            return None;
+        };
+        let params = Params::new(call.params);
+        let response = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            method(call.id.clone(), params, usize::MAX, Extensions::new())
+        }));
+        Some(Handled::Reply(match response {
+            Ok(response) => Box::<str>::from(response.into_json()).into(),
+            Err(_) => {
+                let id = match call.id {
+                    Id::Number(n) => Value::from(n),
+                    Id::Str(s) => Value::from(s.as_ref()),
+                    Id::Null => Value::Null,
+                };
+                panicked(call.method, &id)
+            }
+        }))
+    }
+
     /// `$/cancelRequest { id }`: aborts the flow of a pending `ask`.
     fn cancel_request(&self, params: Option<&Value>) {
         let Some(id) = params.and_then(|p| p.get("id")) else {
@@ -326,6 +368,212 @@ impl Connection {
         let session = lock(&self.pending).get(&id.to_string()).cloned();
         if let Some(session) = session {
             lock(&self.state).abort(&session);
+        }
+    }
+}
+
+/// A request of the common shape: one object with `"jsonrpc": "2.0"`, an id that is an
+/// integer, a string without escapes or `null`, a method name without escapes and params that
+/// are an object or absent. Such a request is read without building a `Value` tree and answered
+/// exactly as the general path would answer it; every other message (notifications, batches,
+/// unusual ids, anything in error) takes the general path, which words every error.
+struct Call<'a> {
+    id: Id<'a>,
+    method: &'a str,
+    params: Option<&'a str>,
+}
+
+/// The members of a request, as raw JSON.
+#[derive(serde::Deserialize)]
+struct Members<'a> {
+    #[serde(borrow)]
+    jsonrpc: &'a RawValue,
+    #[serde(borrow)]
+    id: &'a RawValue,
+    #[serde(borrow)]
+    method: &'a RawValue,
+    // Not an `Option<&RawValue>`, which would read `null` as absent.
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+impl<'a> Call<'a> {
+    fn parse(text: &'a str) -> Option<Call<'a>> {
+        // Members would also read from an array.
+        if !text
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .starts_with('{')
+        {
+            return None;
+        }
+        serde_json::from_str::<WellFormed>(text).ok()?;
+        let members: Members = serde_json::from_str(text).ok()?;
+        if members.jsonrpc.get() != "\"2.0\"" {
+            return None;
+        }
+        let id = match members.id.get() {
+            "null" => Id::Null,
+            raw => match plain_string(raw) {
+                Some(s) => Id::Str(s.into()),
+                None if raw.bytes().all(|b| b.is_ascii_digit()) => Id::Number(raw.parse().ok()?),
+                None => return None,
+            },
+        };
+        let params = match members.params {
+            Some(raw) if raw.get().starts_with('{') => Some(raw.get()),
+            Some(_) => return None,
+            None => None,
+        };
+        Some(Call {
+            id,
+            method: plain_string(members.method.get())?,
+            params,
+        })
+    }
+}
+
+/// The text of a raw JSON string that has no escapes.
+fn plain_string(raw: &str) -> Option<&str> {
+    raw.strip_prefix('"')?
+        .strip_suffix('"')
+        .filter(|s| !s.contains('\\'))
+}
+
+/// Accepts exactly the JSON that parses into a `Value` (strings decoded, numbers in range),
+/// without building one.
+struct WellFormed;
+
+impl<'de> Deserialize<'de> for WellFormed {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(WellFormed)
+    }
+}
+
+impl<'de> Visitor<'de> for WellFormed {
+    type Value = WellFormed;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_unit<E>(self) -> Result<WellFormed, E> {
+        Ok(WellFormed)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<WellFormed, A::Error> {
+        while items.next_element::<WellFormed>()?.is_some() {}
+        Ok(WellFormed)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<WellFormed, A::Error> {
+        while members.next_entry::<WellFormed, WellFormed>()?.is_some() {}
+        Ok(WellFormed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn connection() -> Connection {
+        let state: Shared = Arc::new(Mutex::new(State::new(Config::default())));
+        Connection {
+            module: Arc::new(methods::module(state.clone())),
+            state,
+            pending: Arc::default(),
+            out: mpsc::unbounded_channel().0,
+            asks: JoinSet::new(),
+        }
+    }
+
+    fn reply(handled: Handled) -> String {
+        match handled {
+            Handled::Reply(reply) => reply,
+            Handled::Quiet => "(quiet)".into(),
+            Handled::Exit => "(exit)".into(),
+        }
+    }
+
+    /// Every message gets the same reply whether or not it takes the direct path.
+    #[test]
+    fn the_direct_path_answers_as_the_general_path() {
+        let payload = crate::play::DEMO_PAYLOAD;
+        let open = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"open","params":{{"session":"s","width":80,"payload":{payload}}}}}"#
+        );
+        let direct = [
+            open.as_str(),
+            r#"{"jsonrpc":"2.0","id":2,"method":"key","params":{"session":"s","key":"down"}}"#,
+            r#" {"params":{"key":"up","session":"s"},"method":"key","id":"x","jsonrpc":"2.0"} "#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"getView","params":{"session":"s"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"sessions","other":[1,{"a":null}]}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"key","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"key","params":{ "session" : 5 }}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"key","params":{"session":"s","key":"\u0074ab"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"key","params":{"session":"s","key":"x","key":"y"}}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"snapshot","params":{"session":"s"}}"#,
+        ];
+        let general = [
+            r#"{"jsonrpc":"2.0","id":8,"method":"key","params":{"session":"s","key":"\ud800"}}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"key","params":{"session":"s","key":"tab","n":1e999}}"#,
+            r#"{"jsonrpc":"2.0","id":10,"method":"key","params":{"session":"s"},"x":"\udc00"}"#,
+            r#"{"jsonrpc":"2.0","id":11,"method":"key","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"key","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":-13,"method":"sessions"}"#,
+            r#"{"jsonrpc":"2.0","id":14.5,"method":"sessions"}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"sessions"}"#,
+            r#"{"jsonrpc":"2.0","id":"a\"b","method":"sessions"}"#,
+            r#"{"jsonrpc":"2.0","id":15,"method":"sessions","id":16}"#,
+            r#"{"jsonrpc":"2.0","id":17,"method":"s\u0065ssions"}"#,
+            r#"{"jsonrpc":"2\u002e0","id":18,"method":"sessions"}"#,
+            r#"{"jsonrpc":"2.0","id":19,"method":"nope"}"#,
+            r#"{"jsonrpc":"2.0","id":20,"method":"exit"}"#,
+            r#"{"jsonrpc":"2.0","method":"sessions"}"#,
+            r#"["2.0",21,"sessions"]"#,
+            r#"[{"jsonrpc":"2.0","id":22,"method":"sessions"}]"#,
+            r#"{"jsonrpc":"2.0","id":23,"method":"sessions"} x"#,
+        ];
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let (mut both, mut general_only) = (connection(), connection());
+        for (message, takes_direct_path) in direct
+            .iter()
+            .map(|m| (m, true))
+            .chain(general.iter().map(|m| (m, false)))
+        {
+            let direct = both.call_directly(message);
+            assert_eq!(direct.is_some(), takes_direct_path, "{message}");
+            let got = match direct {
+                Some(handled) => reply(handled),
+                None => reply(runtime.block_on(both.handle_text(message.to_string()))),
+            };
+            let expected = reply(runtime.block_on(general_only.handle_text(message.to_string())));
+            assert_eq!(got, expected, "{message}");
         }
     }
 }

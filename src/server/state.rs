@@ -43,6 +43,8 @@ pub mod code {
     pub const METHOD_NOT_FOUND: i32 = -32601;
     /// Params missing or of the wrong shape.
     pub const INVALID_PARAMS: i32 = -32602;
+    /// A request failed inside the server (its method panicked).
+    pub const INTERNAL_ERROR: i32 = -32603;
     /// No session has that id.
     pub const UNKNOWN_SESSION: i32 = -32001;
     /// The session has already completed.
@@ -611,7 +613,7 @@ fn view_of(id: &str, entry: &Entry, width: Option<usize>) -> View {
 
 /// What every method that changes a session answers: `{ session, status, view, result?,
 /// transcript? }`, and `steps` for a traced `keys`.
-// Serialised straight into the reply by jsonrpsee, never through a `Value` tree.
+// Serialised straight to reply text (`methods::register`), never through a `Value` tree.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Step {
     /// The session id.
