@@ -346,7 +346,7 @@ pub fn strip_recommended(label: &str) -> (&str, bool) {
 pub const ROW_WINDOW: usize = 10;
 
 /// The 0-based rows `start..end` of the window shown out of `count` rows, `active` active:
-/// all of them when they fit, otherwise [`ROW_WINDOW`] rows with the active one fourth
+/// all of them when they fit, otherwise [`ROW_WINDOW`] rows with the active one fifth
 /// from the top where it can be.
 pub fn row_window(count: usize, active: usize) -> (usize, usize) {
     if count <= ROW_WINDOW {

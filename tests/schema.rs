@@ -185,6 +185,7 @@ fn openrpc_describes_every_method_in_order() {
         ("session", false),
         ("hasUI", false),
         ("width", false),
+        ("allRows", false),
         ("cwd", false),
         ("keymap", false),
     ]);
@@ -224,7 +225,10 @@ fn openrpc_describes_every_method_in_order() {
             "submitAnswers",
             p(&[("session", true), ("answers", true), ("mode", false)]),
         ),
-        ("getView", p(&[("session", true), ("width", false)])),
+        (
+            "getView",
+            p(&[("session", true), ("width", false), ("allRows", false)]),
+        ),
         ("getResult", session.clone()),
         ("cancel", p(&[("session", true), ("reason", false)])),
         ("close", session.clone()),

@@ -16,12 +16,19 @@ use clap::Parser;
 use serde_json::{Value, json};
 
 use askd::key::Key;
+use askd::render::LineCache;
+
+/// The allocator askd runs with, so that the in-process figures are measured as the server
+/// runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The workloads, shared with the criterion benches (`benches/engine.rs`).
 pub mod workload {
     use askd::key::{Key, KeyCode, Mods, parse_sequence};
+    use askd::render::LineCache;
     use askd::session::{OpenOptions, Session};
-    use askd::view;
+    use askd::view::{self, ViewOptions};
     use serde_json::{Value, json};
 
     /// Terminal width every view is rendered at.
@@ -83,10 +90,15 @@ pub mod workload {
         Session::open(payload, &OpenOptions::default()).expect("the payload opens")
     }
 
-    /// One key, then the full view at [`WIDTH`] columns serialised as a client receives it.
-    pub fn key_and_view(session: &mut Session, key: Key) -> String {
+    /// One key, then the full view at [`WIDTH`] columns serialised as a client receives it,
+    /// its lines going through `cache` as the server's do.
+    pub fn key_and_view(session: &mut Session, cache: &mut LineCache, key: Key) -> String {
         session.press(key).expect("the flow stays open");
-        let view = view::build_with_width(SESSION, session, Some(WIDTH));
+        let options = ViewOptions {
+            width: Some(WIDTH),
+            all_rows: false,
+        };
+        let view = view::build_cached(SESSION, session, options, cache);
         serde_json::to_string(&view).expect("a view serialises")
     }
 }
@@ -233,9 +245,14 @@ fn view_us_per_key(payload: &Value, keys: &[Key], total: usize, reps: usize) -> 
     let samples = (0..reps)
         .map(|_| {
             let mut session = workload::open(payload);
+            let mut cache = LineCache::default();
             let start = Instant::now();
             for &key in keys.iter().cycle().take(total) {
-                black_box(workload::key_and_view(&mut session, black_box(key)));
+                black_box(workload::key_and_view(
+                    &mut session,
+                    &mut cache,
+                    black_box(key),
+                ));
             }
             micros(start.elapsed()) / total as f64
         })

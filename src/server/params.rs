@@ -26,6 +26,9 @@ pub struct Capabilities {
     pub has_ui: Option<bool>,
     /// Terminal columns: views carry rendered `lines` at this width.
     pub width: Option<usize>,
+    /// Views carry every row of a question, not only the window of at most 10 rows that the
+    /// screen shows (default `false`).
+    pub all_rows: Option<bool>,
     /// Keymap overrides `{ "<context>.<action>": ["<key>", ...] }`.
     pub keymap: Option<Value>,
 }
@@ -45,6 +48,9 @@ pub struct OpenParams {
     pub has_ui: Option<bool>,
     /// Terminal columns: views carry rendered `lines` at this width.
     pub width: Option<usize>,
+    /// Views carry every row of a question, not only the window of at most 10 rows that the
+    /// screen shows (default: the connection's, else `false`).
+    pub all_rows: Option<bool>,
     /// Root directory for `@` file completion in editors.
     pub cwd: Option<String>,
     /// Keymap overrides for this flow.
@@ -151,11 +157,15 @@ pub struct SubmitAnswersParams {
 
 /// `getView` params.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct GetViewParams {
     /// The session id.
     pub session: String,
     /// Render `lines` at this width (overrides the session's width for this call).
     pub width: Option<usize>,
+    /// Carry every row, or only the window the screen shows (overrides the session's choice
+    /// for this call).
+    pub all_rows: Option<bool>,
 }
 
 /// Who ends a flow with `cancel`.

@@ -25,10 +25,11 @@ use crate::key::{Key, parse_sequence};
 use crate::keymap::Keymap;
 use crate::limits::Limits;
 use crate::model::Outcome;
+use crate::render::LineCache;
 use crate::result::Transcript;
 use crate::session::{OpenError, OpenOptions, Session, Status};
 use crate::snapshot;
-use crate::view::{self, View};
+use crate::view::{self, View, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
 pub const MAX_TRACED_KEYS: usize = 1000;
@@ -89,6 +90,8 @@ pub type AskReply = Result<Value, ErrorObjectOwned>;
 struct Entry {
     session: Session,
     width: Option<usize>,
+    /// Views carry every row, not only the window the screen shows.
+    all_rows: bool,
     /// Order of creation, for eviction.
     serial: u64,
     /// The file index being listed for `@` completion, until the flow has it.
@@ -122,7 +125,10 @@ pub struct State {
     next_id: u64,
     keymap: Arc<Keymap>,
     width: Option<usize>,
+    all_rows: bool,
     has_ui: Option<bool>,
+    /// The JSON of the last screen's lines, reused for lines that stay the same.
+    lines: LineCache,
     waiters: HashMap<String, oneshot::Sender<AskReply>>,
     last_ask: Option<String>,
 }
@@ -166,7 +172,9 @@ impl State {
             next_id: 0,
             keymap: Arc::new(Keymap::default()),
             width: None,
+            all_rows: false,
             has_ui: None,
+            lines: LineCache::default(),
             waiters: HashMap::new(),
             last_ask: None,
         }
@@ -178,30 +186,23 @@ impl State {
     }
 
     fn entry(&self, id: &str) -> Result<&Entry, ErrorObjectOwned> {
-        self.sessions.get(id).ok_or_else(|| {
-            error(
-                code::UNKNOWN_SESSION,
-                format!("unknown session {}", crate::flow::quoted(id)),
-            )
-        })
+        self.sessions.get(id).ok_or_else(|| unknown_session(id))
     }
 
     /// A session for changing or viewing, with its file index installed once it is ready.
     fn entry_mut(&mut self, id: &str) -> Result<&mut Entry, ErrorObjectOwned> {
-        let entry = self.sessions.get_mut(id).ok_or_else(|| {
-            error(
-                code::UNKNOWN_SESSION,
-                format!("unknown session {}", crate::flow::quoted(id)),
-            )
-        })?;
+        let entry = self
+            .sessions
+            .get_mut(id)
+            .ok_or_else(|| unknown_session(id))?;
         entry.install_files();
         Ok(entry)
     }
 
     /// The Step of a session: `{ session, status, view, result?, transcript? }`.
-    fn step(&self, id: &str) -> Result<Step, ErrorObjectOwned> {
-        let entry = self.entry(id)?;
-        Ok(step_of(id, entry, None))
+    fn step(&mut self, id: &str) -> Result<Step, ErrorObjectOwned> {
+        let entry = self.sessions.get(id).ok_or_else(|| unknown_session(id))?;
+        Ok(step_of(id, entry, Some(&mut self.lines)))
     }
 
     /// `initialize`: connection defaults for later `open`s.
@@ -218,6 +219,7 @@ impl State {
             };
             self.keymap = keymap;
             self.width = c.width.or(self.width);
+            self.all_rows = c.all_rows.unwrap_or(self.all_rows);
             self.has_ui = c.has_ui.or(self.has_ui);
         }
         Ok(json!({
@@ -281,7 +283,7 @@ impl State {
         &mut self,
         id: String,
         mut session: Session,
-        width: Option<usize>,
+        view: ViewOptions,
         files: Option<oneshot::Receiver<Arc<FileIndex>>>,
     ) {
         if let Ok(flow) = session.flow_mut() {
@@ -293,7 +295,8 @@ impl State {
             id,
             Entry {
                 session,
-                width,
+                width: view.width,
+                all_rows: view.all_rows,
                 serial: self.serial,
                 files,
             },
@@ -331,7 +334,11 @@ impl State {
             .as_deref()
             .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
             .map(|cwd| files::spawn_walk(Path::new(cwd)));
-        self.insert_session(id.clone(), session, p.width.or(self.width), files);
+        let view = ViewOptions {
+            width: p.width.or(self.width),
+            all_rows: p.all_rows.unwrap_or(self.all_rows),
+        };
+        self.insert_session(id.clone(), session, view, files);
         self.step(&id)
     }
 
@@ -506,8 +513,21 @@ impl State {
     /// `getView`: the view, rendered at `width` when one is known.
     pub fn get_view(&mut self, params: Option<&str>) -> Result<View, ErrorObjectOwned> {
         let p: GetViewParams = parse(params)?;
-        let entry = self.entry_mut(&p.session)?;
-        Ok(view_of(&p.session, entry, p.width))
+        let entry = self
+            .sessions
+            .get_mut(&p.session)
+            .ok_or_else(|| unknown_session(&p.session))?;
+        entry.install_files();
+        let options = ViewOptions {
+            width: p.width.or(entry.width),
+            all_rows: p.all_rows.unwrap_or(entry.all_rows),
+        };
+        Ok(view::build_cached(
+            &p.session,
+            &entry.session,
+            options,
+            &mut self.lines,
+        ))
     }
 
     /// `getResult`: the result, or `null` while open.
@@ -583,7 +603,11 @@ impl State {
         }
         let id = self.new_id(p.session)?;
         self.make_room()?;
-        self.insert_session(id.clone(), session, self.width, None);
+        let view = ViewOptions {
+            width: self.width,
+            all_rows: self.all_rows,
+        };
+        self.insert_session(id.clone(), session, view, None);
         self.step(&id)
     }
 
@@ -607,8 +631,11 @@ impl State {
     }
 }
 
-fn view_of(id: &str, entry: &Entry, width: Option<usize>) -> View {
-    view::build_with_width(id, &entry.session, width.or(entry.width))
+fn unknown_session(id: &str) -> ErrorObjectOwned {
+    error(
+        code::UNKNOWN_SESSION,
+        format!("unknown session {}", crate::flow::quoted(id)),
+    )
 }
 
 /// What every method that changes a session answers: `{ session, status, view, result?,
@@ -635,11 +662,20 @@ pub struct Step {
     pub steps: Option<Vec<Step>>,
 }
 
-fn step_of(id: &str, entry: &Entry, width: Option<usize>) -> Step {
+/// The Step of a session; its lines carry their JSON through `cache` when one is given.
+fn step_of(id: &str, entry: &Entry, cache: Option<&mut LineCache>) -> Step {
+    let options = ViewOptions {
+        width: entry.width,
+        all_rows: entry.all_rows,
+    };
+    let view = match cache {
+        Some(cache) => view::build_cached(id, &entry.session, options, cache),
+        None => view::build_with(id, &entry.session, options),
+    };
     Step {
         session: id.to_owned(),
         status: entry.session.status(),
-        view: view_of(id, entry, width),
+        view,
         result: entry.session.result(),
         transcript: entry.session.transcript(),
         steps: None,
