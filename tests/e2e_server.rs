@@ -618,6 +618,83 @@ fn width_makes_views_carry_rendered_lines() {
     check_lines(&s.open("later", payload())["view"]);
 }
 
+fn long_payload() -> Value {
+    let options: Vec<Value> = (1..=15)
+        .map(|i| json!({ "value": format!("v{i}"), "label": format!("Option {i}") }))
+        .collect();
+    json!({ "questions": [{ "id": "pick", "prompt": "Pick one", "options": options }] })
+}
+
+/// The `index` of every row a view carries, and its `rowCount`, `rowsAbove`, `rowsBelow`.
+fn rows_of(view: &Value) -> (Vec<u64>, Value, Value, Value) {
+    let q = &view["question"];
+    let indices = q["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| row["index"].as_u64().expect("an index"))
+        .collect();
+    (
+        indices,
+        q["rowCount"].clone(),
+        q["rowsAbove"].clone(),
+        q["rowsBelow"].clone(),
+    )
+}
+
+#[test]
+fn views_carry_the_rows_window_unless_all_rows_are_asked_for() {
+    let mut s = Server::start(&[]);
+    let window = |a: u64, b: u64| (a..=b).collect::<Vec<u64>>();
+    // Sixteen rows (fifteen options and the custom row); the screen shows ten.
+    let step = s.open("long", long_payload());
+    assert_eq!(
+        rows_of(&step["view"]),
+        (window(1, 10), json!(16), json!(0), json!(6))
+    );
+    let step = s.ok(
+        "keys",
+        json!({ "session": "long", "keys": "<Down>".repeat(12) }),
+    );
+    assert_eq!(step["view"]["question"]["activeOption"], json!(12));
+    assert_eq!(
+        rows_of(&step["view"]),
+        (window(7, 16), json!(16), json!(6), json!(0))
+    );
+    // getView asks for every row for this call only.
+    let view = s.ok("getView", json!({ "session": "long", "allRows": true }));
+    assert_eq!(
+        rows_of(&view),
+        (window(1, 16), json!(16), json!(6), json!(0))
+    );
+    assert_eq!(rows_of(&s.view("long")).0, window(7, 16));
+    // open asks for every row for the session; initialize for later sessions.
+    let step = s.ok(
+        "open",
+        json!({ "session": "all", "payload": long_payload(), "allRows": true }),
+    );
+    assert_eq!(rows_of(&step["view"]).0, window(1, 16));
+    let step = s.ok("key", json!({ "session": "all", "key": "down" }));
+    assert_eq!(rows_of(&step["view"]).0, window(1, 16));
+    s.ok("initialize", json!({ "capabilities": { "allRows": true } }));
+    assert_eq!(
+        rows_of(&s.open("later", long_payload())["view"]).0,
+        window(1, 16)
+    );
+    let step = s.ok(
+        "open",
+        json!({ "session": "windowed", "payload": long_payload(), "allRows": false }),
+    );
+    assert_eq!(rows_of(&step["view"]).0, window(1, 10));
+    assert_eq!(
+        s.err("getView", json!({ "session": "long", "allRows": "yes" })),
+        error(
+            -32602,
+            "invalid params: invalid type: string \"yes\", expected a boolean at line 1 column 33"
+        )
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // open
 // ---------------------------------------------------------------------------------------------
