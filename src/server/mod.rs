@@ -23,6 +23,7 @@ use std::task::Poll;
 
 use jsonrpsee::types::{Id, Params};
 use jsonrpsee::{Extensions, MethodCallback, RpcModule};
+use serde::Serialize;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -40,6 +41,23 @@ pub const MAX_BATCH: usize = 100;
 /// An error response with the given id.
 fn error_response(id: &Value, code: i32, message: &str) -> String {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string()
+}
+
+/// The success reply to request `id` whose method left its serialised `result` in the state
+/// (see `methods::register`): `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, byte for byte as
+/// jsonrpsee writes it, only without parsing the finished reply again to validate it. `id` is
+/// jsonrpsee's `Id` or the `Value` it was read from, which serde_json writes alike.
+fn success_reply(id: &impl Serialize, result: &str) -> String {
+    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &str = r#","result":"#;
+    let id = serde_json::to_string(id).expect("an id serialises");
+    let mut reply = String::with_capacity(HEAD.len() + id.len() + RESULT.len() + result.len() + 1);
+    reply.push_str(HEAD);
+    reply.push_str(&id);
+    reply.push_str(RESULT);
+    reply.push_str(result);
+    reply.push('}');
+    reply
 }
 
 /// The answer to a request whose method panicked; the connection goes on.
@@ -304,8 +322,14 @@ impl Connection {
         };
         let module = self.module.clone();
         let mut call = Box::pin(async move { module.raw_json_request(&request, 1).await });
-        let reply = match poll_once(&mut call).await {
+        self.take_finished();
+        let polled = poll_once(&mut call).await;
+        let finished = self.take_finished();
+        let reply = match polled {
             Err(()) => Some(panicked(method, &reply_id)),
+            Ok(Poll::Ready(Ok(_))) if let Some(result) = finished => {
+                Some(success_reply(&reply_id, &result))
+            }
             Ok(Poll::Ready(Ok((response, _)))) => Some(response.get().to_owned()),
             Ok(Poll::Ready(Err(e))) => Some(error_response(
                 &reply_id,
@@ -344,10 +368,13 @@ impl Connection {
             return None;
         };
         let params = Params::new(call.params);
+        self.take_finished();
         let response = std::panic::catch_unwind(AssertUnwindSafe(|| {
             method(call.id.clone(), params, usize::MAX, Extensions::new())
         }));
+        let finished = self.take_finished();
         Some(Handled::Reply(match response {
+            Ok(_) if let Some(result) = finished => success_reply(&call.id, &result),
             Ok(response) => Box::<str>::from(response.into_json()).into(),
             Err(_) => {
                 let id = match call.id {
@@ -358,6 +385,13 @@ impl Connection {
                 panicked(call.method, &id)
             }
         }))
+    }
+
+    /// The result a synchronous method left for its reply (see `methods::register`), taken.
+    /// Every call of the registry is preceded by this, to empty the slot, and followed by it,
+    /// whether the call succeeded, failed or panicked, so no result answers a later request.
+    fn take_finished(&self) -> Option<String> {
+        lock(&self.state).take_finished()
     }
 
     /// `$/cancelRequest { id }`: aborts the flow of a pending `ask`.
@@ -498,15 +532,283 @@ impl<'de> Visitor<'de> for WellFormed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jsonrpsee::types::ErrorObjectOwned;
 
     fn connection() -> Connection {
+        connection_with(|_| {}).0
+    }
+
+    /// A connection whose registry `adjust` may change, with the receiving end of its output.
+    fn connection_with(
+        adjust: impl FnOnce(&mut RpcModule<Shared>),
+    ) -> (Connection, mpsc::UnboundedReceiver<String>) {
         let state: Shared = Arc::new(Mutex::new(State::new(Config::default())));
-        Connection {
-            module: Arc::new(methods::module(state.clone())),
+        let mut module = methods::module(state.clone());
+        adjust(&mut module);
+        let (out, output) = mpsc::unbounded_channel();
+        let connection = Connection {
+            module: Arc::new(module),
             state,
             pending: Arc::default(),
-            out: mpsc::unbounded_channel().0,
+            out,
             asks: JoinSet::new(),
+        };
+        (connection, output)
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    }
+
+    /// What the connection answers to one frame: its reply, a batch's reply (which goes out by
+    /// itself), or `(quiet)`.
+    fn answer(
+        runtime: &tokio::runtime::Runtime,
+        (connection, output): &mut (Connection, mpsc::UnboundedReceiver<String>),
+        message: &str,
+    ) -> String {
+        match runtime.block_on(connection.handle_frame(message.as_bytes().to_vec())) {
+            Handled::Quiet => output.try_recv().unwrap_or_else(|_| "(quiet)".into()),
+            handled => reply(handled),
+        }
+    }
+
+    /// Request ids of every form, as JSON: integers, strings with and without escapes, null.
+    const IDS: &[&str] = &[
+        "0",
+        "7",
+        "18446744073709551615",
+        "null",
+        r#""""#,
+        r#""x""#,
+        r#""1""#,
+        r#""é😀""#,
+        r#""a\"b""#,
+        r#""\\""#,
+        r#""\/""#,
+        r#""\u00e9\ud83d\ude00""#,
+        r#""\b\f\n\r\t\u0001\u001f\u007f\u2028""#,
+    ];
+
+    /// The reply the shell writes around a result is jsonrpsee's, byte for byte, for every id,
+    /// whether the shell holds it as jsonrpsee's `Id` (direct path) or as a `Value` (general).
+    #[test]
+    fn success_replies_are_written_as_jsonrpsee_writes_them() {
+        let result = r#"{"session":"s","view":{"lines":["a\"b",[1,2.5,null,true]]}}"#;
+        for raw in IDS {
+            let id: Id = serde_json::from_str(raw).unwrap();
+            let value: Value = serde_json::from_str(raw).unwrap();
+            let payload =
+                jsonrpsee::ResponsePayload::success(RawValue::from_string(result.into()).unwrap());
+            let expected = jsonrpsee::MethodResponse::response(id.clone(), payload, usize::MAX);
+            assert_eq!(
+                success_reply(&id, result),
+                expected.as_json().get(),
+                "{raw}"
+            );
+            assert_eq!(
+                success_reply(&value, result),
+                expected.as_json().get(),
+                "{raw}"
+            );
+        }
+    }
+
+    /// A registry of some of the methods that hands jsonrpsee every result to write, as the
+    /// registry did before the shell wrote success replies itself.
+    fn jsonrpsee_module(state: Shared) -> RpcModule<Shared> {
+        fn add<R: Serialize + 'static>(
+            module: &mut RpcModule<Shared>,
+            name: &'static str,
+            handler: fn(&mut State, Option<&str>) -> Result<R, ErrorObjectOwned>,
+        ) {
+            module
+                .register_method(name, move |params: Params, ctx: &Shared, _| {
+                    let result = handler(&mut lock(ctx), params.as_str())?;
+                    Ok::<_, ErrorObjectOwned>(serde_json::value::to_raw_value(&result).unwrap())
+                })
+                .unwrap();
+        }
+        let mut module = RpcModule::new(state);
+        add(&mut module, "open", State::open);
+        add(&mut module, "key", State::key);
+        add(&mut module, "getView", State::get_view);
+        add(&mut module, "sessions", |s, _| Ok(s.list()));
+        module
+    }
+
+    /// What jsonrpsee answers to `message` (a request, a notification, or a batch of them)
+    /// through `module`, put together as the shell puts replies together.
+    fn jsonrpsee_answer(
+        runtime: &tokio::runtime::Runtime,
+        module: &RpcModule<Shared>,
+        message: &str,
+    ) -> String {
+        let call = |request: &str| {
+            let (reply, _) = runtime
+                .block_on(module.raw_json_request(request, 1))
+                .unwrap();
+            reply.get().to_owned()
+        };
+        match serde_json::from_str(message).unwrap() {
+            Value::Array(items) => {
+                let mut replies = Vec::new();
+                for mut item in items {
+                    if item.get("id").is_some() {
+                        replies.push(call(&item.to_string()));
+                    } else {
+                        item["id"] = Value::from(0);
+                        call(&item.to_string());
+                    }
+                }
+                format!("[{}]", replies.join(","))
+            }
+            single if single.get("id").is_some() => call(message),
+            mut notification => {
+                notification["id"] = Value::from(0);
+                call(&notification.to_string());
+                "(quiet)".into()
+            }
+        }
+    }
+
+    /// Every reply, on either path, alone or in a batch, is byte for byte what jsonrpsee
+    /// answered when it wrote every reply itself, for request ids of every form.
+    #[test]
+    fn replies_are_jsonrpsee_replies_for_every_id() {
+        let runtime = runtime();
+        let mut connection = connection_with(|_| {});
+        let reference = jsonrpsee_module(Arc::new(Mutex::new(State::new(Config::default()))));
+        let payload = crate::play::DEMO_PAYLOAD;
+        let mut messages = vec![format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"open","params":{{"session":"s","width":80,"payload":{payload}}}}}"#
+        )];
+        for id in IDS {
+            let key = |key: &str, session: &str| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"key","params":{{"session":"{session}","key":"{key}"}}}}"#
+                )
+            };
+            // The direct path for integers, null and strings without escapes; the general
+            // path for the other strings, and for every id when params are `null`.
+            messages.push(key("down", "s"));
+            messages.push(key("up", "none"));
+            messages.push(format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"sessions","params":null}}"#
+            ));
+            messages.push(format!(
+                r#"[{{"jsonrpc":"2.0","id":{id},"method":"getView","params":{{"session":"s"}}}},{{"jsonrpc":"2.0","method":"key","params":{{"session":"s","key":"tab"}}}},{},{}]"#,
+                key("down", "none"),
+                key("down", "s"),
+            ));
+            messages.push(
+                r#"{"jsonrpc":"2.0","method":"key","params":{"session":"s","key":"down"}}"#.into(),
+            );
+        }
+        for message in &messages {
+            let expected = jsonrpsee_answer(&runtime, &reference, message);
+            assert_eq!(
+                answer(&runtime, &mut connection, message),
+                expected,
+                "{message}"
+            );
+        }
+    }
+
+    /// A result kept for its reply never answers another request: the shell takes it after a
+    /// call that panics, fails or is a notification, and empties the slot before every call.
+    #[test]
+    fn no_result_outlives_its_request() {
+        const STALE: &str = r#""stale""#;
+        let runtime = runtime();
+        let mut connection = connection_with(|module| {
+            // The worst case: a method that panics after its result was kept.
+            module.remove_method("shutdown");
+            module
+                .register_method(
+                    "shutdown",
+                    |_, ctx: &Shared, _| -> Result<(), ErrorObjectOwned> {
+                        lock(ctx).set_finished(STALE.into());
+                        panic!("a method panicking after its result was kept");
+                    },
+                )
+                .unwrap();
+        });
+        let mut fresh = connection_with(|_| {});
+        let payload = crate::play::DEMO_PAYLOAD;
+        let panicked_reply = |id: Value| panicked("shutdown", &id);
+        let leaders = [
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#.to_string(),
+                panicked_reply(Value::from(3)),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"\u0034","method":"shutdown"}"#.into(),
+                panicked_reply(Value::from("4")),
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","id":5,"method":"shutdown"}]"#.into(),
+                format!("[{}]", panicked_reply(Value::from(5))),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"shutdown"}"#.into(),
+                "(quiet)".into(),
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"open","params":{{"session":"n","payload":{payload}}}}}"#
+                ),
+                "(quiet)".into(),
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"ask","params":{{"session":"m","payload":{payload}}}}}"#
+                ),
+                "(quiet)".into(),
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":6,"method":"ask","params":{{"session":"p","payload":{payload}}}}}"#
+                ),
+                "(quiet)".into(),
+            ),
+        ];
+        let failing = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"key","params":{"session":"none","key":"up"}}"#,
+            r#"{"jsonrpc":"2.0","id":"\u0032","method":"key","params":{"session":"none","key":"up"}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"key","params":{"session":"none","key":"up"}}]"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"ask","params":{}}"#,
+        ];
+        for (leader, expected) in &leaders {
+            assert_eq!(
+                answer(&runtime, &mut connection, leader),
+                *expected,
+                "{leader}"
+            );
+            assert_eq!(
+                lock(&connection.0.state).take_finished(),
+                None,
+                "after {leader}"
+            );
+            for message in failing {
+                let expected = answer(&runtime, &mut fresh, message);
+                assert_eq!(
+                    answer(&runtime, &mut connection, message),
+                    expected,
+                    "{message}"
+                );
+            }
+        }
+        for message in failing {
+            lock(&connection.0.state).set_finished(STALE.into());
+            let expected = answer(&runtime, &mut fresh, message);
+            assert_eq!(
+                answer(&runtime, &mut connection, message),
+                expected,
+                "{message}"
+            );
         }
     }
 
@@ -557,9 +859,7 @@ mod tests {
             r#"[{"jsonrpc":"2.0","id":22,"method":"sessions"}]"#,
             r#"{"jsonrpc":"2.0","id":23,"method":"sessions"} x"#,
         ];
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let (mut both, mut general_only) = (connection(), connection());
         for (message, takes_direct_path) in direct
             .iter()

@@ -131,6 +131,9 @@ pub struct State {
     lines: LineCache,
     waiters: HashMap<String, oneshot::Sender<AskReply>>,
     last_ask: Option<String>,
+    /// The serialised result of the synchronous method that just succeeded, until the shell
+    /// takes it to write the reply (see `server::methods::register`).
+    finished: Option<String>,
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(params: Option<&str>) -> Result<T, ErrorObjectOwned> {
@@ -177,6 +180,7 @@ impl State {
             lines: LineCache::default(),
             waiters: HashMap::new(),
             last_ask: None,
+            finished: None,
         }
     }
 
@@ -359,6 +363,16 @@ impl State {
     /// The session opened by the latest `ask`, taken (the shell maps request ids to it).
     pub fn take_last_ask(&mut self) -> Option<String> {
         self.last_ask.take()
+    }
+
+    /// Keeps the JSON result of a synchronous method that succeeded for the shell to answer.
+    pub fn set_finished(&mut self, result: String) {
+        self.finished = Some(result);
+    }
+
+    /// The JSON result kept by [`State::set_finished`], taken; `None` when there is none.
+    pub fn take_finished(&mut self) -> Option<String> {
+        self.finished.take()
     }
 
     /// Resolves the pending `ask` of a session once it is done.
