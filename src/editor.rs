@@ -84,9 +84,27 @@ impl TextEditor {
     /// with the cursor at the end.
     #[must_use]
     pub fn with_text(text: &str) -> Self {
-        let mut editor = Self::new();
+        Self::with_text_in(String::new(), text)
+    }
+
+    /// Like [`TextEditor::with_text`], in the allocation of `buffer` (whose text is dropped).
+    #[must_use]
+    pub fn with_text_in(mut buffer: String, text: &str) -> Self {
+        buffer.clear();
+        let mut editor = Self {
+            text: buffer,
+            cursor: 0,
+        };
         editor.insert(text);
         editor
+    }
+
+    /// Ends the editor, handing back its text's allocation (emptied) for reuse.
+    #[must_use]
+    pub fn into_buffer(self) -> String {
+        let mut buffer = self.text;
+        buffer.clear();
+        buffer
     }
 
     /// Restores an editor from a snapshot.
@@ -484,6 +502,21 @@ mod tests {
         assert!(editor.is_multiline());
         assert_eq!(editor.position(), pos(1, 2, 2, 5));
         assert!(!TextEditor::with_text("abc").is_multiline());
+    }
+
+    #[test]
+    fn a_reused_buffer_lends_only_its_allocation() {
+        let buffer = TextEditor::with_text("old text").into_buffer();
+        assert!(buffer.is_empty());
+        assert!(buffer.capacity() >= "old text".len());
+        assert_eq!(
+            TextEditor::with_text_in(buffer, "a\r\nb"),
+            TextEditor::with_text("a\r\nb")
+        );
+        assert_eq!(
+            TextEditor::with_text_in("leftover".to_owned(), ""),
+            TextEditor::new()
+        );
     }
 
     #[test]

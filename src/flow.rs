@@ -210,6 +210,9 @@ pub struct Flow {
     text_limit: usize,
     /// Most bytes of custom text and notes the whole flow may hold; a save past it is refused.
     stored_limit: usize,
+    /// The emptied text buffer of the last editor closed, which the next editor opened types
+    /// into without allocating again. Always empty, so it never tells two flows apart.
+    spare_text: String,
 }
 
 impl Flow {
@@ -229,6 +232,7 @@ impl Flow {
             completion: Completion::default(),
             text_limit: usize::MAX,
             stored_limit: usize::MAX,
+            spare_text: String::new(),
         };
         flow.after_move();
         flow
@@ -260,6 +264,7 @@ impl Flow {
             completion: Completion::default(),
             text_limit: usize::MAX,
             stored_limit: usize::MAX,
+            spare_text: String::new(),
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -492,7 +497,7 @@ impl Flow {
         let bound = self.keymap.bound(key);
         if bound.contains(Action::GlobalDismiss) {
             // Ctrl+C: the draft of an open editor is not saved.
-            self.take_editor();
+            self.close_editor();
             self.finish(Outcome::Cancelled);
             return Ok(());
         }
@@ -781,7 +786,7 @@ impl Flow {
         self.editor = Some(OpenEditor {
             question: self.tab,
             target,
-            text: TextEditor::with_text(saved),
+            text: TextEditor::with_text_in(std::mem::take(&mut self.spare_text), saved),
             initial: saved.to_owned(),
         });
         self.completion = Completion::default();
@@ -789,9 +794,11 @@ impl Flow {
     }
 
     /// Closes the open editor without saving it, and its completion list with it.
-    fn take_editor(&mut self) -> Option<OpenEditor> {
+    fn close_editor(&mut self) {
         self.completion = Completion::default();
-        self.editor.take()
+        if let Some(editor) = self.editor.take() {
+            self.spare_text = editor.text.into_buffer();
+        }
     }
 
     /// Recomputes the completion list after the open editor's text or cursor changed.
@@ -815,7 +822,7 @@ impl Flow {
         };
         let draft = editor.text.text();
         if draft.trim() == editor.initial.trim() {
-            self.take_editor();
+            self.close_editor();
             return Ok(());
         }
         let replaced = {
@@ -828,7 +835,8 @@ impl Flow {
             .map_or(0, str::len)
         };
         self.check_stored(replaced, draft.len())?;
-        let Some(editor) = self.take_editor() else {
+        self.completion = Completion::default();
+        let Some(editor) = self.editor.take() else {
             return Ok(());
         };
         let draft = editor.text.text();
@@ -840,6 +848,7 @@ impl Flow {
                 self.answers[question].set_option_note(option, draft)
             }
         }
+        self.spare_text = editor.text.into_buffer();
         Ok(())
     }
 
@@ -946,7 +955,7 @@ impl Flow {
     }
 
     fn finish(&mut self, outcome: Outcome) {
-        self.take_editor();
+        self.close_editor();
         self.outcome = Some(outcome);
     }
 
@@ -965,7 +974,7 @@ impl Flow {
             .as_ref()
             .is_some_and(|e| e.question == question && e.target == target)
         {
-            self.take_editor();
+            self.close_editor();
         }
     }
 
@@ -990,7 +999,7 @@ impl Flow {
         self.close_editor_on(question, EditorTarget::Custom);
         self.store_custom(question, text);
         if submit && self.answers[question].is_answered() {
-            self.take_editor();
+            self.close_editor();
             self.tab = question;
             self.advance();
         }
