@@ -624,8 +624,9 @@ impl Flow {
         });
     }
 
-    /// The editor commands a key bound to `bound` may mean in an editor of `target`, in keymap
-    /// order: the editor's own actions, then (note editors) the editing actions of `editor`.
+    /// The editor commands a key with the actions `bound` may mean in an editor of `target`, in
+    /// keymap order: the editor's own actions, then (note editors) the editing actions of
+    /// `editor`.
     fn editor_commands(
         bound: ActionSet,
         target: EditorTarget,
@@ -645,7 +646,7 @@ impl Flow {
         own_commands.chain(shared_commands)
     }
 
-    /// The command a key bound to `bound` means in the current editor.
+    /// The command a key with the actions `bound` means in the current editor.
     fn editor_command(bound: ActionSet, editor: &OpenEditor) -> Option<EditorCommand> {
         let empty = editor.text.is_empty();
         let usable = |command: &EditorCommand| match command {
