@@ -84,9 +84,27 @@ impl TextEditor {
     /// with the cursor at the end.
     #[must_use]
     pub fn with_text(text: &str) -> Self {
-        let mut editor = Self::new();
+        Self::with_text_in(String::new(), text)
+    }
+
+    /// Like [`TextEditor::with_text`], in the allocation of `buffer` (whose text is dropped).
+    #[must_use]
+    pub fn with_text_in(mut buffer: String, text: &str) -> Self {
+        buffer.clear();
+        let mut editor = Self {
+            text: buffer,
+            cursor: 0,
+        };
         editor.insert(text);
         editor
+    }
+
+    /// Ends the editor, handing back its text's allocation (emptied) for reuse.
+    #[must_use]
+    pub fn into_buffer(self) -> String {
+        let mut buffer = self.text;
+        buffer.clear();
+        buffer
     }
 
     /// Restores an editor from a snapshot.
@@ -140,6 +158,10 @@ impl TextEditor {
             let clean = normalise(text);
             self.text.insert_str(at, &clean);
             at + clean.len()
+        } else if at == self.text.len() {
+            // Typing at the end: nothing to move aside.
+            self.text.push_str(text);
+            at + text.len()
         } else {
             self.text.insert_str(at, text);
             at + text.len()
@@ -222,7 +244,12 @@ impl TextEditor {
         if start >= end {
             return false;
         }
-        self.text.replace_range(start..end, "");
+        if end == self.text.len() {
+            // Deleting at the end: nothing to move back.
+            self.text.truncate(start);
+        } else {
+            self.text.drain(start..end);
+        }
         self.cursor = if is_grapheme_boundary(&self.text, start) {
             start
         } else {
@@ -290,8 +317,23 @@ fn normalise(text: &str) -> String {
     out
 }
 
+/// Whether `before` and `after` are two ASCII characters with a grapheme boundary between
+/// them. Two ASCII characters always have one except inside `"\r\n"` (rules GB3–GB5): every
+/// other rule that joins characters needs a non-ASCII character on one side. `false` answers
+/// nothing: the general segmentation decides.
+fn ascii_boundary(before: u8, after: u8) -> bool {
+    before.is_ascii() && after.is_ascii() && !(before == b'\r' && after == b'\n')
+}
+
 /// Whether `at` is within `text` and on an extended grapheme boundary.
 fn is_grapheme_boundary(text: &str, at: usize) -> bool {
+    let bytes = text.as_bytes();
+    if at == 0 || at == bytes.len() {
+        return true;
+    }
+    if at < bytes.len() && ascii_boundary(bytes[at - 1], bytes[at]) {
+        return true;
+    }
     text.is_char_boundary(at)
         && GraphemeCursor::new(at, text.len(), true)
             .is_boundary(text, 0)
@@ -300,6 +342,14 @@ fn is_grapheme_boundary(text: &str, at: usize) -> bool {
 
 /// The grapheme boundary before `at` (a char boundary), or 0.
 fn prev_boundary(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    // An ASCII character just before `at` is a grapheme of its own when a boundary precedes it.
+    if let Some(last) = at.checked_sub(1)
+        && bytes.get(last).is_some_and(u8::is_ascii)
+        && (last == 0 || ascii_boundary(bytes[last - 1], bytes[last]))
+    {
+        return last;
+    }
     GraphemeCursor::new(at, text.len(), true)
         .prev_boundary(text, 0)
         .ok()
@@ -309,6 +359,14 @@ fn prev_boundary(text: &str, at: usize) -> usize {
 
 /// The grapheme boundary after `at` (a char boundary), or the text length.
 fn next_boundary(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    // An ASCII character just after `at` is a grapheme of its own when a boundary follows it.
+    let next = at + 1;
+    if bytes.get(at).is_some_and(u8::is_ascii)
+        && (next == bytes.len() || ascii_boundary(bytes[at], bytes[next]))
+    {
+        return next;
+    }
     GraphemeCursor::new(at, text.len(), true)
         .next_boundary(text, 0)
         .ok()
@@ -444,6 +502,21 @@ mod tests {
         assert!(editor.is_multiline());
         assert_eq!(editor.position(), pos(1, 2, 2, 5));
         assert!(!TextEditor::with_text("abc").is_multiline());
+    }
+
+    #[test]
+    fn a_reused_buffer_lends_only_its_allocation() {
+        let buffer = TextEditor::with_text("old text").into_buffer();
+        assert!(buffer.is_empty());
+        assert!(buffer.capacity() >= "old text".len());
+        assert_eq!(
+            TextEditor::with_text_in(buffer, "a\r\nb"),
+            TextEditor::with_text("a\r\nb")
+        );
+        assert_eq!(
+            TextEditor::with_text_in("leftover".to_owned(), ""),
+            TextEditor::new()
+        );
     }
 
     #[test]
@@ -846,5 +919,96 @@ mod tests {
             changes,
             [20, 20, 17, 17, 20, 20, 13, 18, 20, 20, 20, 17, 17, 21]
         );
+    }
+
+    /// Characters whose grapheme rules differ: ASCII (with `\r\n`), controls, precomposed and
+    /// combining accents, emoji with skin tones and joiners, flags, Hangul jamo, a prepended
+    /// mark, a spacing mark and an Indic conjunct.
+    const TRICKY: &[&str] = &[
+        "a",
+        "Z",
+        " ",
+        "_",
+        "\n",
+        "\t",
+        "\r",
+        "\u{0}",
+        "\u{7f}",
+        "é",
+        "\u{301}",
+        "\u{200d}",
+        "👍",
+        "\u{1f3fb}",
+        "🇫",
+        "🇷",
+        "\u{1100}",
+        "\u{1161}",
+        "\u{11a8}",
+        "\u{600}",
+        "\u{903}",
+        "क",
+        "\u{94d}",
+        "한",
+    ];
+
+    /// Checks the boundary functions, ASCII fast paths included, against the general
+    /// segmentation at every offset of `text`.
+    fn check_boundaries(text: &str) -> Result<(), String> {
+        let len = text.len();
+        for at in 0..=len + 1 {
+            let general = text.is_char_boundary(at)
+                && GraphemeCursor::new(at, len, true)
+                    .is_boundary(text, 0)
+                    .unwrap_or(false);
+            if is_grapheme_boundary(text, at) != general {
+                return Err(format!("{text:?}: is a boundary at {at}"));
+            }
+            if !text.is_char_boundary(at) {
+                continue;
+            }
+            let cursor = || GraphemeCursor::new(at, len, true);
+            let prev = cursor().prev_boundary(text, 0).ok().flatten().unwrap_or(0);
+            if prev_boundary(text, at) != prev {
+                return Err(format!("{text:?}: boundary before {at}"));
+            }
+            let next = cursor()
+                .next_boundary(text, 0)
+                .ok()
+                .flatten()
+                .unwrap_or(len);
+            if next_boundary(text, at) != next {
+                return Err(format!("{text:?}: boundary after {at}"));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn boundaries_next_to_ascii() {
+        for text in [
+            "",
+            "a",
+            "ab c",
+            "a\r\nb",
+            "\r\n",
+            "e\u{301}x",
+            "x\u{600}a",
+            "a\u{903}",
+            "👍\u{1f3fb}a\u{200d}👍",
+            "🇫🇷a",
+            "a한\u{11a8}b",
+        ] {
+            check_boundaries(text).unwrap();
+        }
+    }
+
+    proptest::proptest! {
+        /// The boundary functions answer what the general segmentation answers, in any text.
+        #[test]
+        fn boundaries_match_the_segmenter(
+            parts in proptest::collection::vec(proptest::sample::select(TRICKY), 0..12)
+        ) {
+            check_boundaries(&parts.concat()).map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
     }
 }

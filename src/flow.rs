@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::completion::{Completion, CompletionList, FileIndex};
 use crate::editor::{Edit, TextEditor};
 use crate::key::{Key, KeyCode};
-use crate::keymap::{Action, Context, Keymap};
+use crate::keymap::{Action, ActionSet, Context, Keymap};
 use crate::model::{Answer, Dialect, FlowSpec, Outcome, Question, QuestionType};
 
 /// Where keys go.
@@ -210,6 +210,9 @@ pub struct Flow {
     text_limit: usize,
     /// Most bytes of custom text and notes the whole flow may hold; a save past it is refused.
     stored_limit: usize,
+    /// The emptied text buffer of the last editor closed, which the next editor opened types
+    /// into without allocating again. Always empty, so it never tells two flows apart.
+    spare_text: String,
 }
 
 impl Flow {
@@ -229,6 +232,7 @@ impl Flow {
             completion: Completion::default(),
             text_limit: usize::MAX,
             stored_limit: usize::MAX,
+            spare_text: String::new(),
         };
         flow.after_move();
         flow
@@ -260,6 +264,7 @@ impl Flow {
             completion: Completion::default(),
             text_limit: usize::MAX,
             stored_limit: usize::MAX,
+            spare_text: String::new(),
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -488,20 +493,18 @@ impl Flow {
     /// Applies one key press. Keys that mean nothing in the current focus are ignored.
     pub fn press(&mut self, key: Key) -> Result<(), FlowError> {
         self.ensure_open()?;
-        if self
-            .keymap
-            .actions(Context::Global, key)
-            .any(|a| a == Action::GlobalDismiss)
-        {
+        // Looked up once, in every context; each focus narrows it to its own.
+        let bound = self.keymap.bound(key);
+        if bound.contains(Action::GlobalDismiss) {
             // Ctrl+C: the draft of an open editor is not saved.
-            self.take_editor();
+            self.close_editor();
             self.finish(Outcome::Cancelled);
             return Ok(());
         }
         match self.focus() {
-            Focus::Options => self.press_main(key),
-            Focus::Review => self.press_review(key),
-            Focus::Input | Focus::Note => return self.press_editor(key),
+            Focus::Options => self.press_main(key, bound),
+            Focus::Review => self.press_review(key, bound),
+            Focus::Input | Focus::Note => return self.press_editor(key, bound),
         }
         Ok(())
     }
@@ -530,7 +533,8 @@ impl Flow {
         }
     }
 
-    fn press_main(&mut self, key: Key) {
+    /// A key on a question tab; `bound` holds the key's actions.
+    fn press_main(&mut self, key: Key, bound: ActionSet) {
         let Some(question) = self.spec.questions.get(self.tab) else {
             return;
         };
@@ -550,7 +554,7 @@ impl Flow {
             }
             return;
         }
-        let Some(action) = self.keymap.actions(Context::Main, key).next() else {
+        let Some(action) = bound.in_context(Context::Main).first() else {
             return;
         };
         let on_custom = question.is_custom_row(self.row);
@@ -587,7 +591,8 @@ impl Flow {
         }
     }
 
-    fn press_review(&mut self, key: Key) {
+    /// A key on the review tab; `bound` holds the key's actions.
+    fn press_review(&mut self, key: Key, bound: ActionSet) {
         let actions = self.review_actions();
         if let Some(d) = Self::digit(key) {
             if let Some(&action) = actions.get(d - 1) {
@@ -595,7 +600,7 @@ impl Flow {
             }
             return;
         }
-        let Some(action) = self.keymap.actions(Context::Review, key).next() else {
+        let Some(action) = bound.in_context(Context::Review).first() else {
             return;
         };
         match action {
@@ -619,43 +624,45 @@ impl Flow {
         });
     }
 
-    /// The editor commands a key may mean in an editor of `target`, in keymap order: the
-    /// editor's own actions, then (note editors) the editing actions of `editor`.
+    /// The editor commands a key with the actions `bound` may mean in an editor of `target`, in
+    /// keymap order: the editor's own actions, then (note editors) the editing actions of
+    /// `editor`.
     fn editor_commands(
-        &self,
-        key: Key,
+        bound: ActionSet,
         target: EditorTarget,
-    ) -> impl Iterator<Item = EditorCommand> + '_ {
+    ) -> impl Iterator<Item = EditorCommand> {
         let (own, shared) = match target {
-            EditorTarget::Custom => (Context::Editor, None),
-            _ => (Context::NoteEditor, Some(Context::Editor)),
+            EditorTarget::Custom => (bound.in_context(Context::Editor), ActionSet::EMPTY),
+            _ => (
+                bound.in_context(Context::NoteEditor),
+                bound.in_context(Context::Editor),
+            ),
         };
-        let own_commands = self.keymap.actions(own, key).filter_map(EditorCommand::of);
+        let own_commands = own.iter().filter_map(EditorCommand::of);
         let shared_commands = shared
-            .into_iter()
-            .flat_map(move |context| self.keymap.actions(context, key))
+            .iter()
             .filter_map(EditorCommand::of)
             .filter(|c| matches!(c, EditorCommand::Edit(_)));
         own_commands.chain(shared_commands)
     }
 
-    /// The command a key means in the current editor.
-    fn editor_command(&self, key: Key, editor: &OpenEditor) -> Option<EditorCommand> {
+    /// The command a key with the actions `bound` means in the current editor.
+    fn editor_command(bound: ActionSet, editor: &OpenEditor) -> Option<EditorCommand> {
         let empty = editor.text.is_empty();
         let usable = |command: &EditorCommand| match command {
             EditorCommand::NextTab | EditorCommand::PrevTab => empty,
             EditorCommand::Up | EditorCommand::Down => empty || editor.text.is_multiline(),
             _ => true,
         };
-        self.editor_commands(key, editor.target).find(usable)
+        Self::editor_commands(bound, editor.target).find(usable)
     }
 
     /// What a key does while the completion list is open: keys of the submit and next-tab
     /// actions accept, keys of up and down move the highlight, keys of close close the list.
     /// A key also bound to an editing action (`right` moves the cursor) keeps editing.
-    fn list_command(&self, key: Key, editor: &OpenEditor) -> Option<ListCommand> {
+    fn list_command(bound: ActionSet, editor: &OpenEditor) -> Option<ListCommand> {
         let mut list = None;
-        for command in self.editor_commands(key, editor.target) {
+        for command in Self::editor_commands(bound, editor.target) {
             let this = match command {
                 EditorCommand::Edit(_) => return None,
                 EditorCommand::Submit | EditorCommand::NextTab => Some(ListCommand::Accept),
@@ -687,27 +694,28 @@ impl Flow {
         Ok(())
     }
 
-    fn press_editor(&mut self, key: Key) -> Result<(), FlowError> {
+    /// A key in an editor; `bound` holds the key's actions.
+    fn press_editor(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
             return Ok(());
         };
         if self.completion.is_open()
-            && let Some(command) = self.list_command(key, editor)
+            && let Some(command) = Self::list_command(bound, editor)
         {
             return self.press_list(command);
         }
-        self.press_editor_key(key)?;
+        self.press_editor_key(key, bound)?;
         self.refresh_completion();
         Ok(())
     }
 
     /// A key in an editor without an open completion list (BEHAVIOR §5).
-    fn press_editor_key(&mut self, key: Key) -> Result<(), FlowError> {
+    fn press_editor_key(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
             return Ok(());
         };
         let empty = editor.text.is_empty();
-        let Some(command) = self.editor_command(key, editor) else {
+        let Some(command) = Self::editor_command(bound, editor) else {
             if let KeyCode::Char(c) = key.code
                 && !key.mods.ctrl
                 && !key.mods.alt
@@ -779,7 +787,7 @@ impl Flow {
         self.editor = Some(OpenEditor {
             question: self.tab,
             target,
-            text: TextEditor::with_text(saved),
+            text: TextEditor::with_text_in(std::mem::take(&mut self.spare_text), saved),
             initial: saved.to_owned(),
         });
         self.completion = Completion::default();
@@ -787,9 +795,11 @@ impl Flow {
     }
 
     /// Closes the open editor without saving it, and its completion list with it.
-    fn take_editor(&mut self) -> Option<OpenEditor> {
+    fn close_editor(&mut self) {
         self.completion = Completion::default();
-        self.editor.take()
+        if let Some(editor) = self.editor.take() {
+            self.spare_text = editor.text.into_buffer();
+        }
     }
 
     /// Recomputes the completion list after the open editor's text or cursor changed.
@@ -799,8 +809,10 @@ impl Flow {
                 self.completion
                     .update(Some(files), editor.text.text(), editor.text.cursor())
             }
-            // Without an index nothing is offered: no work on the keystroke path.
-            _ => self.completion = Completion::default(),
+            // Without an index nothing is offered, so the list is already empty: no work on
+            // the keystroke path.
+            (_, None) => debug_assert_eq!(self.completion, Completion::default()),
+            (None, Some(_)) => self.completion = Completion::default(),
         }
     }
 
@@ -811,7 +823,7 @@ impl Flow {
         };
         let draft = editor.text.text();
         if draft.trim() == editor.initial.trim() {
-            self.take_editor();
+            self.close_editor();
             return Ok(());
         }
         let replaced = {
@@ -824,7 +836,8 @@ impl Flow {
             .map_or(0, str::len)
         };
         self.check_stored(replaced, draft.len())?;
-        let Some(editor) = self.take_editor() else {
+        self.completion = Completion::default();
+        let Some(editor) = self.editor.take() else {
             return Ok(());
         };
         let draft = editor.text.text();
@@ -836,6 +849,7 @@ impl Flow {
                 self.answers[question].set_option_note(option, draft)
             }
         }
+        self.spare_text = editor.text.into_buffer();
         Ok(())
     }
 
@@ -942,7 +956,7 @@ impl Flow {
     }
 
     fn finish(&mut self, outcome: Outcome) {
-        self.take_editor();
+        self.close_editor();
         self.outcome = Some(outcome);
     }
 
@@ -961,7 +975,7 @@ impl Flow {
             .as_ref()
             .is_some_and(|e| e.question == question && e.target == target)
         {
-            self.take_editor();
+            self.close_editor();
         }
     }
 
@@ -986,7 +1000,7 @@ impl Flow {
         self.close_editor_on(question, EditorTarget::Custom);
         self.store_custom(question, text);
         if submit && self.answers[question].is_answered() {
-            self.take_editor();
+            self.close_editor();
             self.tab = question;
             self.advance();
         }

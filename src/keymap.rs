@@ -5,6 +5,9 @@
 //! `{ "<context>.<action>": ["<key>", ...] }`. Several actions of one context may share a key
 //! (`editor.nextTab` and `editor.cursorRight` both default to `right`): a lookup returns all
 //! of them and the engine picks by state. Digits `1`..`9` are not actions.
+//!
+//! A key press is looked up once: [`Keymap::bound`] answers every action bound to the key, in
+//! every context, as an [`ActionSet`] that the engine then narrows to the contexts it needs.
 
 use std::sync::LazyLock;
 
@@ -26,9 +29,6 @@ pub enum Context {
     /// A note editor, `note` focus (`noteEditor`).
     NoteEditor,
 }
-
-/// Number of contexts, the size of the per-context lookup index.
-const CONTEXTS: usize = Context::ALL.len();
 
 impl Context {
     /// Every context, in declaration order.
@@ -77,7 +77,7 @@ macro_rules! actions {
             }
 
             /// The context the action belongs to.
-            pub fn context(self) -> Context {
+            pub const fn context(self) -> Context {
                 match self {
                     $(Action::$variant => Context::$context,)*
                 }
@@ -154,6 +154,64 @@ impl Action {
     }
 }
 
+/// A set of actions, one bit per action (bit `Action as usize`); it iterates in
+/// `Action::ALL` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ActionSet(u64);
+
+// Every action needs its own bit.
+const _: () = assert!(Action::ALL.len() <= u64::BITS as usize);
+
+/// The actions of each context, indexed by `Context as usize`.
+const CONTEXT_ACTIONS: [ActionSet; Context::ALL.len()] = {
+    let mut sets = [ActionSet::EMPTY; Context::ALL.len()];
+    let mut i = 0;
+    while i < Action::ALL.len() {
+        let action = Action::ALL[i];
+        sets[action.context() as usize].0 |= 1 << action as u32;
+        i += 1;
+    }
+    sets
+};
+
+impl ActionSet {
+    /// No action.
+    pub const EMPTY: ActionSet = ActionSet(0);
+
+    /// Whether `action` is in the set.
+    pub fn contains(self, action: Action) -> bool {
+        self.0 & 1 << action as u32 != 0
+    }
+
+    /// The actions of the set that belong to `context`.
+    pub fn in_context(self, context: Context) -> ActionSet {
+        ActionSet(self.0 & CONTEXT_ACTIONS[context as usize].0)
+    }
+
+    /// The first action of the set in `Action::ALL` order.
+    pub fn first(self) -> Option<Action> {
+        self.iter().next()
+    }
+
+    /// The actions of the set, in `Action::ALL` order.
+    pub fn iter(self) -> impl Iterator<Item = Action> {
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let at = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(Action::ALL[at])
+        })
+    }
+
+    /// Adds `action` to the set.
+    fn insert(&mut self, action: Action) {
+        self.0 |= 1 << action as u32;
+    }
+}
+
 /// Why a keymap override was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeymapError {
@@ -176,32 +234,34 @@ pub enum KeymapError {
     BadValue(Action),
 }
 
-/// Keys bound to actions, with a per-context index for lookups.
+/// Keys bound to actions, with an index from each bound key to its actions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
     /// Keys of each action, indexed by `Action as usize`, in binding order, without repeats.
     bindings: Vec<Vec<Key>>,
-    /// Per context (indexed by `Context as usize`), every binding as (packed key, action),
-    /// sorted by packed key, then action.
-    index: [Vec<(u32, Action)>; CONTEXTS],
-    /// Per context, the range of `index` for each key that has a [`slot`]: (start, len).
-    direct: Box<[[(u8, u8); SLOTS]; CONTEXTS]>,
+    /// The actions bound to each key that has a [`slot`], indexed by slot.
+    direct: Box<[ActionSet; SLOTS]>,
+    /// The actions bound to each other key, as (packed key, actions), sorted by packed key.
+    others: Vec<(u32, ActionSet)>,
 }
 
-/// Keys looked up without a search: ASCII characters and named keys, unmodified or with Shift.
-const SLOTS: usize = 2 * 144;
+/// Named keys (`Up` … `PageDown`), numbered by [`named_number`].
+const NAMED_KEYS: usize = 13;
 
-/// The direct-lookup slot of a packed key, when it has one.
-fn slot(packed: u32) -> Option<usize> {
-    const NAMED: u32 = 0x11_0000;
-    let shift = packed >> 26 == 1;
-    let code = if shift { packed & !(1 << 26) } else { packed };
-    let base = match code {
-        0..128 => code as usize,
-        NAMED..=0x11_000F => 128 + (code - NAMED) as usize,
-        _ => return None,
+/// Keys looked up without a search: ASCII characters and named keys, unmodified or with Shift.
+const SLOTS: usize = 2 * (128 + NAMED_KEYS);
+
+/// The direct-lookup slot of `key`, when it has one.
+fn slot(key: Key) -> Option<usize> {
+    if key.mods.ctrl || key.mods.alt {
+        return None;
+    }
+    let base = match key.code {
+        KeyCode::Char(c) if c.is_ascii() => c as usize,
+        KeyCode::Char(_) => return None,
+        named => 128 + named_number(named) as usize,
     };
-    Some(base + usize::from(shift) * 144)
+    Some(base + usize::from(key.mods.shift) * (SLOTS / 2))
 }
 
 /// The default keymap, parsed once.
@@ -230,30 +290,30 @@ impl Default for Keymap {
 impl Keymap {
     /// Builds the lookup index for `bindings` (one list per action, in `Action::ALL` order).
     fn from_bindings(bindings: Vec<Vec<Key>>) -> Keymap {
-        let mut index: [Vec<(u32, Action)>; CONTEXTS] = Default::default();
+        let mut direct = Box::new([ActionSet::EMPTY; SLOTS]);
+        let mut others: Vec<(u32, ActionSet)> = Vec::new();
         for (&action, keys) in Action::ALL.iter().zip(&bindings) {
-            let list = &mut index[action.context() as usize];
-            list.extend(keys.iter().map(|&key| (packed(key), action)));
-        }
-        for list in &mut index {
-            list.sort_unstable();
-        }
-        let mut direct = Box::new([[(0u8, 0u8); SLOTS]; CONTEXTS]);
-        for (table, list) in direct.iter_mut().zip(&index) {
-            for (i, &(key, _)) in list.iter().enumerate() {
-                if let Some(s) = slot(key) {
-                    let entry = &mut table[s];
-                    if entry.1 == 0 {
-                        entry.0 = i as u8;
+            for &key in keys {
+                let set = match slot(key) {
+                    Some(s) => &mut direct[s],
+                    None => {
+                        let key = packed(key);
+                        let at = others
+                            .binary_search_by_key(&key, |&(bound, _)| bound)
+                            .unwrap_or_else(|at| {
+                                others.insert(at, (key, ActionSet::EMPTY));
+                                at
+                            });
+                        &mut others[at].1
                     }
-                    entry.1 += 1;
-                }
+                };
+                set.insert(action);
             }
         }
         Keymap {
             bindings,
-            index,
             direct,
+            others,
         }
     }
 
@@ -262,25 +322,21 @@ impl Keymap {
         &self.bindings[action as usize]
     }
 
+    /// Every action bound to `key`, in every context.
+    pub fn bound(&self, key: Key) -> ActionSet {
+        match slot(key) {
+            Some(s) => self.direct[s],
+            None => self
+                .others
+                .binary_search_by_key(&packed(key), |&(bound, _)| bound)
+                .map_or(ActionSet::EMPTY, |at| self.others[at].1),
+        }
+    }
+
     /// Every action of `context` bound to `key`, in `Action::ALL` order. Only actions of that
     /// very context are returned (look up [`Context::Global`] separately).
-    pub fn actions(&self, context: Context, key: Key) -> impl Iterator<Item = Action> + '_ {
-        let key = packed(key);
-        let list = &self.index[context as usize];
-        let (start, len) = match slot(key) {
-            Some(s) => {
-                let (start, len) = self.direct[context as usize][s];
-                (usize::from(start), usize::from(len))
-            }
-            None => {
-                let start = list.partition_point(|&(bound, _)| bound < key);
-                (
-                    start,
-                    list[start..].partition_point(|&(bound, _)| bound == key),
-                )
-            }
-        };
-        list[start..start + len].iter().map(|&(_, action)| action)
+    pub fn actions(&self, context: Context, key: Key) -> impl Iterator<Item = Action> {
+        self.bound(key).in_context(context).iter()
     }
 
     /// This keymap with `overrides` applied: a JSON object
@@ -320,22 +376,31 @@ fn packed(key: Key) -> u32 {
     const NAMED: u32 = 0x11_0000;
     let code = match key.code {
         KeyCode::Char(c) => u32::from(c),
-        KeyCode::Up => NAMED,
-        KeyCode::Down => NAMED + 1,
-        KeyCode::Left => NAMED + 2,
-        KeyCode::Right => NAMED + 3,
-        KeyCode::Tab => NAMED + 4,
-        KeyCode::Enter => NAMED + 5,
-        KeyCode::Escape => NAMED + 6,
-        KeyCode::Backspace => NAMED + 7,
-        KeyCode::Delete => NAMED + 8,
-        KeyCode::Home => NAMED + 9,
-        KeyCode::End => NAMED + 10,
-        KeyCode::PageUp => NAMED + 11,
-        KeyCode::PageDown => NAMED + 12,
+        named => NAMED + named_number(named),
     };
     let mods = key.mods;
     code | u32::from(mods.ctrl) << 24 | u32::from(mods.alt) << 25 | u32::from(mods.shift) << 26
+}
+
+/// The number of a named key, from 0 (`Up`) to 12 (`PageDown`). A character key has none and
+/// counts as 0: callers take characters apart first. (Numbered in declaration order, the match
+/// compiles to a subtraction rather than a jump table.)
+fn named_number(code: KeyCode) -> u32 {
+    match code {
+        KeyCode::Up | KeyCode::Char(_) => 0,
+        KeyCode::Down => 1,
+        KeyCode::Left => 2,
+        KeyCode::Right => 3,
+        KeyCode::Tab => 4,
+        KeyCode::Enter => 5,
+        KeyCode::Escape => 6,
+        KeyCode::Backspace => 7,
+        KeyCode::Delete => 8,
+        KeyCode::Home => 9,
+        KeyCode::End => 10,
+        KeyCode::PageUp => 11,
+        KeyCode::PageDown => 12,
+    }
 }
 
 /// The keys an override value binds `action` to, in order, without repeats.
@@ -373,7 +438,11 @@ mod tests {
     }
 
     fn lookup(map: &Keymap, context: Context, key: &str) -> Vec<Action> {
-        map.actions(context, k(key)).collect()
+        lookup_key(map, context, k(key))
+    }
+
+    fn lookup_key(map: &Keymap, context: Context, key: Key) -> Vec<Action> {
+        map.actions(context, key).collect()
     }
 
     /// Every action with its expected wire name, context, description and default keys.
@@ -678,13 +747,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn packed_keys_are_distinct() {
+    /// Every key code of interest (ASCII and other characters, every named key) under every
+    /// combination of modifiers.
+    fn sample_keys() -> Vec<Key> {
         use KeyCode::*;
         let codes = [
             Char('a'),
             Char('A'),
             Char(' '),
+            Char('\u{0}'),
+            Char('\u{7f}'),
+            Char('\u{80}'),
+            Char('c'),
+            Char('n'),
+            Char('N'),
+            Char('x'),
+            Char('é'),
             Char('한'),
             Char('\u{10ffff}'),
             Up,
@@ -710,10 +788,62 @@ mod tests {
             };
             keys.extend(codes.iter().map(|&code| Key { code, mods }));
         }
+        keys
+    }
+
+    #[test]
+    fn packed_keys_and_slots_are_distinct() {
+        let keys = sample_keys();
         let mut packed_keys: Vec<u32> = keys.iter().map(|&key| packed(key)).collect();
         packed_keys.sort_unstable();
         packed_keys.dedup();
         assert_eq!(packed_keys.len(), keys.len());
+        let mut slots: Vec<usize> = keys.iter().filter_map(|&key| slot(key)).collect();
+        assert!(slots.iter().all(|&s| s < SLOTS));
+        let with_slot = slots.len();
+        slots.sort_unstable();
+        slots.dedup();
+        assert_eq!(slots.len(), with_slot);
+        // Every named key and the 9 ASCII characters, plain or with Shift.
+        assert_eq!(with_slot, 2 * (NAMED_KEYS + 9));
+    }
+
+    #[test]
+    fn lookups_find_exactly_the_actions_bound() {
+        let overridden = Keymap::default()
+            .with_overrides(&json!({
+                "main.toggle": ["x", "ctrl+x", "é", "shift+up", "<C-Del>"],
+                "main.confirm": ["x", "enter"],
+                "review.up": ["é", "ctrl+x"],
+                "editor.newline": ["ctrl+j", "alt+enter", "shift+up"],
+            }))
+            .unwrap();
+        for map in [Keymap::default(), overridden] {
+            for key in sample_keys() {
+                let bound = map.bound(key);
+                let expected: Vec<Action> = Action::ALL
+                    .iter()
+                    .copied()
+                    .filter(|&action| map.keys(action).contains(&key))
+                    .collect();
+                assert_eq!(bound.iter().collect::<Vec<_>>(), expected, "{key}");
+                for &action in Action::ALL {
+                    assert_eq!(bound.contains(action), expected.contains(&action));
+                }
+                for &context in Context::ALL {
+                    let in_context: Vec<Action> = expected
+                        .iter()
+                        .copied()
+                        .filter(|a| a.context() == context)
+                        .collect();
+                    assert_eq!(lookup_key(&map, context, key), in_context, "{key}");
+                    assert_eq!(
+                        bound.in_context(context).first(),
+                        in_context.first().copied()
+                    );
+                }
+            }
+        }
     }
 
     #[test]

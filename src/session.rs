@@ -58,6 +58,10 @@ pub enum Status {
 
 /// One ask: a live or finished flow, or a payload that failed validation.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "almost every session is a flow; boxing it would add an indirection to every key"
+)]
 pub enum Session {
     /// A validated payload and its flow state.
     Flow {
