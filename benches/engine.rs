@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use askd::key::Key;
-use askd::render::LineCache;
+use askd::render::ScreenCache;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 // Only the workloads are used here; the rest of the file is the command.
@@ -51,7 +51,7 @@ fn core_key(c: &mut Criterion) {
 
 fn view_key(c: &mut Criterion) {
     let mut session = workload::open(&workload::flow_payload());
-    let mut cache = LineCache::default();
+    let mut cache = ScreenCache::default();
     let mut keys = Cycle::new(workload::flow_keys());
     c.bench_function("view_key", |b| {
         b.iter(|| workload::key_and_view(&mut session, &mut cache, black_box(keys.next())))
@@ -62,7 +62,7 @@ fn options_view_key(c: &mut Criterion) {
     let mut group = c.benchmark_group("options_view_key");
     for n in [10, 1_000] {
         let mut session = workload::open(&workload::options_payload(n));
-        let mut cache = LineCache::default();
+        let mut cache = ScreenCache::default();
         let mut keys = Cycle::new(workload::options_keys(n));
         group.bench_function(BenchmarkId::from_parameter(n), |b| {
             b.iter(|| workload::key_and_view(&mut session, &mut cache, black_box(keys.next())))

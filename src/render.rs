@@ -38,7 +38,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use unicode_segmentation::UnicodeSegmentation;
-use unicode_width::UnicodeWidthStr;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::model::QuestionType;
 use crate::session::Status;
@@ -83,14 +83,14 @@ pub struct Span<'a> {
 }
 
 /// One screen line: its text, cut into spans of one style each. It serialises as the list
-/// of its spans; a line that went through a [`LineCache`] carries that JSON ready-made, which
+/// of its spans; a line that went through a [`ScreenCache`] carries that JSON ready-made, which
 /// serde_json writes as it is (other serializers see serde_json's raw-value wrapper).
 #[derive(Debug, Clone, Default)]
 pub struct Line {
     text: String,
     /// Each span's style and the byte offset in `text` where the span ends.
     ends: Vec<(Style, usize)>,
-    /// The line as JSON, once a [`LineCache`] has given it.
+    /// The line as JSON, once a [`ScreenCache`] has given it.
     json: Option<Arc<RawValue>>,
 }
 
@@ -133,19 +133,36 @@ impl Serialize for Line {
     }
 }
 
-/// The JSON of the lines of the last screen served, so that a line equal to one of them is
-/// not serialised again: between two keys most of a screen stays as it was. It holds one
-/// screen whatever the number of sessions; lines are matched by their whole content, so a
-/// screen of any session or width can follow any other.
+/// What the screens served so far lend the next one, since between two keys most of a screen
+/// stays as it was: the JSON of the last screen's lines, reused for a line equal to one of
+/// them (so it is not serialised again), and the last hint lines laid out, reused for equal
+/// hints at the same width. It holds one screen whatever the number of sessions, and matches
+/// by whole content, so a screen of any session or width can follow any other.
 #[derive(Debug, Default)]
-pub struct LineCache {
+pub struct ScreenCache {
     screen: Vec<Line>,
+    hints: Option<HintLines>,
 }
 
-impl LineCache {
+/// Hints as laid out at a width.
+#[derive(Debug)]
+struct HintLines {
+    hints: Vec<Hint>,
+    width: usize,
+    lines: Vec<Laid>,
+}
+
+impl ScreenCache {
+    /// Renders `view` at `width` columns as [`render`] does, every line carrying its JSON.
+    pub fn render(&mut self, view: &View, width: usize) -> Vec<Line> {
+        let mut lines = screen(view, width, Some(&mut self.hints));
+        self.fill(&mut lines);
+        lines
+    }
+
     /// Gives every line of `lines` its JSON, reused from the last screen where a line equal
     /// to it was there, serialised otherwise; `lines` becomes the last screen.
-    pub fn fill(&mut self, lines: &mut [Line]) {
+    fn fill(&mut self, lines: &mut [Line]) {
         let mut last = std::mem::take(&mut self.screen);
         self.screen.reserve(lines.len());
         for (i, line) in lines.iter_mut().enumerate() {
@@ -203,6 +220,12 @@ const NUMBERS: [&str; 9] = [
 
 /// Renders `view` at `width` terminal columns.
 pub fn render(view: &View, width: usize) -> Vec<Line> {
+    screen(view, width, None)
+}
+
+/// Renders `view`, reusing the hint lines of `memo` when its hints are the same at the same
+/// width, and leaving this screen's there.
+fn screen(view: &View, width: usize, memo: Option<&mut Option<HintLines>>) -> Vec<Line> {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
     rule(&mut out, width);
@@ -226,7 +249,21 @@ pub fn render(view: &View, width: usize) -> Vec<Line> {
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
-        hints(&mut out, &view.hints, width);
+        match memo {
+            Some(Some(last)) if last.width == width && last.hints == view.hints => {
+                out.extend(last.lines.iter().cloned());
+            }
+            Some(memo) => {
+                let start = out.len();
+                hints(&mut out, &view.hints, width);
+                *memo = Some(HintLines {
+                    hints: view.hints.clone(),
+                    width,
+                    lines: out[start..].to_vec(),
+                });
+            }
+            None => hints(&mut out, &view.hints, width),
+        }
     }
     rule(&mut out, width);
     out.into_iter().map(Laid::into_line).collect()
@@ -247,7 +284,7 @@ pub fn plain(lines: &[Line]) -> String {
 
 /// A line being built: its text in one buffer, the style of each span with where the span
 /// ends in it, and its width.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Laid {
     text: String,
     spans: Vec<(Style, usize)>,
@@ -411,35 +448,36 @@ struct Grapheme<'a> {
 fn graphemes<'a>(segs: &[Seg<'a>]) -> Vec<Grapheme<'a>> {
     let mut out = Vec::with_capacity(segs.iter().map(|s| s.text.len()).sum());
     for s in segs {
-        if s.text.is_ascii() {
-            // Every ASCII character is a grapheme of its own, except `\r\n`; runs of
-            // printable characters other than space are one piece of a word.
-            let bytes = s.text.as_bytes();
-            let mut i = 0;
-            while i < bytes.len() {
-                let run = bytes[i..]
-                    .iter()
-                    .take_while(|b| (b'!'..=b'~').contains(*b))
-                    .count();
-                let n = match run {
-                    0 if bytes[i..].starts_with(b"\r\n") => 2,
-                    0 | 1 => 1,
-                    run => {
-                        out.push(Grapheme {
-                            text: &s.text[i..i + run],
-                            style: s.style,
-                            width: run,
-                            kind: Kind::Word,
-                            loose: false,
-                            soft: false,
-                            run: true,
-                        });
-                        i += run;
-                        continue;
-                    }
+        if s.text.chars().all(|c| c.is_ascii() || plain_char(c)) {
+            // Every character here is a grapheme of its own, except `\r\n`; runs of plain
+            // characters are one piece of a word.
+            let mut rest = s.text;
+            while let Some(c) = rest.chars().next() {
+                let run_bytes = rest
+                    .char_indices()
+                    .find(|&(_, c)| !plain_char(c))
+                    .map_or(rest.len(), |(at, _)| at);
+                let n = if run_bytes > c.len_utf8() {
+                    out.push(Grapheme {
+                        text: &rest[..run_bytes],
+                        style: s.style,
+                        width: rest[..run_bytes].chars().count(),
+                        kind: Kind::Word,
+                        loose: false,
+                        soft: false,
+                        run: true,
+                    });
+                    run_bytes
+                } else {
+                    let n = if rest.starts_with("\r\n") {
+                        2
+                    } else {
+                        c.len_utf8()
+                    };
+                    push_grapheme(&mut out, s, &rest[..n]);
+                    n
                 };
-                push_grapheme(&mut out, s, &s.text[i..i + n]);
-                i += n;
+                rest = &rest[n..];
             }
         } else {
             for g in s.text.graphemes(true) {
@@ -448,6 +486,21 @@ fn graphemes<'a>(segs: &[Seg<'a>]) -> Vec<Grapheme<'a>> {
         }
     }
     out
+}
+
+/// A character that is one column wide and a grapheme of its own beside any other such
+/// character or any ASCII character: printable ASCII other than space, and the Latin-1 letters
+/// and the punctuation, arrows, box drawing, shapes and dingbats that screens use most.
+fn plain_char(c: char) -> bool {
+    match c {
+        '!'..='~' => true,
+        '\u{A1}'..='\u{FF}'
+        | '\u{2010}'..='\u{2027}'
+        | '\u{2190}'..='\u{21FF}'
+        | '\u{2500}'..='\u{25FF}'
+        | '\u{2700}'..='\u{27BF}' => c != '\u{AD}' && c.width() == Some(1),
+        _ => false,
+    }
 }
 
 /// Classifies one grapheme of `s` for layout.
@@ -514,9 +567,9 @@ impl Wrapper<'_> {
         }
         if g.run {
             // A run that does not fit goes one grapheme at a time, as any text.
-            for i in 0..g.text.len() {
+            for (i, c) in g.text.char_indices() {
                 self.emit(&Grapheme {
-                    text: &g.text[i..i + 1],
+                    text: &g.text[i..i + c.len_utf8()],
                     width: 1,
                     run: false,
                     ..*g
@@ -656,11 +709,12 @@ fn lay_out(out: &mut Vec<Laid>, first: Laid, hanging: usize, gs: &[Grapheme], wi
     w.out.push(line);
 }
 
-/// The common case of [`wrap`]: printable ASCII (one column a byte, nothing to map or break
-/// at) that fits after `first` once its trailing breakable spaces are dropped, as wrapping
-/// would drop them. Gives `first` back when the text needs the general path.
+/// The common case of [`wrap`]: spaces and plain characters (one column a character, nothing
+/// to map or break at) that fit after `first` once their trailing breakable spaces are
+/// dropped, as wrapping would drop them. Gives `first` back when the text needs the general
+/// path.
 fn fit_plain(mut first: Laid, segs: &[Seg], width: usize) -> Result<Laid, Laid> {
-    let plain = |s: &Seg| s.text.bytes().all(|b| (b' '..=b'~').contains(&b));
+    let plain = |s: &Seg| s.text.chars().all(|c| c == ' ' || plain_char(c));
     if !segs.iter().all(plain) {
         return Err(first);
     }
@@ -676,13 +730,16 @@ fn fit_plain(mut first: Laid, segs: &[Seg], width: usize) -> Result<Laid, Laid> 
             break;
         }
     }
+    // Trailing spaces are one byte each, so the text kept ends `trailing` bytes early.
     let mut left = total - trailing;
-    if first.width + left > width {
+    let columns = segs.iter().map(|s| s.text.chars().count()).sum::<usize>() - trailing;
+    if first.width + columns > width {
         return Err(first);
     }
     for s in segs {
         let take = s.text.len().min(left);
-        first.push(&s.text[..take], s.style, take);
+        let text = &s.text[..take];
+        first.push(text, s.style, text.chars().count());
         left -= take;
     }
     Ok(first)
@@ -1337,37 +1394,45 @@ fn hints(out: &mut Vec<Laid>, hints: &[Hint], width: usize) {
 mod tests {
     use super::*;
 
-    /// `gs` with every run split into its single graphemes.
-    fn split_runs<'a>(gs: &[Grapheme<'a>]) -> Vec<Grapheme<'a>> {
+    /// The graphemes of `segs` as the segmenter finds them, with no runs.
+    fn segmented<'a>(segs: &[Seg<'a>]) -> Vec<Grapheme<'a>> {
         let mut out = Vec::new();
-        for g in gs {
-            if g.run {
-                out.extend((0..g.text.len()).map(|i| Grapheme {
-                    text: &g.text[i..i + 1],
-                    width: 1,
-                    run: false,
-                    ..*g
-                }));
-            } else {
-                out.push(*g);
+        for s in segs {
+            for g in s.text.graphemes(true) {
+                push_grapheme(&mut out, s, g);
             }
         }
         out
     }
 
-    fn laid_out(first: usize, hanging: usize, gs: &[Grapheme], width: usize) -> Vec<Line> {
-        let mut out = Vec::new();
-        lay_out(&mut out, indent(first), hanging, gs, width);
-        out.into_iter().map(Laid::into_line).collect()
+    #[test]
+    fn plain_characters_are_one_column_graphemes_of_their_own() {
+        let plain: Vec<char> = ('\0'..='\u{FFFF}').filter(|&c| plain_char(c)).collect();
+        assert_eq!(plain.len(), 755);
+        let neighbours: Vec<char> = plain.iter().copied().step_by(5).chain([' ']).collect();
+        for &c in &plain {
+            assert_eq!(c.to_string().width(), 1, "{c:?}");
+            for &d in &neighbours {
+                let pair = format!("{c}{d}");
+                assert_eq!(pair.graphemes(true).count(), 2, "{pair:?}");
+                let pair = format!("{d}{c}");
+                assert_eq!(pair.graphemes(true).count(), 2, "{pair:?}");
+            }
+        }
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
-        /// Runs of printable ASCII lay out exactly as their graphemes one by one would.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+        /// The fast paths (plain text that fits, runs of plain characters) lay out exactly
+        /// as the segmenter's graphemes laid out one by one.
         #[test]
-        fn runs_lay_out_as_their_graphemes(
-            texts in proptest::collection::vec("[a-z!~ ]{0,30}|[a-z]{20,70}|[a-z \t\n□]{0,20}", 1..5),
+        fn fast_paths_lay_out_as_the_graphemes(
+            texts in proptest::collection::vec(
+                "[a-z!~ ]{0,30}|[a-z]{20,70}|[a-z \t\n□→…é]{0,20}|[a-z ─●é\u{301}字\u{1b}\r]{0,20}",
+                1..5,
+            ),
             glue in proptest::collection::vec(proptest::bool::ANY, 5),
+            cursor in 0usize..6,
             first in 0usize..12,
             hanging in 0usize..16,
             width in 20usize..50,
@@ -1375,13 +1440,19 @@ mod tests {
             let segs: Vec<Seg> = texts
                 .iter()
                 .zip(&glue)
-                .map(|(text, &glue)| if glue { glued(text, Style::Accent) } else { seg(text, Style::Text) })
+                .enumerate()
+                .map(|(i, (text, &glue))| match () {
+                    _ if i == cursor => seg(text, Style::Cursor),
+                    _ if glue => glued(text, Style::Accent),
+                    _ => seg(text, Style::Text),
+                })
                 .collect();
-            let gs = graphemes(&segs);
-            proptest::prop_assert_eq!(
-                laid_out(first, hanging, &gs, width),
-                laid_out(first, hanging, &split_runs(&gs), width)
-            );
+            let mut fast = Vec::new();
+            wrap(&mut fast, indent(first), hanging, &segs, width);
+            let mut general = Vec::new();
+            lay_out(&mut general, indent(first), hanging, &segmented(&segs), width);
+            let lines = |out: Vec<Laid>| out.into_iter().map(Laid::into_line).collect::<Vec<Line>>();
+            proptest::prop_assert_eq!(lines(fast), lines(general));
         }
     }
 }

@@ -399,12 +399,10 @@ pub fn build_cached(
     id: &str,
     session: &Session,
     options: ViewOptions,
-    cache: &mut render::LineCache,
+    cache: &mut render::ScreenCache,
 ) -> View {
-    let mut view = build_with(id, session, options);
-    if let Some(lines) = &mut view.lines {
-        cache.fill(lines);
-    }
+    let mut view = build_view(id, session, options.all_rows);
+    view.lines = options.width.map(|width| cache.render(&view, width));
     view
 }
 

@@ -648,7 +648,7 @@ fn cached_lines_serialise_exactly_as_fresh_ones() {
         "<Down><Down><Down>ab\"c\\<BS><Up><Space>n<Esc>N\"x<Esc><Tab><Space><Down><Tab><Tab><Left>",
     )
     .expect("valid keys");
-    let mut cache = render::LineCache::default();
+    let mut cache = render::ScreenCache::default();
     let mut served = 0;
     for (i, key) in script.into_iter().enumerate() {
         for (session, width) in [(&mut demo, 80), (&mut list, 33 + i)] {

@@ -16,7 +16,7 @@ use clap::Parser;
 use serde_json::{Value, json};
 
 use askd::key::Key;
-use askd::render::LineCache;
+use askd::render::ScreenCache;
 
 /// The allocator askd runs with, so that the in-process figures are measured as the server
 /// runs.
@@ -26,7 +26,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The workloads, shared with the criterion benches (`benches/engine.rs`).
 pub mod workload {
     use askd::key::{Key, KeyCode, Mods, parse_sequence};
-    use askd::render::LineCache;
+    use askd::render::ScreenCache;
     use askd::session::{OpenOptions, Session};
     use askd::view::{self, ViewOptions};
     use serde_json::{Value, json};
@@ -92,7 +92,7 @@ pub mod workload {
 
     /// One key, then the full view at [`WIDTH`] columns serialised as a client receives it,
     /// its lines going through `cache` as the server's do.
-    pub fn key_and_view(session: &mut Session, cache: &mut LineCache, key: Key) -> String {
+    pub fn key_and_view(session: &mut Session, cache: &mut ScreenCache, key: Key) -> String {
         session.press(key).expect("the flow stays open");
         let options = ViewOptions {
             width: Some(WIDTH),
@@ -245,7 +245,7 @@ fn view_us_per_key(payload: &Value, keys: &[Key], total: usize, reps: usize) -> 
     let samples = (0..reps)
         .map(|_| {
             let mut session = workload::open(payload);
-            let mut cache = LineCache::default();
+            let mut cache = ScreenCache::default();
             let start = Instant::now();
             for &key in keys.iter().cycle().take(total) {
                 black_box(workload::key_and_view(

@@ -25,7 +25,7 @@ use crate::key::{Key, parse_sequence};
 use crate::keymap::Keymap;
 use crate::limits::Limits;
 use crate::model::Outcome;
-use crate::render::LineCache;
+use crate::render::ScreenCache;
 use crate::result::Transcript;
 use crate::session::{OpenError, OpenOptions, Session, Status};
 use crate::snapshot;
@@ -128,7 +128,7 @@ pub struct State {
     all_rows: bool,
     has_ui: Option<bool>,
     /// The JSON of the last screen's lines, reused for lines that stay the same.
-    lines: LineCache,
+    lines: ScreenCache,
     waiters: HashMap<String, oneshot::Sender<AskReply>>,
     last_ask: Option<String>,
     /// The serialised result of the synchronous method that just succeeded, until the shell
@@ -177,7 +177,7 @@ impl State {
             width: None,
             all_rows: false,
             has_ui: None,
-            lines: LineCache::default(),
+            lines: ScreenCache::default(),
             waiters: HashMap::new(),
             last_ask: None,
             finished: None,
@@ -677,7 +677,7 @@ pub struct Step {
 }
 
 /// The Step of a session; its lines carry their JSON through `cache` when one is given.
-fn step_of(id: &str, entry: &Entry, cache: Option<&mut LineCache>) -> Step {
+fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
     let options = ViewOptions {
         width: entry.width,
         all_rows: entry.all_rows,
