@@ -142,6 +142,72 @@ impl Serialize for Line {
 pub struct ScreenCache {
     screen: Vec<Line>,
     hints: Option<HintLines>,
+    tabs_json: Option<Reused<Vec<TabView>>>,
+    hints_json: Option<Reused<Vec<Hint>>>,
+    rows_json: Vec<Reused<RowView>>,
+}
+
+/// A part of a view that a [`ScreenCache`] can give ready-made JSON: it serialises as its
+/// value, or as that JSON once it has it (which serde_json writes as it is; other
+/// serializers see serde_json's raw-value wrapper). It reads as its value.
+#[derive(Debug, Clone, Default)]
+pub struct Reused<T> {
+    inner: T,
+    json: Option<Arc<RawValue>>,
+}
+
+impl<T> Reused<T> {
+    /// A part without JSON yet.
+    pub fn new(value: T) -> Reused<T> {
+        Reused {
+            inner: value,
+            json: None,
+        }
+    }
+
+    /// The value.
+    pub fn into_inner(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> std::ops::Deref for Reused<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: PartialEq> PartialEq for Reused<T> {
+    fn eq(&self, other: &Reused<T>) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl<T: Serialize> Serialize for Reused<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.json {
+            Some(json) => json.serialize(serializer),
+            None => self.inner.serialize(serializer),
+        }
+    }
+}
+
+impl<T: Serialize + PartialEq + Clone> Reused<T> {
+    /// Takes the JSON of `last` when it holds an equal value; otherwise serialises this
+    /// value and leaves a copy of it, with its JSON, in `last`.
+    fn reuse(&mut self, last: &mut Option<Reused<T>>) {
+        match last {
+            Some(last) if last.inner == self.inner => self.json = last.json.clone(),
+            _ => {
+                self.json = serde_json::value::to_raw_value(&self.inner)
+                    .ok()
+                    .map(Arc::from);
+                *last = Some(self.clone());
+            }
+        }
+    }
 }
 
 /// Hints as laid out at a width.
@@ -153,6 +219,36 @@ struct HintLines {
 }
 
 impl ScreenCache {
+    /// Gives the tabs, hints and rows of `view` their JSON, reused from the last view where
+    /// they are equal to its, serialised otherwise.
+    pub fn dress(&mut self, view: &mut View) {
+        view.tabs.reuse(&mut self.tabs_json);
+        view.hints.reuse(&mut self.hints_json);
+        let Some(question) = view.question.as_mut() else {
+            return;
+        };
+        let mut last = std::mem::take(&mut self.rows_json);
+        for (i, row) in question.rows.iter_mut().enumerate() {
+            let reusable = |old: &Reused<RowView>| old.json.is_some() && old.inner == row.inner;
+            let found = if last.get(i).is_some_and(reusable) {
+                Some(i)
+            } else {
+                last.iter().position(reusable)
+            };
+            match found {
+                Some(j) => {
+                    row.json = last[j].json.clone();
+                    self.rows_json.push(std::mem::take(&mut last[j]));
+                }
+                None => {
+                    let mut fresh = None;
+                    row.reuse(&mut fresh);
+                    self.rows_json.extend(fresh);
+                }
+            }
+        }
+    }
+
     /// Renders `view` at `width` columns as [`render`] does, every line carrying its JSON.
     pub fn render(&mut self, view: &View, width: usize) -> Vec<Line> {
         let mut lines = screen(view, width, Some(&mut self.hints));
@@ -250,14 +346,14 @@ fn screen(view: &View, width: usize, memo: Option<&mut Option<HintLines>>) -> Ve
     if !view.hints.is_empty() {
         out.push(Laid::default());
         match memo {
-            Some(Some(last)) if last.width == width && last.hints == view.hints => {
+            Some(Some(last)) if last.width == width && last.hints == *view.hints => {
                 out.extend(last.lines.iter().cloned());
             }
             Some(memo) => {
                 let start = out.len();
                 hints(&mut out, &view.hints, width);
                 *memo = Some(HintLines {
-                    hints: view.hints.clone(),
+                    hints: view.hints.to_vec(),
                     width,
                     lines: out[start..].to_vec(),
                 });
@@ -655,7 +751,7 @@ fn marked(
 /// Wraps `segs` into lines of at most `width` columns: the first line starts with `first`,
 /// the others with `hanging` spaces.
 fn wrap(out: &mut Vec<Laid>, first: Laid, hanging: usize, segs: &[Seg], width: usize) {
-    let first = match fit_plain(first, segs, width) {
+    let first = match fit_plain(first, hanging, segs, width) {
         Ok(line) => {
             out.push(line);
             return;
@@ -712,15 +808,16 @@ fn lay_out(out: &mut Vec<Laid>, first: Laid, hanging: usize, gs: &[Grapheme], wi
 /// The common case of [`wrap`]: spaces and plain characters (one column a character, nothing
 /// to map or break at) that fit after `first` once their trailing breakable spaces are
 /// dropped, as wrapping would drop them. Gives `first` back when the text needs the general
-/// path.
-fn fit_plain(mut first: Laid, segs: &[Seg], width: usize) -> Result<Laid, Laid> {
+/// path, including glued text wider than a continuation line (which wrapping places piece
+/// by piece).
+fn fit_plain(mut first: Laid, hanging: usize, segs: &[Seg], width: usize) -> Result<Laid, Laid> {
     let plain = |s: &Seg| s.text.chars().all(|c| c == ' ' || plain_char(c));
     if !segs.iter().all(plain) {
         return Err(first);
     }
     let total: usize = segs.iter().map(|s| s.text.len()).sum();
     let mut trailing = 0;
-    for s in segs.iter().rev() {
+    for s in segs.iter().rev().filter(|s| !s.text.is_empty()) {
         if s.glue || s.style == Style::Cursor {
             break;
         }
@@ -733,7 +830,8 @@ fn fit_plain(mut first: Laid, segs: &[Seg], width: usize) -> Result<Laid, Laid> 
     // Trailing spaces are one byte each, so the text kept ends `trailing` bytes early.
     let mut left = total - trailing;
     let columns = segs.iter().map(|s| s.text.chars().count()).sum::<usize>() - trailing;
-    if first.width + columns > width {
+    let room = width - hanging.min(width.saturating_sub(MIN_ROOM));
+    if first.width + columns > width || (columns > room && segs.iter().any(|s| s.glue)) {
         return Err(first);
     }
     for s in segs {

@@ -7,7 +7,7 @@ use crate::flow::{EditorTarget, Flow, Focus, OpenEditor, ReviewAction};
 use crate::key::Key;
 use crate::keymap::{Action, Context};
 use crate::model::{Answer, Dialect, Outcome, Question, QuestionType};
-use crate::render::{self, Line};
+use crate::render::{self, Line, Reused};
 use crate::session::{Session, Status};
 
 /// Value of the synthetic custom row.
@@ -34,7 +34,8 @@ pub struct View {
     /// Where keys go.
     pub focus: Focus,
     /// Question tabs, then the review tab.
-    pub tabs: Vec<TabView>,
+    #[schemars(with = "Vec<TabView>")]
+    pub tabs: Reused<Vec<TabView>>,
     /// 0-based active tab.
     pub active_tab: usize,
     /// The active question (`null` on the review tab and when done).
@@ -44,7 +45,8 @@ pub struct View {
     /// The open editor (`null` when closed).
     pub editor: Option<EditorView>,
     /// Key hints for the current focus, from the active keymap.
-    pub hints: Vec<Hint>,
+    #[schemars(with = "Vec<Hint>")]
+    pub hints: Reused<Vec<Hint>>,
     /// How the flow ended (`null` while it is open).
     pub outcome: Option<OutcomeView>,
     /// The screen rendered at the known width (omitted when no width is known).
@@ -134,7 +136,8 @@ pub struct QuestionView {
     /// The rows the view carries: all of them when the view was asked for all rows, otherwise
     /// the window of at most [`ROW_WINDOW`] rows around the active row that the screen shows.
     /// Each row's `index` says where it stands among all rows.
-    pub rows: Vec<RowView>,
+    #[schemars(with = "Vec<RowView>")]
+    pub rows: Vec<Reused<RowView>>,
     /// Rows before the window that the screen shows (`↑ N more`).
     pub rows_above: usize,
     /// Rows after the window that the screen shows (`↓ N more`).
@@ -158,7 +161,7 @@ pub struct PlanReviewView {
 }
 
 /// One row of a question.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RowView {
     /// 1-based row number (the digit that selects it).
@@ -402,6 +405,7 @@ pub fn build_cached(
     cache: &mut render::ScreenCache,
 ) -> View {
     let mut view = build_view(id, session, options.all_rows);
+    cache.dress(&mut view);
     view.lines = options.width.map(|width| cache.render(&view, width));
     view
 }
@@ -421,12 +425,12 @@ fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             dialect,
             title,
             focus: Focus::Review,
-            tabs: session.flow().map(tabs).unwrap_or_default(),
+            tabs: Reused::new(session.flow().map(tabs).unwrap_or_default()),
             active_tab: session.flow().map_or(0, Flow::tab),
             question: None,
             review: None,
             editor: None,
-            hints: Vec::new(),
+            hints: Reused::default(),
             outcome,
             lines: None,
         };
@@ -437,14 +441,14 @@ fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         dialect,
         title,
         focus: flow.focus(),
-        tabs: tabs(flow),
+        tabs: Reused::new(tabs(flow)),
         active_tab: flow.tab(),
         question: flow
             .current_question()
             .map(|q| question_view(flow, q, &flow.answers()[flow.tab()], all_rows)),
         review: (flow.focus() == Focus::Review).then(|| review_view(flow)),
         editor: flow.editor().map(|e| editor_view(flow, e)),
-        hints: hints(flow),
+        hints: Reused::new(hints(flow)),
         outcome,
         lines: None,
     }
@@ -484,14 +488,14 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         (shown_start, shown_end)
     };
     let options_end = end.min(q.options.len());
-    let mut rows: Vec<RowView> = Vec::with_capacity(end - start);
+    let mut rows: Vec<Reused<RowView>> = Vec::with_capacity(end - start);
     rows.extend(
         q.options[start.min(options_end)..options_end]
             .iter()
             .zip(start..)
             .map(|(o, i)| {
                 let (label, recommended) = strip_recommended(&o.label);
-                RowView {
+                Reused::new(RowView {
                     index: i + 1,
                     value: o.value.clone(),
                     label: label.to_owned(),
@@ -502,12 +506,12 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
                     custom: false,
                     note: answer.option_note(i).map(str::to_owned),
                     recommended,
-                }
+                })
             }),
     );
     if q.has_custom_row() && end == row_count {
         let i = q.options.len();
-        rows.push(RowView {
+        rows.push(Reused::new(RowView {
             index: i + 1,
             value: CUSTOM_VALUE.to_owned(),
             label: CUSTOM_LABEL.to_owned(),
@@ -518,7 +522,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
             custom: true,
             note: None,
             recommended: false,
-        });
+        }));
     }
     QuestionView {
         id: q.id.clone(),

@@ -21,7 +21,10 @@ fn rows(session: &Session) -> Vec<(usize, String, String, bool)> {
         .expect("a question tab")
         .rows
         .into_iter()
-        .map(|r| (r.index, r.value, r.label, r.custom))
+        .map(|r| {
+            let r = r.into_inner();
+            (r.index, r.value, r.label, r.custom)
+        })
         .collect()
 }
 
@@ -81,6 +84,7 @@ fn missing_labels_become_q1_q2_by_position() {
     ]}));
     let labels: Vec<String> = view::build("s", &s)
         .tabs
+        .into_inner()
         .into_iter()
         .map(|t| t.label)
         .collect();
