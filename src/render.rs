@@ -134,16 +134,18 @@ impl Serialize for Line {
 }
 
 /// What the screens served so far lend the next one, since between two keys most of a screen
-/// stays as it was: the JSON of the last screen's lines, reused for a line equal to one of
-/// them (so it is not serialised again), and the last hint lines laid out, reused for equal
-/// hints at the same width. It holds one screen whatever the number of sessions, and matches
-/// by whole content, so a screen of any session or width can follow any other.
+/// stays as it was: the JSON of the last screens' lines, reused for a line equal to one of
+/// them (so it is not serialised again); the JSON of the last tab bars, hint lists and rows;
+/// and the last hint lines laid out, reused for equal hints at the same width. It holds a
+/// few screens ([`REMEMBERED`]) whatever the number of sessions, and matches by whole
+/// content, so a screen of any session or width can follow any other.
 #[derive(Debug, Default)]
 pub struct ScreenCache {
-    screen: Vec<Line>,
-    hints: Option<HintLines>,
-    tabs_json: Option<Reused<Vec<TabView>>>,
-    hints_json: Option<Reused<Vec<Hint>>>,
+    /// The lines of the last screens, most recent first.
+    screens: std::collections::VecDeque<Vec<Line>>,
+    hints: Vec<HintLines>,
+    tabs_json: Vec<Reused<Vec<TabView>>>,
+    hints_json: Vec<Reused<Vec<Hint>>>,
     rows_json: Vec<Reused<RowView>>,
 }
 
@@ -195,20 +197,30 @@ impl<T: Serialize> Serialize for Reused<T> {
 }
 
 impl<T: Serialize + PartialEq + Clone> Reused<T> {
-    /// Takes the JSON of `last` when it holds an equal value; otherwise serialises this
-    /// value and leaves a copy of it, with its JSON, in `last`.
-    fn reuse(&mut self, last: &mut Option<Reused<T>>) {
-        match last {
-            Some(last) if last.inner == self.inner => self.json = last.json.clone(),
-            _ => {
+    /// Takes the JSON of an equal value in `memo` (most recent first), moving it to the
+    /// front; otherwise serialises this value and puts a copy of it, with its JSON, there,
+    /// keeping at most [`REMEMBERED`].
+    fn reuse(&mut self, memo: &mut Vec<Reused<T>>) {
+        match memo.iter().position(|old| old.inner == self.inner) {
+            Some(i) => {
+                self.json = memo[i].json.clone();
+                let old = memo.remove(i);
+                memo.insert(0, old);
+            }
+            None => {
                 self.json = serde_json::value::to_raw_value(&self.inner)
                     .ok()
                     .map(Arc::from);
-                *last = Some(self.clone());
+                memo.insert(0, self.clone());
+                memo.truncate(REMEMBERED);
             }
         }
     }
 }
+
+/// How many tab bars, hint lists and hint layouts a [`ScreenCache`] keeps: a flow moves
+/// between a few focuses (rows, editors, review), each with its own hints.
+const REMEMBERED: usize = 4;
 
 /// Hints as laid out at a width.
 #[derive(Debug)]
@@ -241,7 +253,7 @@ impl ScreenCache {
                     self.rows_json.push(std::mem::take(&mut last[j]));
                 }
                 None => {
-                    let mut fresh = None;
+                    let mut fresh = Vec::with_capacity(1);
                     row.reuse(&mut fresh);
                     self.rows_json.extend(fresh);
                 }
@@ -256,29 +268,39 @@ impl ScreenCache {
         lines
     }
 
-    /// Gives every line of `lines` its JSON, reused from the last screen where a line equal
-    /// to it was there, serialised otherwise; `lines` becomes the last screen.
+    /// Gives every line of `lines` its JSON, reused from the last screens where a line equal
+    /// to it was there (the same line of the last screen is tried first), serialised
+    /// otherwise; `lines` becomes the last screen.
     fn fill(&mut self, lines: &mut [Line]) {
-        let mut last = std::mem::take(&mut self.screen);
-        self.screen.reserve(lines.len());
+        let mut next = Vec::with_capacity(lines.len());
         for (i, line) in lines.iter_mut().enumerate() {
             let reusable = |old: &Line| old.json.is_some() && old == line;
-            let found = if last.get(i).is_some_and(reusable) {
-                Some(i)
+            let same_place = self
+                .screens
+                .front()
+                .and_then(|last| last.get(i))
+                .is_some_and(reusable);
+            let found = if same_place {
+                Some((0, i))
             } else {
-                last.iter().position(reusable)
+                self.screens
+                    .iter()
+                    .enumerate()
+                    .find_map(|(s, screen)| screen.iter().position(reusable).map(|j| (s, j)))
             };
             match found {
-                Some(j) => {
-                    line.json = last[j].json.clone();
-                    self.screen.push(std::mem::take(&mut last[j]));
+                Some((s, j)) => {
+                    line.json = self.screens[s][j].json.clone();
+                    next.push(std::mem::take(&mut self.screens[s][j]));
                 }
                 None => {
                     line.json = serde_json::value::to_raw_value(&*line).ok().map(Arc::from);
-                    self.screen.push(line.clone());
+                    next.push(line.clone());
                 }
             }
         }
+        self.screens.push_front(next);
+        self.screens.truncate(REMEMBERED);
     }
 }
 
@@ -319,9 +341,9 @@ pub fn render(view: &View, width: usize) -> Vec<Line> {
     screen(view, width, None)
 }
 
-/// Renders `view`, reusing the hint lines of `memo` when its hints are the same at the same
-/// width, and leaving this screen's there.
-fn screen(view: &View, width: usize, memo: Option<&mut Option<HintLines>>) -> Vec<Line> {
+/// Renders `view`, reusing the hint lines of `memo` (most recent first) when they are of the
+/// same hints at the same width, and leaving this screen's there.
+fn screen(view: &View, width: usize, memo: Option<&mut Vec<HintLines>>) -> Vec<Line> {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
     rule(&mut out, width);
@@ -346,17 +368,28 @@ fn screen(view: &View, width: usize, memo: Option<&mut Option<HintLines>>) -> Ve
     if !view.hints.is_empty() {
         out.push(Laid::default());
         match memo {
-            Some(Some(last)) if last.width == width && last.hints == *view.hints => {
-                out.extend(last.lines.iter().cloned());
-            }
             Some(memo) => {
-                let start = out.len();
-                hints(&mut out, &view.hints, width);
-                *memo = Some(HintLines {
-                    hints: view.hints.to_vec(),
-                    width,
-                    lines: out[start..].to_vec(),
-                });
+                let same = |m: &HintLines| m.width == width && m.hints == *view.hints;
+                match memo.iter().position(same) {
+                    Some(i) => {
+                        out.extend(memo[i].lines.iter().cloned());
+                        let laid = memo.remove(i);
+                        memo.insert(0, laid);
+                    }
+                    None => {
+                        let start = out.len();
+                        hints(&mut out, &view.hints, width);
+                        memo.insert(
+                            0,
+                            HintLines {
+                                hints: view.hints.to_vec(),
+                                width,
+                                lines: out[start..].to_vec(),
+                            },
+                        );
+                        memo.truncate(REMEMBERED);
+                    }
+                }
             }
             None => hints(&mut out, &view.hints, width),
         }
