@@ -91,13 +91,18 @@ impl From<FormatArg> for Format {
     }
 }
 
-/// Prints a played flow; errors go to stderr with status 2.
+/// Prints a played flow; errors go to stderr with status 2. A reader that stops early (a
+/// closed pipe, as with `askd demo | head`) ends the output quietly.
 fn print_play(output: Result<String, play::PlayError>) -> std::process::ExitCode {
+    use std::io::Write;
     match output {
-        Ok(text) => {
-            print!("{text}");
-            std::process::ExitCode::SUCCESS
-        }
+        Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                eprintln!("askd: cannot write the output: {e}");
+                std::process::ExitCode::from(1)
+            }
+            _ => std::process::ExitCode::SUCCESS,
+        },
         Err(e) => {
             eprintln!("askd: {e}");
             std::process::ExitCode::from(2)

@@ -977,3 +977,36 @@ fn the_command_plays_and_fails_with_status_2() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn play_ends_quietly_when_its_reader_stops_early() {
+    use std::io::{Read, Write};
+    // Some hundred screens: far more than a pipe holds, so the writer meets the closed pipe.
+    let keys = "<Down><Up>".repeat(100);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_askd"))
+        .args(["play", "-", "--keys", &keys])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("askd starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(play::DEMO_PAYLOAD.as_bytes())
+        .expect("the payload is sent");
+    let mut first = [0u8; 11];
+    let mut stdout = child.stdout.take().expect("stdout");
+    stdout.read_exact(&mut first).expect("output starts");
+    assert_eq!(String::from_utf8_lossy(&first), "── open");
+    drop(stdout);
+    let out = child.wait_with_output().expect("askd ends");
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        ),
+        (Some(0), String::new())
+    );
+}
