@@ -239,10 +239,49 @@ pub enum KeymapError {
 pub struct Keymap {
     /// Keys of each action, indexed by `Action as usize`, in binding order, without repeats.
     bindings: Vec<Vec<Key>>,
+    /// The canonical names of those keys, for hints.
+    names: Vec<KeyNames>,
     /// The actions bound to each key that has a [`slot`], indexed by slot.
     direct: Box<[ActionSet; SLOTS]>,
     /// The actions bound to each other key, as (packed key, actions), sorted by packed key.
     others: Vec<(u32, ActionSet)>,
+}
+
+/// Canonical key names (`up`, `ctrl+c`, `n`), shared: a hint lists them without copying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyNames(std::sync::Arc<[String]>);
+
+impl KeyNames {
+    /// The names of the digit keys `1` to `n` (`n` from 1 to 9).
+    pub fn digits(n: usize) -> KeyNames {
+        static DIGITS: std::sync::OnceLock<Vec<KeyNames>> = std::sync::OnceLock::new();
+        let all = DIGITS.get_or_init(|| {
+            (1..=9)
+                .map(|n| KeyNames((1..=n).map(|d| d.to_string()).collect()))
+                .collect()
+        });
+        all[n.clamp(1, 9) - 1].clone()
+    }
+}
+
+impl From<Vec<String>> for KeyNames {
+    fn from(names: Vec<String>) -> KeyNames {
+        KeyNames(names.into())
+    }
+}
+
+impl std::ops::Deref for KeyNames {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl serde::Serialize for KeyNames {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter())
+    }
 }
 
 /// Named keys (`Up` … `PageDown`), numbered by [`named_number`].
@@ -310,11 +349,21 @@ impl Keymap {
                 set.insert(action);
             }
         }
+        let names = bindings
+            .iter()
+            .map(|keys| KeyNames(keys.iter().map(ToString::to_string).collect()))
+            .collect();
         Keymap {
             bindings,
+            names,
             direct,
             others,
         }
+    }
+
+    /// The canonical names of the keys bound to `action`, in order.
+    pub fn key_names(&self, action: Action) -> KeyNames {
+        self.names[action as usize].clone()
     }
 
     /// The keys bound to `action`, in the order they were given.

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::flow::{EditorTarget, Flow, Focus, OpenEditor, ReviewAction};
 use crate::key::Key;
-use crate::keymap::{Action, Context};
+use crate::keymap::{Action, Context, KeyNames};
 use crate::model::{Answer, Dialect, Outcome, Question, QuestionType};
 use crate::render::{self, Line, Reused};
 use crate::session::{Session, Status};
@@ -329,7 +329,8 @@ pub struct Hint {
     /// The keymap action (`main.toggle`), or `digits` for the fixed digit keys.
     pub action: &'static str,
     /// The bound keys, canonical names.
-    pub keys: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub keys: KeyNames,
     /// What it does.
     pub label: &'static str,
 }
@@ -748,9 +749,9 @@ fn completion_hints(flow: &Flow) -> Vec<Hint> {
                 .filter(|key| action == Action::GlobalDismiss || !edits(flow, key))
                 .map(ToString::to_string)
                 .collect();
-            (!keys.is_empty()).then_some(Hint {
+            (!keys.is_empty()).then(|| Hint {
                 action: action.name(),
-                keys,
+                keys: keys.into(),
                 label,
             })
         })
@@ -769,11 +770,7 @@ fn hints(flow: &Flow) -> Vec<Hint> {
         .filter(|a| !keymap.keys(**a).is_empty())
         .map(|&action| Hint {
             action: action.name(),
-            keys: keymap
-                .keys(action)
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
+            keys: keymap.key_names(action),
             label: action.description(),
         })
         .collect();
@@ -797,7 +794,7 @@ fn hints(flow: &Flow) -> Vec<Hint> {
             at,
             Hint {
                 action: "digits",
-                keys: (1..=n).map(|d| d.to_string()).collect(),
+                keys: KeyNames::digits(n),
                 label: if flow.focus() == Focus::Review {
                     "run action"
                 } else {
