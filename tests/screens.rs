@@ -645,11 +645,13 @@ fn cached_lines_serialise_exactly_as_fresh_ones() {
     let mut demo = open(serde_json::from_str(play::DEMO_PAYLOAD).expect("demo payload"));
     let mut list = long_list();
     let script = parse_sequence(
-        "<Down><Down><Down>ab\"c\\<BS><Up><Space>n<Esc>N\"x<Esc><Tab><Space><Down><Tab><Tab><Left>",
+        "<Down><Down><Down>mine<CR><S-Tab><Up>nnote<CR><Up><Down><Space><Space>\
+         <Down><Down><Down>ab\"c\\<BS><Up><Space>n<Esc>N\"x<Esc><Tab><Space><Down><Tab><Tab><Left>",
     )
     .expect("valid keys");
     let mut cache = render::ScreenCache::default();
     let mut served = 0;
+    let mut seen = [false, false];
     for (i, key) in script.into_iter().enumerate() {
         for (session, width) in [(&mut demo, 80), (&mut list, 33 + i)] {
             let _ = session.press(key);
@@ -663,10 +665,14 @@ fn cached_lines_serialise_exactly_as_fresh_ones() {
                 serde_json::to_string(&view::build_cached("s", session, options, &mut cache))
                     .expect("a view serialises");
             assert_eq!(cached, fresh, "key {i} at {width}");
+            seen[0] |= cached.contains("\"text\":\"→ \",\"style\":\"success\"},{\"text\":\"mine\"");
+            seen[1] |= cached.contains("\"note\":\"note\"");
             served += 1;
         }
     }
-    assert_eq!(served, 46);
+    assert_eq!(served, 86);
+    // The script reaches rows with a saved custom answer and a saved note.
+    assert_eq!(seen, [true, true]);
 }
 
 #[test]
