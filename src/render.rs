@@ -143,7 +143,7 @@ impl Serialize for Line {
 pub struct ScreenCache {
     /// The lines of the last screens, most recent first.
     screens: std::collections::VecDeque<Vec<Line>>,
-    layouts: Layouts,
+    hints: Vec<HintLines>,
     tabs_json: Vec<Reused<Vec<TabView>>>,
     hints_json: Vec<Reused<Vec<Hint>>>,
     rows_json: Vec<Reused<RowView>>,
@@ -222,29 +222,6 @@ impl<T: Serialize + PartialEq + Clone> Reused<T> {
 /// between a few focuses (rows, editors, review), each with its own hints.
 const REMEMBERED: usize = 4;
 
-/// Parts of screens as laid out, kept to be reused for equal parts at the same width.
-#[derive(Debug, Default)]
-struct Layouts {
-    /// Hint lists, most recent first.
-    hints: Vec<HintLines>,
-    /// Rows (without an open editor), most recent first.
-    rows: Vec<RowLines>,
-}
-
-/// How many row layouts a [`ScreenCache`] keeps: the windows of a few questions.
-const REMEMBERED_ROWS: usize = 4 * crate::view::ROW_WINDOW;
-
-/// A row as laid out, with what its lines depend on besides itself.
-#[derive(Debug)]
-struct RowLines {
-    row: RowView,
-    multi: bool,
-    approves: bool,
-    custom_text: Option<String>,
-    width: usize,
-    lines: Vec<Laid>,
-}
-
 /// Hints as laid out at a width.
 #[derive(Debug)]
 struct HintLines {
@@ -286,7 +263,7 @@ impl ScreenCache {
 
     /// Renders `view` at `width` columns as [`render`] does, every line carrying its JSON.
     pub fn render(&mut self, view: &View, width: usize) -> Vec<Line> {
-        let mut lines = screen(view, width, Some(&mut self.layouts));
+        let mut lines = screen(view, width, Some(&mut self.hints));
         self.fill(&mut lines);
         lines
     }
@@ -364,9 +341,9 @@ pub fn render(view: &View, width: usize) -> Vec<Line> {
     screen(view, width, None)
 }
 
-/// Renders `view`, reusing the hint and row layouts of `memo` when they are of equal parts at
-/// the same width, and leaving this screen's there.
-fn screen(view: &View, width: usize, mut memo: Option<&mut Layouts>) -> Vec<Line> {
+/// Renders `view`, reusing the hint lines of `memo` (most recent first) when they are of the
+/// same hints at the same width, and leaving this screen's there.
+fn screen(view: &View, width: usize, memo: Option<&mut Vec<HintLines>>) -> Vec<Line> {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
     rule(&mut out, width);
@@ -384,14 +361,13 @@ fn screen(view: &View, width: usize, mut memo: Option<&mut Layouts>) -> Vec<Line
     if view.status == Status::Done {
         ending(&mut out, view.outcome, width);
     } else if let Some(question) = &view.question {
-        let rows = memo.as_deref_mut().map(|m| &mut m.rows);
-        question_screen(&mut out, question, view.editor.as_ref(), width, rows);
+        question_screen(&mut out, question, view.editor.as_ref(), width);
     } else if let Some(review) = &view.review {
         review_screen(&mut out, review, width);
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
-        match memo.map(|m| &mut m.hints) {
+        match memo {
             Some(memo) => {
                 let same = |m: &HintLines| m.width == width && m.hints == *view.hints;
                 match memo.iter().position(same) {
@@ -1039,7 +1015,6 @@ fn question_screen(
     q: &QuestionView,
     editor: Option<&EditorView>,
     width: usize,
-    memo: Option<&mut Vec<RowLines>>,
 ) {
     wrap(
         out,
@@ -1078,7 +1053,7 @@ fn question_screen(
     if previews && width >= SIDE_BY_SIDE_WIDTH {
         let left_width = width * 2 / 5;
         let mut left = Vec::new();
-        rows(&mut left, q, editor, approve, left_width, memo);
+        rows(&mut left, q, editor, approve, left_width);
         let mut right = Vec::new();
         preview_box(&mut right, q, 0, width - left_width - 1 - MARGIN);
         let height = left.len().max(right.len());
@@ -1093,7 +1068,7 @@ fn question_screen(
             out.push(line);
         }
     } else {
-        rows(out, q, editor, approve, width, memo);
+        rows(out, q, editor, approve, width);
         if previews {
             out.push(Laid::default());
             preview_box(out, q, MARGIN, width - 2 * MARGIN);
@@ -1122,7 +1097,6 @@ fn rows(
     editor: Option<&EditorView>,
     approve: Option<&str>,
     width: usize,
-    mut memo: Option<&mut Vec<RowLines>>,
 ) {
     // The view carries the window shown, or all rows; either way the window is drawn.
     let first = q.rows.first().map_or(0, |row| row.index - 1);
@@ -1133,140 +1107,90 @@ fn rows(
         more(out, "↑", q.rows_above, width);
     }
     let multi = q.kind == QuestionType::Multi;
+    let label_col = MARGIN + POINTER + NUMBER + if multi { 4 } else { 2 };
     for row in shown {
-        let editor = editor.filter(|e| edits_row(e, row));
-        let approves = !row.custom && approve == Some(row.value.as_str());
-        let custom_text = q.custom_text.as_deref().filter(|_| row.custom);
-        let Some(memo) = memo.as_deref_mut().filter(|_| editor.is_none()) else {
-            row_lines(out, row, multi, approves, custom_text, editor, width);
-            continue;
+        let mut first = margin();
+        if row.active {
+            first.text("❯ ", Style::Accent);
+        } else {
+            first.spaces(POINTER);
+        }
+        match NUMBERS.get(row.index.wrapping_sub(1)) {
+            Some(number) => first.text(
+                number,
+                if row.active {
+                    Style::Accent
+                } else {
+                    Style::Dim
+                },
+            ),
+            None => first.spaces(NUMBER),
+        }
+        match (multi, row.selected) {
+            (true, true) => first.text("[x] ", Style::Success),
+            (true, false) => first.text("[ ] ", Style::Muted),
+            (false, true) => first.text("● ", Style::Success),
+            (false, false) => first.text("○ ", Style::Muted),
+        }
+        let label_style = if row.active {
+            Style::Accent
+        } else if row.selected {
+            Style::Selected
+        } else {
+            Style::Text
         };
-        let same = |m: &RowLines| {
-            m.width == width
-                && m.row == **row
-                && m.multi == multi
-                && m.approves == approves
-                && m.custom_text.as_deref() == custom_text
-        };
-        match memo.iter().position(same) {
-            Some(i) => {
-                out.extend(memo[i].lines.iter().cloned());
-                let laid = memo.remove(i);
-                memo.insert(0, laid);
+        let mut segs = vec![seg(&row.label, label_style)];
+        if row.recommended {
+            segs.push(seg(" (recommended)", Style::Success));
+        }
+        if !row.custom && approve == Some(row.value.as_str()) {
+            segs.push(seg(" (approves the plan)", Style::Success));
+        }
+        wrap(out, first, label_col, &segs, width);
+        if let Some(description) = &row.description {
+            wrap(
+                out,
+                indent(label_col),
+                label_col,
+                &[seg(description, Style::Dim)],
+                width,
+            );
+        }
+        match editor.filter(|e| edits_row(e, row)) {
+            Some(e) => {
+                let title = if row.custom {
+                    "Your answer".to_owned()
+                } else {
+                    format!("Note on {}", row.label)
+                };
+                editor_box(out, e, &title, BOX_INDENT, width - BOX_INDENT - MARGIN);
             }
             None => {
-                let start = out.len();
-                row_lines(out, row, multi, approves, custom_text, None, width);
-                memo.insert(
-                    0,
-                    RowLines {
-                        row: (**row).clone(),
-                        multi,
-                        approves,
-                        custom_text: custom_text.map(str::to_owned),
+                if let Some(text) = q.custom_text.as_deref().filter(|_| row.custom) {
+                    marked(
+                        out,
+                        label_col,
+                        ("→ ", Style::Success),
+                        (text, Style::Selected),
+                        label_col + 2,
                         width,
-                        lines: out[start..].to_vec(),
-                    },
-                );
-                memo.truncate(REMEMBERED_ROWS);
+                    );
+                }
+                if let Some(note) = &row.note {
+                    marked(
+                        out,
+                        label_col,
+                        ("✎ ", Style::Warning),
+                        (note, Style::Warning),
+                        label_col + 2,
+                        width,
+                    );
+                }
             }
         }
     }
     if q.rows_below > 0 {
         more(out, "↓", q.rows_below, width);
-    }
-}
-
-/// The lines of one row: pointer, number, mark, label and badges, then its description, and
-/// then the open editor when it edits this row, or else its saved custom text and note.
-fn row_lines(
-    out: &mut Vec<Laid>,
-    row: &RowView,
-    multi: bool,
-    approves: bool,
-    custom_text: Option<&str>,
-    editor: Option<&EditorView>,
-    width: usize,
-) {
-    let label_col = MARGIN + POINTER + NUMBER + if multi { 4 } else { 2 };
-    let mut first = margin();
-    if row.active {
-        first.text("❯ ", Style::Accent);
-    } else {
-        first.spaces(POINTER);
-    }
-    match NUMBERS.get(row.index.wrapping_sub(1)) {
-        Some(number) => first.text(
-            number,
-            if row.active {
-                Style::Accent
-            } else {
-                Style::Dim
-            },
-        ),
-        None => first.spaces(NUMBER),
-    }
-    match (multi, row.selected) {
-        (true, true) => first.text("[x] ", Style::Success),
-        (true, false) => first.text("[ ] ", Style::Muted),
-        (false, true) => first.text("● ", Style::Success),
-        (false, false) => first.text("○ ", Style::Muted),
-    }
-    let label_style = if row.active {
-        Style::Accent
-    } else if row.selected {
-        Style::Selected
-    } else {
-        Style::Text
-    };
-    let mut segs = vec![seg(&row.label, label_style)];
-    if row.recommended {
-        segs.push(seg(" (recommended)", Style::Success));
-    }
-    if approves {
-        segs.push(seg(" (approves the plan)", Style::Success));
-    }
-    wrap(out, first, label_col, &segs, width);
-    if let Some(description) = &row.description {
-        wrap(
-            out,
-            indent(label_col),
-            label_col,
-            &[seg(description, Style::Dim)],
-            width,
-        );
-    }
-    match editor {
-        Some(e) => {
-            let title = if row.custom {
-                "Your answer".to_owned()
-            } else {
-                format!("Note on {}", row.label)
-            };
-            editor_box(out, e, &title, BOX_INDENT, width - BOX_INDENT - MARGIN);
-        }
-        None => {
-            if let Some(text) = custom_text {
-                marked(
-                    out,
-                    label_col,
-                    ("→ ", Style::Success),
-                    (text, Style::Selected),
-                    label_col + 2,
-                    width,
-                );
-            }
-            if let Some(note) = &row.note {
-                marked(
-                    out,
-                    label_col,
-                    ("✎ ", Style::Warning),
-                    (note, Style::Warning),
-                    label_col + 2,
-                    width,
-                );
-            }
-        }
     }
 }
 
