@@ -582,15 +582,16 @@ fn graphemes<'a>(segs: &[Seg<'a>]) -> Vec<Grapheme<'a>> {
             // characters are one piece of a word.
             let mut rest = s.text;
             while let Some(c) = rest.chars().next() {
-                let run_bytes = rest
-                    .char_indices()
-                    .find(|&(_, c)| !plain_char(c))
-                    .map_or(rest.len(), |(at, _)| at);
-                let n = if run_bytes > c.len_utf8() {
+                let (mut run_bytes, mut run_chars) = (0, 0);
+                for c in rest.chars().take_while(|&c| plain_char(c)) {
+                    run_bytes += c.len_utf8();
+                    run_chars += 1;
+                }
+                let n = if run_chars > 1 {
                     out.push(Grapheme {
                         text: &rest[..run_bytes],
                         style: s.style,
-                        width: rest[..run_bytes].chars().count(),
+                        width: run_chars,
                         kind: Kind::Word,
                         loose: false,
                         soft: false,
@@ -844,9 +845,18 @@ fn lay_out(out: &mut Vec<Laid>, first: Laid, hanging: usize, gs: &[Grapheme], wi
 /// path, including glued text wider than a continuation line (which wrapping places piece
 /// by piece).
 fn fit_plain(mut first: Laid, hanging: usize, segs: &[Seg], width: usize) -> Result<Laid, Laid> {
-    let plain = |s: &Seg| s.text.chars().all(|c| c == ' ' || plain_char(c));
-    if !segs.iter().all(plain) {
-        return Err(first);
+    // Columns of a segment: one a character, when every character is a space or plain.
+    let columns_of = |s: &Seg| {
+        s.text
+            .chars()
+            .try_fold(0, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1))
+    };
+    let mut columns = 0;
+    for s in segs {
+        match columns_of(s) {
+            Some(n) => columns += n,
+            None => return Err(first),
+        }
     }
     let total: usize = segs.iter().map(|s| s.text.len()).sum();
     let mut trailing = 0;
@@ -862,7 +872,7 @@ fn fit_plain(mut first: Laid, hanging: usize, segs: &[Seg], width: usize) -> Res
     }
     // Trailing spaces are one byte each, so the text kept ends `trailing` bytes early.
     let mut left = total - trailing;
-    let columns = segs.iter().map(|s| s.text.chars().count()).sum::<usize>() - trailing;
+    let columns = columns - trailing;
     let room = width - hanging.min(width.saturating_sub(MIN_ROOM));
     if first.width + columns > width || (columns > room && segs.iter().any(|s| s.glue)) {
         return Err(first);
