@@ -406,6 +406,52 @@ case("fallback screen of a question with the custom editor open", function()
   eq(cursor_marks_found, { { 12, 9, 11, "cursor" } }, "the cursor span covers é")
 end)
 
+case("fallback screen of a long list shows the window and what lies outside it", function()
+  local rows = {}
+  for i = 6, 15 do
+    table.insert(rows, {
+      index = i,
+      value = "v" .. i,
+      label = "Option " .. i,
+      selected = false,
+      active = i == 10,
+      custom = false,
+    })
+  end
+  local view = {
+    tabs = {},
+    question = {
+      prompt = "Pick one",
+      rowCount = 16,
+      rowsAbove = 5,
+      rowsBelow = 1,
+      rows = rows,
+    },
+    hints = {},
+  }
+  local lines, active = render.fallback(view)
+  local flat = render.flatten(lines)
+  eq(flat.texts, {
+    "",
+    "",
+    "Pick one",
+    "",
+    "  ↑ 5 more",
+    "  [ ] 6. Option 6",
+    "  [ ] 7. Option 7",
+    "  [ ] 8. Option 8",
+    "  [ ] 9. Option 9",
+    "❯ [ ] 10. Option 10",
+    "  [ ] 11. Option 11",
+    "  [ ] 12. Option 12",
+    "  [ ] 13. Option 13",
+    "  [ ] 14. Option 14",
+    "  [ ] 15. Option 15",
+    "  ↓ 1 more",
+  }, "lines")
+  eq(active, 10, "active line")
+end)
+
 case("fallback screen of the review tab and of an empty note editor", function()
   local review = {
     tabs = {

@@ -105,6 +105,10 @@ local function question_lines(view, out)
     table.insert(out, { span("Note: " .. q.note, "warning") })
   end
   table.insert(out, {})
+  -- A long list comes as the window the screen shows; say what lies outside it.
+  if (q.rowsAbove or 0) > 0 then
+    table.insert(out, { span("  ↑ " .. q.rowsAbove .. " more", "dim") })
+  end
   for _, row in ipairs(q.rows or {}) do
     local label_style = row.active and "accent" or (row.selected and "selected" or "text")
     local spans = {
@@ -137,6 +141,9 @@ local function question_lines(view, out)
     elseif row.note then
       table.insert(out, { span("      note: " .. row.note, "warning") })
     end
+  end
+  if (q.rowsBelow or 0) > 0 then
+    table.insert(out, { span("  ↓ " .. q.rowsBelow .. " more", "dim") })
   end
   if q.preview then
     table.insert(out, {})
