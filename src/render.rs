@@ -137,7 +137,7 @@ impl Serialize for Line {
 /// stays as it was: the JSON of the last screens' lines, reused for a line equal to one of
 /// them (so it is not serialised again); the JSON of the last tab bars, hint lists and rows;
 /// and the last hint lines laid out, reused for equal hints at the same width. It holds a
-/// few screens ([`REMEMBERED`]) whatever the number of sessions, and matches by whole
+/// few screens (four) whatever the number of sessions, and matches by whole
 /// content, so a screen of any session or width can follow any other.
 #[derive(Debug, Default)]
 pub struct ScreenCache {
