@@ -224,14 +224,15 @@ fn truncate(text: &str) -> String {
 pub async fn write_frame<W: AsyncWrite + Unpin>(
     writer: &mut W,
     framing: Framing,
-    message: &str,
+    message: String,
 ) -> std::io::Result<()> {
     match framing {
         Framing::Lines => {
-            let mut out = Vec::with_capacity(message.len() + 1);
-            out.extend_from_slice(message.as_bytes());
-            out.push(b'\n');
-            writer.write_all(&out).await?;
+            // One write of the message and its line end; a message built with room for the
+            // line end (as success replies are) is not copied.
+            let mut out = message;
+            out.push('\n');
+            writer.write_all(out.as_bytes()).await?;
         }
         Framing::ContentLength => {
             let header = format!("Content-Length: {}\r\n\r\n", message.len());

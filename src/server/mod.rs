@@ -51,7 +51,8 @@ fn success_reply(id: &impl Serialize, result: &str) -> String {
     const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
     const RESULT: &str = r#","result":"#;
     let id = serde_json::to_string(id).expect("an id serialises");
-    let mut reply = String::with_capacity(HEAD.len() + id.len() + RESULT.len() + result.len() + 1);
+    // Room for the closing brace and the line end the writer adds.
+    let mut reply = String::with_capacity(HEAD.len() + id.len() + RESULT.len() + result.len() + 2);
     reply.push_str(HEAD);
     reply.push_str(&id);
     reply.push_str(RESULT);
@@ -119,7 +120,7 @@ where
             let mut rx = outgoing.take().expect("the writer starts once");
             writer_task = Some(tokio::spawn(async move {
                 while let Some(message) = rx.recv().await {
-                    if write_frame(&mut w, framing, &message).await.is_err() {
+                    if write_frame(&mut w, framing, message).await.is_err() {
                         break;
                     }
                 }
