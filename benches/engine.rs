@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use askd::key::Key;
-use askd::render::ScreenCache;
+use askd::reuse::ScreenCache;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 // Only the workloads are used here; the rest of the file is the command.

@@ -19,6 +19,7 @@ pub mod payload;
 pub mod play;
 pub mod render;
 pub mod result;
+pub mod reuse;
 pub mod schema;
 pub mod server;
 pub mod session;

@@ -188,7 +188,7 @@ fn typed_char(session: &Session, key: Key) -> Option<char> {
 /// Records the current screen and Step.
 fn frame(label: String, session: &Session, width: usize) -> Frame {
     let view = view::build_with_width(SESSION_ID, session, Some(width));
-    let screen = render::plain(view.lines.as_deref().unwrap_or_default());
+    let screen = render::plain(view.lines.iter().flatten().map(|line| &**line));
     let mut step = json!({
         "session": SESSION_ID,
         "status": session.status(),

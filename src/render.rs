@@ -33,10 +33,7 @@
 //! of the flow; then the key hints and a closing rule. At most [`ROW_WINDOW`](crate::view::ROW_WINDOW) rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
-use std::sync::Arc;
-
 use serde::Serialize;
-use serde_json::value::RawValue;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -83,24 +80,13 @@ pub struct Span<'a> {
 }
 
 /// One screen line: its text, cut into spans of one style each. It serialises as the list
-/// of its spans; a line that went through a [`ScreenCache`] carries that JSON ready-made, which
-/// serde_json writes as it is (other serializers see serde_json's raw-value wrapper).
-#[derive(Debug, Clone, Default)]
+/// of its spans.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Line {
     text: String,
     /// Each span's style and the byte offset in `text` where the span ends.
     ends: Vec<(Style, usize)>,
-    /// The line as JSON, once a [`ScreenCache`] has given it.
-    json: Option<Arc<RawValue>>,
 }
-
-impl PartialEq for Line {
-    fn eq(&self, other: &Line) -> bool {
-        self.text == other.text && self.ends == other.ends
-    }
-}
-
-impl Eq for Line {}
 
 impl Line {
     /// The spans, in order; none is empty.
@@ -126,101 +112,20 @@ impl Line {
 
 impl Serialize for Line {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.json {
-            Some(json) => json.serialize(serializer),
-            None => serializer.collect_seq(self.spans()),
-        }
+        serializer.collect_seq(self.spans())
     }
 }
 
-/// What the screens served so far lend the next one, since between two keys most of a screen
-/// stays as it was: the JSON of the last screens' lines, reused for a line equal to one of
-/// them (so it is not serialised again); the JSON of the last tab bars, hint lists and rows;
-/// and the last hint lines laid out, reused for equal hints at the same width. It holds a
-/// few screens (four) whatever the number of sessions, and matches by whole
-/// content, so a screen of any session or width can follow any other.
+/// Parts of screens as laid out, kept to be reused for equal parts at the same width: the last
+/// hint lists (a flow moves between a few focuses, each with its own hints).
 #[derive(Debug, Default)]
-pub struct ScreenCache {
-    /// The lines of the last screens, most recent first.
-    screens: std::collections::VecDeque<Vec<Line>>,
+pub(crate) struct Layouts {
+    /// Most recent first.
     hints: Vec<HintLines>,
-    tabs_json: Vec<Reused<Vec<TabView>>>,
-    hints_json: Vec<Reused<Vec<Hint>>>,
-    rows_json: Vec<Reused<RowView>>,
 }
 
-/// A part of a view that a [`ScreenCache`] can give ready-made JSON: it serialises as its
-/// value, or as that JSON once it has it (which serde_json writes as it is; other
-/// serializers see serde_json's raw-value wrapper). It reads as its value.
-#[derive(Debug, Clone, Default)]
-pub struct Reused<T> {
-    inner: T,
-    json: Option<Arc<RawValue>>,
-}
-
-impl<T> Reused<T> {
-    /// A part without JSON yet.
-    pub fn new(value: T) -> Reused<T> {
-        Reused {
-            inner: value,
-            json: None,
-        }
-    }
-
-    /// The value.
-    pub fn into_inner(self) -> T {
-        self.inner
-    }
-}
-
-impl<T> std::ops::Deref for Reused<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.inner
-    }
-}
-
-impl<T: PartialEq> PartialEq for Reused<T> {
-    fn eq(&self, other: &Reused<T>) -> bool {
-        self.inner == other.inner
-    }
-}
-
-impl<T: Serialize> Serialize for Reused<T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.json {
-            Some(json) => json.serialize(serializer),
-            None => self.inner.serialize(serializer),
-        }
-    }
-}
-
-impl<T: Serialize + PartialEq + Clone> Reused<T> {
-    /// Takes the JSON of an equal value in `memo` (most recent first), moving it to the
-    /// front; otherwise serialises this value and puts a copy of it, with its JSON, there,
-    /// keeping at most [`REMEMBERED`].
-    fn reuse(&mut self, memo: &mut Vec<Reused<T>>) {
-        match memo.iter().position(|old| old.inner == self.inner) {
-            Some(i) => {
-                self.json = memo[i].json.clone();
-                let old = memo.remove(i);
-                memo.insert(0, old);
-            }
-            None => {
-                self.json = serde_json::value::to_raw_value(&self.inner)
-                    .ok()
-                    .map(Arc::from);
-                memo.insert(0, self.clone());
-                memo.truncate(REMEMBERED);
-            }
-        }
-    }
-}
-
-/// How many tab bars, hint lists and hint layouts a [`ScreenCache`] keeps: a flow moves
-/// between a few focuses (rows, editors, review), each with its own hints.
-const REMEMBERED: usize = 4;
+/// How many hint layouts [`Layouts`] keeps.
+const REMEMBERED_HINTS: usize = 4;
 
 /// Hints as laid out at a width.
 #[derive(Debug)]
@@ -228,80 +133,6 @@ struct HintLines {
     hints: Vec<Hint>,
     width: usize,
     lines: Vec<Laid>,
-}
-
-impl ScreenCache {
-    /// Gives the tabs, hints and rows of `view` their JSON, reused from the last view where
-    /// they are equal to its, serialised otherwise.
-    pub fn dress(&mut self, view: &mut View) {
-        view.tabs.reuse(&mut self.tabs_json);
-        view.hints.reuse(&mut self.hints_json);
-        let Some(question) = view.question.as_mut() else {
-            return;
-        };
-        let mut last = std::mem::take(&mut self.rows_json);
-        for (i, row) in question.rows.iter_mut().enumerate() {
-            let reusable = |old: &Reused<RowView>| old.json.is_some() && old.inner == row.inner;
-            let found = if last.get(i).is_some_and(reusable) {
-                Some(i)
-            } else {
-                last.iter().position(reusable)
-            };
-            match found {
-                Some(j) => {
-                    row.json = last[j].json.clone();
-                    self.rows_json.push(std::mem::take(&mut last[j]));
-                }
-                None => {
-                    let mut fresh = Vec::with_capacity(1);
-                    row.reuse(&mut fresh);
-                    self.rows_json.extend(fresh);
-                }
-            }
-        }
-    }
-
-    /// Renders `view` at `width` columns as [`render`] does, every line carrying its JSON.
-    pub fn render(&mut self, view: &View, width: usize) -> Vec<Line> {
-        let mut lines = screen(view, width, Some(&mut self.hints));
-        self.fill(&mut lines);
-        lines
-    }
-
-    /// Gives every line of `lines` its JSON, reused from the last screens where a line equal
-    /// to it was there (the same line of the last screen is tried first), serialised
-    /// otherwise; `lines` becomes the last screen.
-    fn fill(&mut self, lines: &mut [Line]) {
-        let mut next = Vec::with_capacity(lines.len());
-        for (i, line) in lines.iter_mut().enumerate() {
-            let reusable = |old: &Line| old.json.is_some() && old == line;
-            let same_place = self
-                .screens
-                .front()
-                .and_then(|last| last.get(i))
-                .is_some_and(reusable);
-            let found = if same_place {
-                Some((0, i))
-            } else {
-                self.screens
-                    .iter()
-                    .enumerate()
-                    .find_map(|(s, screen)| screen.iter().position(reusable).map(|j| (s, j)))
-            };
-            match found {
-                Some((s, j)) => {
-                    line.json = self.screens[s][j].json.clone();
-                    next.push(std::mem::take(&mut self.screens[s][j]));
-                }
-                None => {
-                    line.json = serde_json::value::to_raw_value(&*line).ok().map(Arc::from);
-                    next.push(line.clone());
-                }
-            }
-        }
-        self.screens.push_front(next);
-        self.screens.truncate(REMEMBERED);
-    }
 }
 
 /// The narrowest width rendered; narrower widths render at this one.
@@ -341,9 +172,14 @@ pub fn render(view: &View, width: usize) -> Vec<Line> {
     screen(view, width, None)
 }
 
-/// Renders `view`, reusing the hint lines of `memo` (most recent first) when they are of the
-/// same hints at the same width, and leaving this screen's there.
-fn screen(view: &View, width: usize, memo: Option<&mut Vec<HintLines>>) -> Vec<Line> {
+/// Renders `view` as [`render`] does, reusing and keeping layouts in `layouts`.
+pub(crate) fn render_with(view: &View, width: usize, layouts: &mut Layouts) -> Vec<Line> {
+    screen(view, width, Some(layouts))
+}
+
+/// Renders `view`, reusing the hint lines of `layouts` when they are of the same hints at the
+/// same width, and leaving this screen's there.
+fn screen(view: &View, width: usize, layouts: Option<&mut Layouts>) -> Vec<Line> {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
     rule(&mut out, width);
@@ -367,7 +203,7 @@ fn screen(view: &View, width: usize, memo: Option<&mut Vec<HintLines>>) -> Vec<L
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
-        match memo {
+        match layouts.map(|layouts| &mut layouts.hints) {
             Some(memo) => {
                 let same = |m: &HintLines| m.width == width && m.hints == *view.hints;
                 match memo.iter().position(same) {
@@ -387,7 +223,7 @@ fn screen(view: &View, width: usize, memo: Option<&mut Vec<HintLines>>) -> Vec<L
                                 lines: out[start..].to_vec(),
                             },
                         );
-                        memo.truncate(REMEMBERED);
+                        memo.truncate(REMEMBERED_HINTS);
                     }
                 }
             }
@@ -399,7 +235,7 @@ fn screen(view: &View, width: usize, memo: Option<&mut Vec<HintLines>>) -> Vec<L
 }
 
 /// The text of `lines`, one line each (trailing spaces removed), every line ending in `\n`.
-pub fn plain(lines: &[Line]) -> String {
+pub fn plain<'a>(lines: impl IntoIterator<Item = &'a Line>) -> String {
     let mut text = String::new();
     for line in lines {
         let start = text.len();
@@ -504,7 +340,6 @@ impl Laid {
         Line {
             text: self.text,
             ends: self.spans,
-            json: None,
         }
     }
 }

@@ -7,7 +7,8 @@ use crate::flow::{EditorTarget, Flow, Focus, OpenEditor, ReviewAction};
 use crate::key::Key;
 use crate::keymap::{Action, Context, KeyNames};
 use crate::model::{Answer, Dialect, Outcome, Question, QuestionType};
-use crate::render::{self, Line, Reused};
+use crate::render::{self, Line};
+use crate::reuse::{Reused, ScreenCache};
 use crate::session::{Session, Status};
 
 /// Value of the synthetic custom row.
@@ -52,7 +53,7 @@ pub struct View {
     /// The screen rendered at the known width (omitted when no width is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<Vec<render::Span<'static>>>>")]
-    pub lines: Option<Vec<Line>>,
+    pub lines: Option<Vec<Reused<Line>>>,
 }
 
 /// How a flow ended, as the view reports it.
@@ -393,7 +394,12 @@ pub fn build_with_width(id: &str, session: &Session, width: Option<usize>) -> Vi
 /// Builds the view of a session as `options` ask.
 pub fn build_with(id: &str, session: &Session, options: ViewOptions) -> View {
     let mut view = build_view(id, session, options.all_rows);
-    view.lines = options.width.map(|width| render::render(&view, width));
+    view.lines = options.width.map(|width| {
+        render::render(&view, width)
+            .into_iter()
+            .map(Reused::new)
+            .collect()
+    });
     view
 }
 
@@ -403,7 +409,7 @@ pub fn build_cached(
     id: &str,
     session: &Session,
     options: ViewOptions,
-    cache: &mut render::ScreenCache,
+    cache: &mut ScreenCache,
 ) -> View {
     let mut view = build_view(id, session, options.all_rows);
     cache.dress(&mut view);

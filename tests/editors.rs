@@ -398,6 +398,9 @@ fn lines(s: &Session, width: usize) -> Vec<Line> {
     view::build_with_width("s", s, Some(width))
         .lines
         .expect("a width gives lines")
+        .into_iter()
+        .map(askd::reuse::Reused::into_inner)
+        .collect()
 }
 
 /// The lines of the screen between the editor box's top and bottom borders, inclusive.

@@ -33,6 +33,9 @@ fn lines(session: &Session, width: usize) -> Vec<Line> {
     view::build_with_width("s", session, Some(width))
         .lines
         .expect("a width gives lines")
+        .into_iter()
+        .map(askd::reuse::Reused::into_inner)
+        .collect()
 }
 
 fn text(session: &Session, width: usize) -> String {
@@ -649,7 +652,7 @@ fn cached_lines_serialise_exactly_as_fresh_ones() {
          <Down><Down><Down>ab\"c\\<BS><Up><Space>n<Esc>N\"x<Esc><Tab><Space><Down><Tab><Tab><Left>",
     )
     .expect("valid keys");
-    let mut cache = render::ScreenCache::default();
+    let mut cache = askd::reuse::ScreenCache::default();
     let mut served = 0;
     let mut seen = [false, false];
     for (i, key) in script.into_iter().enumerate() {

@@ -16,7 +16,7 @@ use clap::Parser;
 use serde_json::{Value, json};
 
 use askd::key::Key;
-use askd::render::ScreenCache;
+use askd::reuse::ScreenCache;
 
 /// The allocator askd runs with, so that the in-process figures are measured as the server
 /// runs.
@@ -26,7 +26,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The workloads, shared with the criterion benches (`benches/engine.rs`).
 pub mod workload {
     use askd::key::{Key, KeyCode, Mods, parse_sequence};
-    use askd::render::ScreenCache;
+    use askd::reuse::ScreenCache;
     use askd::session::{OpenOptions, Session};
     use askd::view::{self, ViewOptions};
     use serde_json::{Value, json};

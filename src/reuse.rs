@@ -1,0 +1,165 @@
+//! What the views served so far lend the next one. Between two keys most of a view stays as it
+//! was, so the parts that cost most to serialise (rendered lines, tab bars, hint lists, rows)
+//! carry ready-made JSON when an equal part was served lately, and the hint lines laid out are
+//! reused for equal hints at the same width. Parts are matched by their whole content, so a
+//! view of any session or width can follow any other; what is kept is bounded (a few views,
+//! whatever the number of sessions).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::render::{self, Layouts, Line};
+use crate::view::{Hint, RowView, TabView, View};
+
+/// A part of a view that a [`ScreenCache`] can give ready-made JSON: it serialises as its
+/// value, or as that JSON once it has it (which serde_json writes as it is; other
+/// serializers see serde_json's raw-value wrapper). It reads as its value.
+#[derive(Debug, Clone, Default)]
+pub struct Reused<T> {
+    inner: T,
+    json: Option<Arc<RawValue>>,
+}
+
+impl<T> Reused<T> {
+    /// A part without JSON yet.
+    pub fn new(value: T) -> Reused<T> {
+        Reused {
+            inner: value,
+            json: None,
+        }
+    }
+
+    /// The value.
+    pub fn into_inner(self) -> T {
+        self.inner
+    }
+}
+
+impl<T> std::ops::Deref for Reused<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: PartialEq> PartialEq for Reused<T> {
+    fn eq(&self, other: &Reused<T>) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl<T: Serialize> Serialize for Reused<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.json {
+            Some(json) => json.serialize(serializer),
+            None => self.inner.serialize(serializer),
+        }
+    }
+}
+
+impl<T: Serialize + PartialEq + Clone> Reused<T> {
+    /// Serialises the value into its JSON.
+    fn serialise(&mut self) {
+        self.json = serde_json::value::to_raw_value(&self.inner)
+            .ok()
+            .map(Arc::from);
+    }
+
+    /// Takes the JSON of an equal value in `memo` (most recent first), moving it to the
+    /// front; otherwise serialises this value and puts a copy of it, with its JSON, there,
+    /// keeping at most [`REMEMBERED`].
+    fn reuse(&mut self, memo: &mut Vec<Reused<T>>) {
+        match memo.iter().position(|old| old.inner == self.inner) {
+            Some(i) => {
+                self.json = memo[i].json.clone();
+                let old = memo.remove(i);
+                memo.insert(0, old);
+            }
+            None => {
+                self.serialise();
+                memo.insert(0, self.clone());
+                memo.truncate(REMEMBERED);
+            }
+        }
+    }
+}
+
+/// Gives every part of `parts` the JSON of an equal part of the lists in `kept` (the one at
+/// the same place in the most recent list is tried first), or serialises it; `parts` then
+/// becomes the most recent list, and at most [`REMEMBERED`] lists are kept.
+fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
+    parts: &mut [Reused<T>],
+    kept: &mut VecDeque<Vec<Reused<T>>>,
+) {
+    let mut next = Vec::with_capacity(parts.len());
+    for (i, part) in parts.iter_mut().enumerate() {
+        let reusable = |old: &Reused<T>| old.json.is_some() && old.inner == part.inner;
+        let same_place = kept
+            .front()
+            .and_then(|last| last.get(i))
+            .is_some_and(reusable);
+        let found = if same_place {
+            Some((0, i))
+        } else {
+            kept.iter()
+                .enumerate()
+                .find_map(|(k, list)| list.iter().position(reusable).map(|j| (k, j)))
+        };
+        match found {
+            Some((k, j)) => {
+                part.json = kept[k][j].json.clone();
+                // Taken out: an empty part without JSON is never reused.
+                next.push(std::mem::take(&mut kept[k][j]));
+            }
+            None => {
+                part.serialise();
+                next.push(part.clone());
+            }
+        }
+    }
+    kept.push_front(next);
+    kept.truncate(REMEMBERED);
+}
+
+/// How many screens, tab bars, hint lists and row lists a [`ScreenCache`] keeps.
+const REMEMBERED: usize = 4;
+
+/// The parts of the last views served: their JSON, and their hint layouts. The server keeps
+/// one per connection.
+#[derive(Debug, Default)]
+pub struct ScreenCache {
+    /// Rendered lines of the last screens, most recent first.
+    screens: VecDeque<Vec<Reused<Line>>>,
+    /// Rows of the last views, most recent first.
+    rows: VecDeque<Vec<Reused<RowView>>>,
+    tabs: Vec<Reused<Vec<TabView>>>,
+    hints: Vec<Reused<Vec<Hint>>>,
+    layouts: Layouts,
+}
+
+impl ScreenCache {
+    /// Gives the tabs, hints and rows of `view` their JSON, reused from the last views where
+    /// they are equal to its, serialised otherwise.
+    pub fn dress(&mut self, view: &mut View) {
+        view.tabs.reuse(&mut self.tabs);
+        view.hints.reuse(&mut self.hints);
+        if let Some(question) = view.question.as_mut() {
+            reuse_each(&mut question.rows, &mut self.rows);
+        }
+    }
+
+    /// Renders `view` at `width` columns as [`render::render`] does, every line carrying its
+    /// JSON.
+    pub fn render(&mut self, view: &View, width: usize) -> Vec<Reused<Line>> {
+        let mut lines: Vec<Reused<Line>> = render::render_with(view, width, &mut self.layouts)
+            .into_iter()
+            .map(Reused::new)
+            .collect();
+        reuse_each(&mut lines, &mut self.screens);
+        lines
+    }
+}
