@@ -89,9 +89,8 @@ pub type AskReply = Result<Value, ErrorObjectOwned>;
 
 struct Entry {
     session: Session,
-    width: Option<usize>,
-    /// Views carry every row, not only the window the screen shows.
-    all_rows: bool,
+    /// What its views carry: rendered lines at a width, every row or the window.
+    view: ViewOptions,
     /// Order of creation, for eviction.
     serial: u64,
     /// The file index being listed for `@` completion, until the flow has it.
@@ -124,11 +123,11 @@ pub struct State {
     serial: u64,
     next_id: u64,
     keymap: Arc<Keymap>,
-    width: Option<usize>,
-    all_rows: bool,
+    /// What views of later sessions carry, from `initialize`.
+    view: ViewOptions,
     has_ui: Option<bool>,
-    /// The JSON of the last screen's lines, reused for lines that stay the same.
-    lines: ScreenCache,
+    /// What the last views lend the next one.
+    screens: ScreenCache,
     waiters: HashMap<String, oneshot::Sender<AskReply>>,
     last_ask: Option<String>,
     /// The serialised result of the synchronous method that just succeeded, until the shell
@@ -174,10 +173,9 @@ impl State {
             serial: 0,
             next_id: 0,
             keymap: Arc::new(Keymap::default()),
-            width: None,
-            all_rows: false,
+            view: ViewOptions::default(),
             has_ui: None,
-            lines: ScreenCache::default(),
+            screens: ScreenCache::default(),
             waiters: HashMap::new(),
             last_ask: None,
             finished: None,
@@ -195,18 +193,13 @@ impl State {
 
     /// A session for changing or viewing, with its file index installed once it is ready.
     fn entry_mut(&mut self, id: &str) -> Result<&mut Entry, ErrorObjectOwned> {
-        let entry = self
-            .sessions
-            .get_mut(id)
-            .ok_or_else(|| unknown_session(id))?;
-        entry.install_files();
-        Ok(entry)
+        entry_in(&mut self.sessions, id)
     }
 
     /// The Step of a session: `{ session, status, view, result?, transcript? }`.
     fn step(&mut self, id: &str) -> Result<Step, ErrorObjectOwned> {
         let entry = self.sessions.get(id).ok_or_else(|| unknown_session(id))?;
-        Ok(step_of(id, entry, Some(&mut self.lines)))
+        Ok(step_of(id, entry, Some(&mut self.screens)))
     }
 
     /// `initialize`: connection defaults for later `open`s.
@@ -222,8 +215,8 @@ impl State {
                 None => self.keymap.clone(),
             };
             self.keymap = keymap;
-            self.width = c.width.or(self.width);
-            self.all_rows = c.all_rows.unwrap_or(self.all_rows);
+            self.view.width = c.width.or(self.view.width);
+            self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
             self.has_ui = c.has_ui.or(self.has_ui);
         }
         Ok(json!({
@@ -299,8 +292,7 @@ impl State {
             id,
             Entry {
                 session,
-                width: view.width,
-                all_rows: view.all_rows,
+                view,
                 serial: self.serial,
                 files,
             },
@@ -339,8 +331,8 @@ impl State {
             .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
             .map(|cwd| files::spawn_walk(Path::new(cwd)));
         let view = ViewOptions {
-            width: p.width.or(self.width),
-            all_rows: p.all_rows.unwrap_or(self.all_rows),
+            width: p.width.or(self.view.width),
+            all_rows: p.all_rows.unwrap_or(self.view.all_rows),
         };
         self.insert_session(id.clone(), session, view, files);
         self.step(&id)
@@ -527,20 +519,16 @@ impl State {
     /// `getView`: the view, rendered at `width` when one is known.
     pub fn get_view(&mut self, params: Option<&str>) -> Result<View, ErrorObjectOwned> {
         let p: GetViewParams = parse(params)?;
-        let entry = self
-            .sessions
-            .get_mut(&p.session)
-            .ok_or_else(|| unknown_session(&p.session))?;
-        entry.install_files();
+        let entry = entry_in(&mut self.sessions, &p.session)?;
         let options = ViewOptions {
-            width: p.width.or(entry.width),
-            all_rows: p.all_rows.unwrap_or(entry.all_rows),
+            width: p.width.or(entry.view.width),
+            all_rows: p.all_rows.unwrap_or(entry.view.all_rows),
         };
         Ok(view::build_cached(
             &p.session,
             &entry.session,
             options,
-            &mut self.lines,
+            &mut self.screens,
         ))
     }
 
@@ -617,11 +605,7 @@ impl State {
         }
         let id = self.new_id(p.session)?;
         self.make_room()?;
-        let view = ViewOptions {
-            width: self.width,
-            all_rows: self.all_rows,
-        };
-        self.insert_session(id.clone(), session, view, None);
+        self.insert_session(id.clone(), session, self.view, None);
         self.step(&id)
     }
 
@@ -643,6 +627,17 @@ impl State {
                 .collect(),
         )
     }
+}
+
+/// A session of `sessions` for changing or viewing, with its file index installed once it is
+/// ready.
+fn entry_in<'a>(
+    sessions: &'a mut HashMap<String, Entry>,
+    id: &str,
+) -> Result<&'a mut Entry, ErrorObjectOwned> {
+    let entry = sessions.get_mut(id).ok_or_else(|| unknown_session(id))?;
+    entry.install_files();
+    Ok(entry)
 }
 
 fn unknown_session(id: &str) -> ErrorObjectOwned {
@@ -676,15 +671,11 @@ pub struct Step {
     pub steps: Option<Vec<Step>>,
 }
 
-/// The Step of a session; its lines carry their JSON through `cache` when one is given.
+/// The Step of a session; its view takes what it can from `cache` when one is given.
 fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
-    let options = ViewOptions {
-        width: entry.width,
-        all_rows: entry.all_rows,
-    };
     let view = match cache {
-        Some(cache) => view::build_cached(id, &entry.session, options, cache),
-        None => view::build_with(id, &entry.session, options),
+        Some(cache) => view::build_cached(id, &entry.session, entry.view, cache),
+        None => view::build_with(id, &entry.session, entry.view),
     };
     Step {
         session: id.to_owned(),
