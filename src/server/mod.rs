@@ -418,64 +418,113 @@ struct Call<'a> {
     params: Option<&'a str>,
 }
 
-/// The members of a request, as raw JSON.
-#[derive(serde::Deserialize)]
-struct Members<'a> {
-    #[serde(borrow)]
-    jsonrpc: &'a RawValue,
-    #[serde(borrow)]
-    id: &'a RawValue,
-    #[serde(borrow)]
-    method: &'a RawValue,
-    // Not an `Option<&RawValue>`, which would read `null` as absent.
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
-}
-
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
 impl<'a> Call<'a> {
+    /// Reads `text` in one pass when it is a request of the common shape.
     fn parse(text: &'a str) -> Option<Call<'a>> {
-        // Members would also read from an array.
-        if !text
-            .trim_start_matches([' ', '\t', '\n', '\r'])
-            .starts_with('{')
-        {
-            return None;
+        let call: Call = serde_json::from_str(text).ok()?;
+        // Params were only skipped over; the general path would reject a number out of range
+        // or a lone surrogate in them.
+        if let Some(params) = call.params {
+            serde_json::from_str::<WellFormed>(params).ok()?;
         }
-        serde_json::from_str::<WellFormed>(text).ok()?;
-        let members: Members = serde_json::from_str(text).ok()?;
-        if members.jsonrpc.get() != "\"2.0\"" {
-            return None;
-        }
-        let id = match members.id.get() {
-            "null" => Id::Null,
-            raw => match plain_string(raw) {
-                Some(s) => Id::Str(s.into()),
-                None if raw.bytes().all(|b| b.is_ascii_digit()) => Id::Number(raw.parse().ok()?),
-                None => return None,
-            },
-        };
-        let params = match members.params {
-            Some(raw) if raw.get().starts_with('{') => Some(raw.get()),
-            Some(_) => return None,
-            None => None,
-        };
-        Some(Call {
-            id,
-            method: plain_string(members.method.get())?,
-            params,
-        })
+        Some(call)
     }
 }
 
-/// The text of a raw JSON string that has no escapes.
-fn plain_string(raw: &str) -> Option<&str> {
-    raw.strip_prefix('"')?
-        .strip_suffix('"')
-        .filter(|s| !s.contains('\\'))
+/// The members of a request that the direct path reads; any other member is only checked to be
+/// well formed. Names are compared decoded, as a `Value` would hold them.
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Call<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(CallVisitor)
+    }
+}
+
+/// Reads the members of a [`Call`], failing on anything of another shape: a member given
+/// twice, a `jsonrpc` other than `"2.0"`, a name or id with escapes, params that are not an
+/// object.
+struct CallVisitor;
+
+impl<'de> Visitor<'de> for CallVisitor {
+    type Value = Call<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a request of the common shape")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Call<'de>, A::Error> {
+        use serde::de::Error;
+        fn once<T, E: Error>(slot: &mut Option<T>, value: T) -> Result<(), E> {
+            match slot.replace(value) {
+                Some(_) => Err(E::custom("a member given twice")),
+                None => Ok(()),
+            }
+        }
+        let (mut jsonrpc, mut id, mut method, mut params) = (None, None, None, None);
+        while let Some(member) = members.next_key::<Member>()? {
+            match member {
+                Member::Jsonrpc => once(&mut jsonrpc, members.next_value::<&str>()?)?,
+                Member::Id => once(&mut id, members.next_value::<CallId>()?.0)?,
+                Member::Method => once(&mut method, members.next_value::<&str>()?)?,
+                Member::Params => {
+                    let raw: &RawValue = members.next_value()?;
+                    if !raw.get().starts_with('{') {
+                        return Err(A::Error::custom("params that are not an object"));
+                    }
+                    once(&mut params, raw.get())?;
+                }
+                Member::Other => {
+                    members.next_value::<WellFormed>()?;
+                }
+            }
+        }
+        match (jsonrpc, id, method) {
+            (Some("2.0"), Some(id), Some(method)) => Ok(Call { id, method, params }),
+            _ => Err(A::Error::custom("not a request of the common shape")),
+        }
+    }
+}
+
+/// A request id of the direct path: a non-negative integer, a string without escapes, or
+/// `null`.
+struct CallId<'a>(Id<'a>);
+
+impl<'de> Deserialize<'de> for CallId<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CallIdVisitor)
+    }
+}
+
+struct CallIdVisitor;
+
+impl<'de> Visitor<'de> for CallIdVisitor {
+    type Value = CallId<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a non-negative integer, a string without escapes, or null")
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<CallId<'de>, E> {
+        Ok(CallId(Id::Number(n)))
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<CallId<'de>, E> {
+        Ok(CallId(Id::Str(s.into())))
+    }
+
+    fn visit_unit<E>(self) -> Result<CallId<'de>, E> {
+        Ok(CallId(Id::Null))
+    }
 }
 
 /// Accepts exactly the JSON that parses into a `Value` (strings decoded, numbers in range),
@@ -839,6 +888,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":6,"method":"key","params":{"session":"s","key":"\u0074ab"}}"#,
             r#"{"jsonrpc":"2.0","id":7,"method":"key","params":{"session":"s","key":"x","key":"y"}}"#,
             r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"snapshot","params":{"session":"s"}}"#,
+            r#"{"\u006asonrpc":"2.0","i\u0064":24,"method":"sessions"}"#,
         ];
         let general = [
             r#"{"jsonrpc":"2.0","id":8,"method":"key","params":{"session":"s","key":"\ud800"}}"#,
@@ -859,6 +909,11 @@ mod tests {
             r#"["2.0",21,"sessions"]"#,
             r#"[{"jsonrpc":"2.0","id":22,"method":"sessions"}]"#,
             r#"{"jsonrpc":"2.0","id":23,"method":"sessions"} x"#,
+            r#"{"jsonrpc":"2.0","id":25,"method":"getView","params":{"session":"s"},"params":{}}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":26,"method":"sessions"}"#,
+            r#"{"jsonrpc":"2.0","id":27,"method":"key","params":{"session":"s","x":[{"n":-1e400}]}}"#,
+            r#"{"jsonrpc":"2.0","id":28,"method":"sessions","params":{"\udc00":1}}"#,
+            r#"{"jsonrpc":2.0,"id":29,"method":"sessions"}"#,
         ];
         let runtime = runtime();
         let (mut both, mut general_only) = (connection(), connection());
