@@ -33,6 +33,8 @@
 //! of the flow; then the key hints and a closing rule. At most [`ROW_WINDOW`](crate::view::ROW_WINDOW) rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
@@ -680,15 +682,9 @@ fn lay_out(out: &mut Vec<Laid>, first: Laid, hanging: usize, gs: &[Grapheme], wi
 /// path, including glued text wider than a continuation line (which wrapping places piece
 /// by piece).
 fn fit_plain(mut first: Laid, hanging: usize, segs: &[Seg], width: usize) -> Result<Laid, Laid> {
-    // Columns of a segment: one a character, when every character is a space or plain.
-    let columns_of = |s: &Seg| {
-        s.text
-            .chars()
-            .try_fold(0, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1))
-    };
     let mut columns = 0;
     for s in segs {
-        match columns_of(s) {
+        match plain_columns(s.text) {
             Some(n) => columns += n,
             None => return Err(first),
         }
@@ -715,7 +711,13 @@ fn fit_plain(mut first: Laid, hanging: usize, segs: &[Seg], width: usize) -> Res
     for s in segs {
         let take = s.text.len().min(left);
         let text = &s.text[..take];
-        first.push(text, s.style, text.chars().count());
+        // One column a character, and printable ASCII is one byte a character.
+        let columns = if text.is_ascii() {
+            text.len()
+        } else {
+            text.chars().count()
+        };
+        first.push(text, s.style, columns);
         left -= take;
     }
     Ok(first)
@@ -750,8 +752,22 @@ fn block(out: &mut Vec<Laid>, at: usize, text: &str, style: Style, width: usize)
     }
 }
 
+/// The columns of `text` when every character is a space or plain (one column each).
+fn plain_columns(text: &str) -> Option<usize> {
+    if text.bytes().all(|b| matches!(b, b' '..=b'~')) {
+        return Some(text.len());
+    }
+    text.chars()
+        .try_fold(0, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1))
+}
+
 /// `text` cut to at most `max` columns, with `…` when cut.
-fn fit(text: &str, max: usize) -> (String, usize) {
+fn fit(text: &str, max: usize) -> (Cow<'_, str>, usize) {
+    if let Some(columns) = plain_columns(text)
+        && columns <= max
+    {
+        return (Cow::Borrowed(text), columns);
+    }
     fn shown(g: &str) -> (&str, usize) {
         // Control characters (tabs and line breaks included) show as one space.
         if g.chars().any(char::is_control) {
@@ -780,7 +796,7 @@ fn fit(text: &str, max: usize) -> (String, usize) {
         cut.push('…');
         width += 1;
     }
-    (cut, width)
+    (Cow::Owned(cut), width)
 }
 
 /// `text` cut to at most `max` columns keeping its end, with `…` in front when cut.

@@ -88,22 +88,26 @@ impl<T: Serialize + PartialEq + Clone> Reused<T> {
     }
 }
 
-/// Gives every part of `parts` the JSON of an equal part of the lists in `kept` (the one at
-/// the same place in the most recent list is tried first), or serialises it; `parts` then
-/// becomes the most recent list, and at most [`REMEMBERED`] lists are kept.
+/// Gives every part of `parts` the JSON of an equal part of the lists in `kept`, or serialises
+/// it; `parts` then becomes the most recent list, and at most [`REMEMBERED`] lists
+/// are kept. A part is first looked for right after where the part before it was found (at
+/// the same place in the most recent list for the first), so that parts moved together by
+/// a part added or removed above them are found at once.
 fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
     parts: &mut [Reused<T>],
     kept: &mut VecDeque<Vec<Reused<T>>>,
 ) {
     let mut next = Vec::with_capacity(parts.len());
-    for (i, part) in parts.iter_mut().enumerate() {
+    let mut expected = (0, 0);
+    for part in parts.iter_mut() {
         let reusable = |old: &Reused<T>| old.json.is_some() && old.inner == part.inner;
-        let same_place = kept
-            .front()
-            .and_then(|last| last.get(i))
+        let (k, j) = expected;
+        let at_expected = kept
+            .get(k)
+            .and_then(|list| list.get(j))
             .is_some_and(reusable);
-        let found = if same_place {
-            Some((0, i))
+        let found = if at_expected {
+            Some(expected)
         } else {
             kept.iter()
                 .enumerate()
@@ -114,10 +118,13 @@ fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
                 part.json = kept[k][j].json.clone();
                 // Taken out: an empty part without JSON is never reused.
                 next.push(std::mem::take(&mut kept[k][j]));
+                expected = (k, j + 1);
             }
             None => {
                 part.serialise();
                 next.push(part.clone());
+                // Most often the part replaces the one expected here.
+                expected.1 += 1;
             }
         }
     }
