@@ -119,22 +119,64 @@ impl Serialize for Line {
 }
 
 /// Parts of screens as laid out, kept to be reused for equal parts at the same width: the last
-/// hint lists (a flow moves between a few focuses, each with its own hints).
+/// tab bars and hint lists (a flow moves between a few tabs and focuses, each with its own
+/// hints).
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     /// Most recent first.
-    hints: Vec<HintLines>,
+    tabs: Vec<PartLines<TabView>>,
+    /// Most recent first.
+    hints: Vec<PartLines<Hint>>,
 }
 
-/// How many hint layouts [`Layouts`] keeps.
-const REMEMBERED_HINTS: usize = 4;
+/// How many layouts of each part [`Layouts`] keeps.
+const REMEMBERED_LAYOUTS: usize = 4;
 
-/// Hints as laid out at a width.
+/// A part of a screen (a tab bar, a hint list) as laid out at a width.
 #[derive(Debug)]
-struct HintLines {
-    hints: Vec<Hint>,
+struct PartLines<T> {
+    part: Vec<T>,
     width: usize,
     lines: Vec<Laid>,
+}
+
+/// Appends the lines of `part` at `width`: those laid out for an equal part at the same width
+/// in `memo`, moved to the front, or the lines `lay_out` appends, then kept at the front of
+/// `memo` (at most [`REMEMBERED_LAYOUTS`]).
+fn remembered<T: PartialEq + Clone>(
+    out: &mut Vec<Laid>,
+    memo: Option<&mut Vec<PartLines<T>>>,
+    part: &[T],
+    width: usize,
+    lay_out: impl FnOnce(&mut Vec<Laid>),
+) {
+    let Some(memo) = memo else {
+        lay_out(out);
+        return;
+    };
+    match memo
+        .iter()
+        .position(|m| m.width == width && m.part == part)
+    {
+        Some(i) => {
+            out.extend(memo[i].lines.iter().cloned());
+            let laid = memo.remove(i);
+            memo.insert(0, laid);
+        }
+        None => {
+            let start = out.len();
+            lay_out(out);
+            memo.insert(
+                0,
+                PartLines {
+                    part: part.to_vec(),
+                    width,
+                    lines: out[start..].to_vec(),
+                },
+            );
+            memo.truncate(REMEMBERED_LAYOUTS);
+        }
+    }
 }
 
 /// The narrowest width rendered; narrower widths render at this one.
@@ -179,9 +221,9 @@ pub(crate) fn render_with(view: &View, width: usize, layouts: &mut Layouts) -> V
     screen(view, width, Some(layouts))
 }
 
-/// Renders `view`, reusing the hint lines of `layouts` when they are of the same hints at the
-/// same width, and leaving this screen's there.
-fn screen(view: &View, width: usize, layouts: Option<&mut Layouts>) -> Vec<Line> {
+/// Renders `view`, reusing the tab bar and hint lines of `layouts` when they are of the same
+/// tabs or hints at the same width, and leaving this screen's there.
+fn screen(view: &View, width: usize, mut layouts: Option<&mut Layouts>) -> Vec<Line> {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
     rule(&mut out, width);
@@ -194,7 +236,10 @@ fn screen(view: &View, width: usize, layouts: Option<&mut Layouts>) -> Vec<Line>
             width,
         );
     }
-    tab_bar(&mut out, &view.tabs, width);
+    let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
+    remembered(&mut out, tab_memo, &view.tabs, width, |out| {
+        tab_bar(out, &view.tabs, width)
+    });
     out.push(Laid::default());
     if view.status == Status::Done {
         ending(&mut out, view.outcome, width);
@@ -205,32 +250,10 @@ fn screen(view: &View, width: usize, layouts: Option<&mut Layouts>) -> Vec<Line>
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
-        match layouts.map(|layouts| &mut layouts.hints) {
-            Some(memo) => {
-                let same = |m: &HintLines| m.width == width && m.hints == *view.hints;
-                match memo.iter().position(same) {
-                    Some(i) => {
-                        out.extend(memo[i].lines.iter().cloned());
-                        let laid = memo.remove(i);
-                        memo.insert(0, laid);
-                    }
-                    None => {
-                        let start = out.len();
-                        hints(&mut out, &view.hints, width);
-                        memo.insert(
-                            0,
-                            HintLines {
-                                hints: view.hints.to_vec(),
-                                width,
-                                lines: out[start..].to_vec(),
-                            },
-                        );
-                        memo.truncate(REMEMBERED_HINTS);
-                    }
-                }
-            }
-            None => hints(&mut out, &view.hints, width),
-        }
+        let hint_memo = layouts.map(|layouts| &mut layouts.hints);
+        remembered(&mut out, hint_memo, &view.hints, width, |out| {
+            hints(out, &view.hints, width)
+        });
     }
     rule(&mut out, width);
     out.into_iter().map(Laid::into_line).collect()
