@@ -296,8 +296,8 @@ impl Laid {
     /// Makes room for `bytes` more bytes, allocating room for a whole line at the first text.
     fn reserve(&mut self, bytes: usize) {
         if self.text.capacity() == 0 {
-            self.text.reserve(bytes.max(LINE_BYTES));
-            self.spans.reserve(LINE_SPANS);
+            self.text = String::with_capacity(bytes.max(LINE_BYTES));
+            self.spans = Vec::with_capacity(LINE_SPANS);
         } else {
             self.text.reserve(bytes);
         }
