@@ -5,13 +5,14 @@
 //! view of any session or width can follow any other; what is kept is bounded (a few views,
 //! whatever the number of sessions).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::render::{self, Layouts, Line};
+use crate::render::{self, Layouts, Line, Span, Style};
 use crate::view::{Hint, RowView, TabView, View};
 
 /// A part of a view that a [`ScreenCache`] can give ready-made JSON: it serialises as its
@@ -64,9 +65,7 @@ impl<T: Serialize> Serialize for Reused<T> {
 impl<T: Serialize + PartialEq + Clone> Reused<T> {
     /// Serialises the value into its JSON.
     fn serialise(&mut self) {
-        self.json = serde_json::value::to_raw_value(&self.inner)
-            .ok()
-            .map(Arc::from);
+        self.json = serialised(&self.inner);
     }
 
     /// Takes the JSON of an equal value in `memo` (most recent first), moving it to the
@@ -88,14 +87,20 @@ impl<T: Serialize + PartialEq + Clone> Reused<T> {
     }
 }
 
-/// Gives every part of `parts` the JSON of an equal part of the lists in `kept`, or serialises
-/// it; `parts` then becomes the most recent list, and at most [`REMEMBERED`] lists
+/// The JSON of `value` as serde_json writes it.
+fn serialised<T: Serialize + ?Sized>(value: &T) -> Option<Arc<RawValue>> {
+    serde_json::value::to_raw_value(value).ok().map(Arc::from)
+}
+
+/// Gives every part of `parts` the JSON of an equal part of the lists in `kept`, or its own
+/// from `json`; `parts` then becomes the most recent list, and at most [`REMEMBERED`] lists
 /// are kept. A part is first looked for right after where the part before it was found (at
 /// the same place in the most recent list for the first), so that parts moved together by
 /// a part added or removed above them are found at once.
 fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
     parts: &mut [Reused<T>],
     kept: &mut VecDeque<Vec<Reused<T>>>,
+    mut json: impl FnMut(&T) -> Option<Arc<RawValue>>,
 ) {
     let mut next = Vec::with_capacity(parts.len());
     let mut expected = (0, 0);
@@ -121,7 +126,7 @@ fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
                 expected = (k, j + 1);
             }
             None => {
-                part.serialise();
+                part.json = json(&part.inner);
                 next.push(part.clone());
                 // Most often the part replaces the one expected here.
                 expected.1 += 1;
@@ -145,7 +150,96 @@ pub struct ScreenCache {
     rows: VecDeque<Vec<Reused<RowView>>>,
     tabs: Vec<Reused<Vec<TabView>>>,
     hints: Vec<Reused<Vec<Hint>>>,
+    spans: SpanJson,
     layouts: Layouts,
+}
+
+/// How many span texts a [`SpanJson`] keeps at most; it forgets them all when it has more.
+const REMEMBERED_SPANS: usize = 1024;
+
+/// The JSON of the spans of lines served so far, by text and style. A line that is new in a
+/// screen mostly holds spans served before (pointers, marks, borders, labels in another
+/// style), and a span's JSON costs several times what copying it does.
+#[derive(Debug, Default)]
+struct SpanJson {
+    by_text: HashMap<Box<str>, Vec<(Style, Arc<RawValue>)>, BuildHasherDefault<TextHasher>>,
+}
+
+/// A list of ready-made JSON values, serialised as a list of them.
+struct JsonList<'a>(&'a [Arc<RawValue>]);
+
+impl Serialize for JsonList<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|json| &**json))
+    }
+}
+
+/// A fast hash of short texts (the multiply-and-rotate hash of the Rust compiler's own hash
+/// maps), eight bytes at a time. What a [`SpanJson`] keeps is bounded, so texts made to
+/// collide cost at most a scan of that.
+#[derive(Debug, Default)]
+struct TextHasher(u64);
+
+impl TextHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for TextHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl SpanJson {
+    /// The JSON of `line`, exactly as serde_json serialises it: the list of its spans' JSON.
+    fn line_json(&mut self, line: &Line) -> Option<Arc<RawValue>> {
+        let spans = line
+            .spans()
+            .map(|span| self.span_json(span))
+            .collect::<Option<Vec<_>>>()?;
+        serialised(&JsonList(&spans))
+    }
+
+    /// The JSON of `span`, kept from an equal span or serialised and kept.
+    fn span_json(&mut self, span: Span) -> Option<Arc<RawValue>> {
+        let kept = self.by_text.get(span.text).and_then(|styles| {
+            styles
+                .iter()
+                .find(|(style, _)| *style == span.style)
+                .map(|(_, json)| json.clone())
+        });
+        if kept.is_some() {
+            return kept;
+        }
+        let json = serialised(&span)?;
+        if self.by_text.len() >= REMEMBERED_SPANS {
+            self.by_text.clear();
+        }
+        self.by_text
+            .entry(span.text.into())
+            .or_default()
+            .push((span.style, json.clone()));
+        Some(json)
+    }
 }
 
 impl ScreenCache {
@@ -155,7 +249,7 @@ impl ScreenCache {
         view.tabs.reuse(&mut self.tabs);
         view.hints.reuse(&mut self.hints);
         if let Some(question) = view.question.as_mut() {
-            reuse_each(&mut question.rows, &mut self.rows);
+            reuse_each(&mut question.rows, &mut self.rows, serialised);
         }
     }
 
@@ -166,7 +260,9 @@ impl ScreenCache {
             .into_iter()
             .map(Reused::new)
             .collect();
-        reuse_each(&mut lines, &mut self.screens);
+        reuse_each(&mut lines, &mut self.screens, |line| {
+            self.spans.line_json(line)
+        });
         lines
     }
 }
