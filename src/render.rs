@@ -213,17 +213,25 @@ const NUMBERS: [&str; 9] = [
 
 /// Renders `view` at `width` terminal columns.
 pub fn render(view: &View, width: usize) -> Vec<Line> {
-    screen(view, width, None)
+    screen(view, width, None).map(Laid::into_line).collect()
 }
 
 /// Renders `view` as [`render`] does, reusing and keeping layouts in `layouts`.
-pub(crate) fn render_with(view: &View, width: usize, layouts: &mut Layouts) -> Vec<Line> {
-    screen(view, width, Some(layouts))
+pub(crate) fn render_with(
+    view: &View,
+    width: usize,
+    layouts: &mut Layouts,
+) -> impl ExactSizeIterator<Item = Line> {
+    screen(view, width, Some(layouts)).map(Laid::into_line)
 }
 
 /// Renders `view`, reusing the tab bar and hint lines of `layouts` when they are of the same
 /// tabs or hints at the same width, and leaving this screen's there.
-fn screen(view: &View, width: usize, mut layouts: Option<&mut Layouts>) -> Vec<Line> {
+fn screen(
+    view: &View,
+    width: usize,
+    mut layouts: Option<&mut Layouts>,
+) -> std::vec::IntoIter<Laid> {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
     rule(&mut out, width);
@@ -256,7 +264,7 @@ fn screen(view: &View, width: usize, mut layouts: Option<&mut Layouts>) -> Vec<L
         });
     }
     rule(&mut out, width);
-    out.into_iter().map(Laid::into_line).collect()
+    out.into_iter()
 }
 
 /// The text of `lines`, one line each (trailing spaces removed), every line ending in `\n`.

@@ -194,9 +194,11 @@ impl Hasher for TextHasher {
         }
         let rest = words.remainder();
         if !rest.is_empty() {
-            let mut last = [0; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
+            let last = rest
+                .iter()
+                .rev()
+                .fold(0, |word, &byte| word << 8 | u64::from(byte));
+            self.add(last);
         }
     }
 
@@ -257,7 +259,6 @@ impl ScreenCache {
     /// JSON.
     pub fn render(&mut self, view: &View, width: usize) -> Vec<Reused<Line>> {
         let mut lines: Vec<Reused<Line>> = render::render_with(view, width, &mut self.layouts)
-            .into_iter()
             .map(Reused::new)
             .collect();
         reuse_each(&mut lines, &mut self.screens, |line| {
