@@ -320,9 +320,10 @@ impl Laid {
         }
     }
 
-    /// Appends text whose width is measured here.
+    /// Appends text whose width is measured here (counted when it is plain).
     fn text(&mut self, text: &str, style: Style) {
-        self.push(text, style, text.width());
+        let width = plain_columns(text).unwrap_or_else(|| text.width());
+        self.push(text, style, width);
     }
 
     /// Appends `n` spaces.
