@@ -786,11 +786,33 @@ fn block(out: &mut Vec<Laid>, at: usize, text: &str, style: Style, width: usize)
 
 /// The columns of `text` when every character is a space or plain (one column each).
 fn plain_columns(text: &str) -> Option<usize> {
-    if text.bytes().all(|b| matches!(b, b' '..=b'~')) {
-        return Some(text.len());
+    // Printable ASCII is one byte a character, so the prefix ends at a character boundary.
+    let ascii = printable_ascii_prefix(text.as_bytes());
+    text[ascii..]
+        .chars()
+        .try_fold(ascii, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1))
+}
+
+/// How many bytes at the start of `bytes` are printable ASCII (space to `~`), looked at eight
+/// at a time.
+fn printable_ascii_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH_BITS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut n = 0;
+    for word in bytes.chunks_exact(8) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        // The high bit of a byte is set here when some byte is below a space, or above `~`.
+        let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH_BITS;
+        let above_tilde = (word.wrapping_add(ONES) | word) & HIGH_BITS;
+        if below_space | above_tilde != 0 {
+            break;
+        }
+        n += 8;
     }
-    text.chars()
-        .try_fold(0, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1))
+    n + bytes[n..]
+        .iter()
+        .take_while(|&&b| matches!(b, b' '..=b'~'))
+        .count()
 }
 
 /// `text` cut to at most `max` columns, with `…` when cut.
@@ -1442,6 +1464,19 @@ mod tests {
                 let pair = format!("{d}{c}");
                 assert_eq!(pair.graphemes(true).count(), 2, "{pair:?}");
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Plain text is counted as it is character by character.
+        #[test]
+        fn plain_columns_count_plain_characters(text in "[\\x00-\\x7f\u{80}─é字]{0,40}") {
+            let by_characters = text
+                .chars()
+                .try_fold(0, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1));
+            proptest::prop_assert_eq!(plain_columns(&text), by_characters);
+            let ascii = text.bytes().take_while(|b| matches!(b, b' '..=b'~')).count();
+            proptest::prop_assert_eq!(printable_ascii_prefix(text.as_bytes()), ascii);
         }
     }
 
