@@ -154,10 +154,7 @@ fn remembered<T: PartialEq + Clone>(
         lay_out(out);
         return;
     };
-    match memo
-        .iter()
-        .position(|m| m.width == width && m.part == part)
-    {
+    match memo.iter().position(|m| m.width == width && m.part == part) {
         Some(i) => {
             out.extend(memo[i].lines.iter().cloned());
             let laid = memo.remove(i);

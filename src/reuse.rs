@@ -162,8 +162,14 @@ const REMEMBERED_SPANS: usize = 1024;
 /// style), and a span's JSON costs several times what copying it does.
 #[derive(Debug, Default)]
 struct SpanJson {
-    by_text: HashMap<Box<str>, Vec<(Style, Arc<RawValue>)>, BuildHasherDefault<TextHasher>>,
+    by_text: HashMap<Box<str>, InStyles, TextHash>,
 }
+
+/// The JSON of spans of one text, by style.
+type InStyles = Vec<(Style, Arc<RawValue>)>;
+
+/// Builds the hashers of a [`SpanJson`].
+type TextHash = BuildHasherDefault<TextHasher>;
 
 /// A list of ready-made JSON values, serialised as a list of them.
 struct JsonList<'a>(&'a [Arc<RawValue>]);
@@ -265,5 +271,77 @@ impl ScreenCache {
             self.spans.line_json(line)
         });
         lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::parse_sequence;
+    use crate::session::{OpenOptions, Session};
+    use crate::view::{self, ViewOptions};
+
+    /// A flow whose screens hold quotes, backslashes, control characters, wide and combining
+    /// characters, and equal texts in several styles.
+    fn tricky_session() -> Session {
+        let payload = serde_json::json!({
+            "title": "Re\"lease \\ plan\u{7}",
+            "questions": [{
+                "id": "scope",
+                "label": "Sc\"ope",
+                "prompt": "How \"much\" \\ should 日本語 cover?\tNow",
+                "options": [
+                    {"value": "a", "label": "Pa\"tch \\\" é\u{301} 😀 (Recommended)", "description": "\\"},
+                    {"value": "b", "label": "\"", "description": "Minor – ─── \u{ad}"},
+                    {"value": "c", "label": "Minor", "description": "Minor"}
+                ]
+            }]
+        });
+        Session::open(&payload, &OpenOptions::default()).expect("payload opens")
+    }
+
+    /// A line's JSON put together from kept span JSON is exactly serde_json's, whether its
+    /// spans are new or kept.
+    #[test]
+    fn line_json_is_serde_jsons() {
+        let session = tricky_session();
+        let view = view::build_with_width("s", &session, Some(40));
+        let mut spans = SpanJson::default();
+        for _ in 0..2 {
+            for line in view.lines.iter().flatten() {
+                let json = spans.line_json(line).expect("a line serialises");
+                let expected = serde_json::to_string(&**line).expect("a line serialises");
+                assert_eq!(json.get(), expected);
+            }
+        }
+        assert_eq!(
+            spans.line_json(&Line::default()).expect("serialises").get(),
+            "[]"
+        );
+    }
+
+    /// Views built through a cache serialise exactly as views built afresh, key after key.
+    #[test]
+    fn cached_views_serialise_as_fresh_ones() {
+        let mut session = tricky_session();
+        let mut cache = ScreenCache::default();
+        let keys =
+            parse_sequence("<Down><Down><Up>n\"\\x<Esc><Down><Down><Down>Own \"answer\\<BS><Tab>")
+                .expect("valid keys");
+        for width in [40, 120] {
+            for &key in &keys {
+                session.press(key).expect("the flow stays open");
+                let options = ViewOptions {
+                    width: Some(width),
+                    all_rows: false,
+                };
+                let cached = view::build_cached("s", &session, options, &mut cache);
+                let fresh = view::build_with_width("s", &session, Some(width));
+                assert_eq!(
+                    serde_json::to_string(&cached).expect("a view serialises"),
+                    serde_json::to_string(&fresh).expect("a view serialises")
+                );
+            }
+        }
     }
 }
