@@ -1,9 +1,10 @@
 //! What the views served so far lend the next one. Between two keys most of a view stays as it
 //! was, so the parts that cost most to serialise (rendered lines, tab bars, hint lists, rows)
-//! carry ready-made JSON when an equal part was served lately, and the hint lines laid out are
-//! reused for equal hints at the same width. Parts are matched by their whole content, so a
-//! view of any session or width can follow any other; what is kept is bounded (a few views,
-//! whatever the number of sessions).
+//! carry ready-made JSON when an equal part was served lately, a new line's JSON is put
+//! together from the JSON of spans served before, and the tab bar and hint lines laid out are
+//! reused for equal tabs and hints at the same width. Parts are matched by their whole
+//! content, so a view of any session or width can follow any other; what is kept is bounded
+//! (a few views and at most [`REMEMBERED_SPANS`] span texts, whatever the number of sessions).
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
