@@ -4,7 +4,7 @@
 //! together from the JSON of spans served before, and the tab bar and hint lines laid out are
 //! reused for equal tabs and hints at the same width. Parts are matched by their whole
 //! content, so a view of any session or width can follow any other; what is kept is bounded
-//! (a few views and at most [`REMEMBERED_SPANS`] span texts, whatever the number of sessions).
+//! (a few views and at most 1,024 span texts, whatever the number of sessions).
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
