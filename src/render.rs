@@ -33,6 +33,8 @@
 //! of the flow; then the key hints and a closing rule. At most [`ROW_WINDOW`](crate::view::ROW_WINDOW) rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
@@ -117,22 +119,61 @@ impl Serialize for Line {
 }
 
 /// Parts of screens as laid out, kept to be reused for equal parts at the same width: the last
-/// hint lists (a flow moves between a few focuses, each with its own hints).
+/// tab bars and hint lists (a flow moves between a few tabs and focuses, each with its own
+/// hints).
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     /// Most recent first.
-    hints: Vec<HintLines>,
+    tabs: Vec<PartLines<TabView>>,
+    /// Most recent first.
+    hints: Vec<PartLines<Hint>>,
 }
 
-/// How many hint layouts [`Layouts`] keeps.
-const REMEMBERED_HINTS: usize = 4;
+/// How many layouts of each part [`Layouts`] keeps.
+const REMEMBERED_LAYOUTS: usize = 4;
 
-/// Hints as laid out at a width.
+/// A part of a screen (a tab bar, a hint list) as laid out at a width.
 #[derive(Debug)]
-struct HintLines {
-    hints: Vec<Hint>,
+struct PartLines<T> {
+    part: Vec<T>,
     width: usize,
     lines: Vec<Laid>,
+}
+
+/// Appends the lines of `part` at `width`: those laid out for an equal part at the same width
+/// in `memo`, moved to the front, or the lines `lay_out` appends, then kept at the front of
+/// `memo` (at most [`REMEMBERED_LAYOUTS`]).
+fn remembered<T: PartialEq + Clone>(
+    out: &mut Vec<Laid>,
+    memo: Option<&mut Vec<PartLines<T>>>,
+    part: &[T],
+    width: usize,
+    lay_out: impl FnOnce(&mut Vec<Laid>),
+) {
+    let Some(memo) = memo else {
+        lay_out(out);
+        return;
+    };
+    match memo.iter().position(|m| m.width == width && m.part == part) {
+        Some(i) => {
+            out.extend(memo[i].lines.iter().cloned());
+            let laid = memo.remove(i);
+            memo.insert(0, laid);
+        }
+        None => {
+            let start = out.len();
+            lay_out(out);
+            memo.insert(
+                0,
+                PartLines {
+                    part: part.to_vec(),
+                    width,
+                    lines: out[start..].to_vec(),
+                },
+            );
+            memo.truncate(REMEMBERED_LAYOUTS);
+        }
+    }
 }
 
 /// The narrowest width rendered; narrower widths render at this one.
@@ -169,17 +210,25 @@ const NUMBERS: [&str; 9] = [
 
 /// Renders `view` at `width` terminal columns.
 pub fn render(view: &View, width: usize) -> Vec<Line> {
-    screen(view, width, None)
+    screen(view, width, None).map(Laid::into_line).collect()
 }
 
 /// Renders `view` as [`render`] does, reusing and keeping layouts in `layouts`.
-pub(crate) fn render_with(view: &View, width: usize, layouts: &mut Layouts) -> Vec<Line> {
-    screen(view, width, Some(layouts))
+pub(crate) fn render_with(
+    view: &View,
+    width: usize,
+    layouts: &mut Layouts,
+) -> impl ExactSizeIterator<Item = Line> {
+    screen(view, width, Some(layouts)).map(Laid::into_line)
 }
 
-/// Renders `view`, reusing the hint lines of `layouts` when they are of the same hints at the
-/// same width, and leaving this screen's there.
-fn screen(view: &View, width: usize, layouts: Option<&mut Layouts>) -> Vec<Line> {
+/// Renders `view`, reusing the tab bar and hint lines of `layouts` when they are of the same
+/// tabs or hints at the same width, and leaving this screen's there.
+fn screen(
+    view: &View,
+    width: usize,
+    mut layouts: Option<&mut Layouts>,
+) -> std::vec::IntoIter<Laid> {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
     rule(&mut out, width);
@@ -192,7 +241,10 @@ fn screen(view: &View, width: usize, layouts: Option<&mut Layouts>) -> Vec<Line>
             width,
         );
     }
-    tab_bar(&mut out, &view.tabs, width);
+    let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
+    remembered(&mut out, tab_memo, &view.tabs, width, |out| {
+        tab_bar(out, &view.tabs, width)
+    });
     out.push(Laid::default());
     if view.status == Status::Done {
         ending(&mut out, view.outcome, width);
@@ -203,35 +255,13 @@ fn screen(view: &View, width: usize, layouts: Option<&mut Layouts>) -> Vec<Line>
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
-        match layouts.map(|layouts| &mut layouts.hints) {
-            Some(memo) => {
-                let same = |m: &HintLines| m.width == width && m.hints == *view.hints;
-                match memo.iter().position(same) {
-                    Some(i) => {
-                        out.extend(memo[i].lines.iter().cloned());
-                        let laid = memo.remove(i);
-                        memo.insert(0, laid);
-                    }
-                    None => {
-                        let start = out.len();
-                        hints(&mut out, &view.hints, width);
-                        memo.insert(
-                            0,
-                            HintLines {
-                                hints: view.hints.to_vec(),
-                                width,
-                                lines: out[start..].to_vec(),
-                            },
-                        );
-                        memo.truncate(REMEMBERED_HINTS);
-                    }
-                }
-            }
-            None => hints(&mut out, &view.hints, width),
-        }
+        let hint_memo = layouts.map(|layouts| &mut layouts.hints);
+        remembered(&mut out, hint_memo, &view.hints, width, |out| {
+            hints(out, &view.hints, width)
+        });
     }
     rule(&mut out, width);
-    out.into_iter().map(Laid::into_line).collect()
+    out.into_iter()
 }
 
 /// The text of `lines`, one line each (trailing spaces removed), every line ending in `\n`.
@@ -271,8 +301,8 @@ impl Laid {
     /// Makes room for `bytes` more bytes, allocating room for a whole line at the first text.
     fn reserve(&mut self, bytes: usize) {
         if self.text.capacity() == 0 {
-            self.text.reserve(bytes.max(LINE_BYTES));
-            self.spans.reserve(LINE_SPANS);
+            self.text = String::with_capacity(bytes.max(LINE_BYTES));
+            self.spans = Vec::with_capacity(LINE_SPANS);
         } else {
             self.text.reserve(bytes);
         }
@@ -287,9 +317,10 @@ impl Laid {
         }
     }
 
-    /// Appends text whose width is measured here.
+    /// Appends text whose width is measured here (counted when it is plain).
     fn text(&mut self, text: &str, style: Style) {
-        self.push(text, style, text.width());
+        let width = plain_columns(text).unwrap_or_else(|| text.width());
+        self.push(text, style, width);
     }
 
     /// Appends `n` spaces.
@@ -680,15 +711,9 @@ fn lay_out(out: &mut Vec<Laid>, first: Laid, hanging: usize, gs: &[Grapheme], wi
 /// path, including glued text wider than a continuation line (which wrapping places piece
 /// by piece).
 fn fit_plain(mut first: Laid, hanging: usize, segs: &[Seg], width: usize) -> Result<Laid, Laid> {
-    // Columns of a segment: one a character, when every character is a space or plain.
-    let columns_of = |s: &Seg| {
-        s.text
-            .chars()
-            .try_fold(0, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1))
-    };
     let mut columns = 0;
     for s in segs {
-        match columns_of(s) {
+        match plain_columns(s.text) {
             Some(n) => columns += n,
             None => return Err(first),
         }
@@ -715,7 +740,13 @@ fn fit_plain(mut first: Laid, hanging: usize, segs: &[Seg], width: usize) -> Res
     for s in segs {
         let take = s.text.len().min(left);
         let text = &s.text[..take];
-        first.push(text, s.style, text.chars().count());
+        // One column a character, and printable ASCII is one byte a character.
+        let columns = if text.is_ascii() {
+            text.len()
+        } else {
+            text.chars().count()
+        };
+        first.push(text, s.style, columns);
         left -= take;
     }
     Ok(first)
@@ -750,8 +781,44 @@ fn block(out: &mut Vec<Laid>, at: usize, text: &str, style: Style, width: usize)
     }
 }
 
+/// The columns of `text` when every character is a space or plain (one column each).
+fn plain_columns(text: &str) -> Option<usize> {
+    // Printable ASCII is one byte a character, so the prefix ends at a character boundary.
+    let ascii = printable_ascii_prefix(text.as_bytes());
+    text[ascii..]
+        .chars()
+        .try_fold(ascii, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1))
+}
+
+/// How many bytes at the start of `bytes` are printable ASCII (space to `~`), looked at eight
+/// at a time.
+fn printable_ascii_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH_BITS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut n = 0;
+    for word in bytes.chunks_exact(8) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        // The high bit of a byte is set here when some byte is below a space, or above `~`.
+        let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH_BITS;
+        let above_tilde = (word.wrapping_add(ONES) | word) & HIGH_BITS;
+        if below_space | above_tilde != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + bytes[n..]
+        .iter()
+        .take_while(|&&b| matches!(b, b' '..=b'~'))
+        .count()
+}
+
 /// `text` cut to at most `max` columns, with `…` when cut.
-fn fit(text: &str, max: usize) -> (String, usize) {
+fn fit(text: &str, max: usize) -> (Cow<'_, str>, usize) {
+    if let Some(columns) = plain_columns(text)
+        && columns <= max
+    {
+        return (Cow::Borrowed(text), columns);
+    }
     fn shown(g: &str) -> (&str, usize) {
         // Control characters (tabs and line breaks included) show as one space.
         if g.chars().any(char::is_control) {
@@ -780,7 +847,7 @@ fn fit(text: &str, max: usize) -> (String, usize) {
         cut.push('…');
         width += 1;
     }
-    (cut, width)
+    (Cow::Owned(cut), width)
 }
 
 /// `text` cut to at most `max` columns keeping its end, with `…` in front when cut.
@@ -1394,6 +1461,19 @@ mod tests {
                 let pair = format!("{d}{c}");
                 assert_eq!(pair.graphemes(true).count(), 2, "{pair:?}");
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Plain text is counted as it is character by character.
+        #[test]
+        fn plain_columns_count_plain_characters(text in "[\\x00-\\x7f\u{80}─é字]{0,40}") {
+            let by_characters = text
+                .chars()
+                .try_fold(0, |n, c| (c == ' ' || plain_char(c)).then_some(n + 1));
+            proptest::prop_assert_eq!(plain_columns(&text), by_characters);
+            let ascii = text.bytes().take_while(|b| matches!(b, b' '..=b'~')).count();
+            proptest::prop_assert_eq!(printable_ascii_prefix(text.as_bytes()), ascii);
         }
     }
 

@@ -1,17 +1,19 @@
 //! What the views served so far lend the next one. Between two keys most of a view stays as it
 //! was, so the parts that cost most to serialise (rendered lines, tab bars, hint lists, rows)
-//! carry ready-made JSON when an equal part was served lately, and the hint lines laid out are
-//! reused for equal hints at the same width. Parts are matched by their whole content, so a
-//! view of any session or width can follow any other; what is kept is bounded (a few views,
-//! whatever the number of sessions).
+//! carry ready-made JSON when an equal part was served lately, a new line's JSON is put
+//! together from the JSON of spans served before, and the tab bar and hint lines laid out are
+//! reused for equal tabs and hints at the same width. Parts are matched by their whole
+//! content, so a view of any session or width can follow any other; what is kept is bounded
+//! (a few views and at most 1,024 span texts, whatever the number of sessions).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::render::{self, Layouts, Line};
+use crate::render::{self, Layouts, Line, Span, Style};
 use crate::view::{Hint, RowView, TabView, View};
 
 /// A part of a view that a [`ScreenCache`] can give ready-made JSON: it serialises as its
@@ -64,9 +66,7 @@ impl<T: Serialize> Serialize for Reused<T> {
 impl<T: Serialize + PartialEq + Clone> Reused<T> {
     /// Serialises the value into its JSON.
     fn serialise(&mut self) {
-        self.json = serde_json::value::to_raw_value(&self.inner)
-            .ok()
-            .map(Arc::from);
+        self.json = serialised(&self.inner);
     }
 
     /// Takes the JSON of an equal value in `memo` (most recent first), moving it to the
@@ -88,22 +88,32 @@ impl<T: Serialize + PartialEq + Clone> Reused<T> {
     }
 }
 
-/// Gives every part of `parts` the JSON of an equal part of the lists in `kept` (the one at
-/// the same place in the most recent list is tried first), or serialises it; `parts` then
-/// becomes the most recent list, and at most [`REMEMBERED`] lists are kept.
+/// The JSON of `value` as serde_json writes it.
+fn serialised<T: Serialize + ?Sized>(value: &T) -> Option<Arc<RawValue>> {
+    serde_json::value::to_raw_value(value).ok().map(Arc::from)
+}
+
+/// Gives every part of `parts` the JSON of an equal part of the lists in `kept`, or its own
+/// from `json`; `parts` then becomes the most recent list, and at most [`REMEMBERED`] lists
+/// are kept. A part is first looked for right after where the part before it was found (at
+/// the same place in the most recent list for the first), so that parts moved together by
+/// a part added or removed above them are found at once.
 fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
     parts: &mut [Reused<T>],
     kept: &mut VecDeque<Vec<Reused<T>>>,
+    mut json: impl FnMut(&T) -> Option<Arc<RawValue>>,
 ) {
     let mut next = Vec::with_capacity(parts.len());
-    for (i, part) in parts.iter_mut().enumerate() {
+    let mut expected = (0, 0);
+    for part in parts.iter_mut() {
         let reusable = |old: &Reused<T>| old.json.is_some() && old.inner == part.inner;
-        let same_place = kept
-            .front()
-            .and_then(|last| last.get(i))
+        let (k, j) = expected;
+        let at_expected = kept
+            .get(k)
+            .and_then(|list| list.get(j))
             .is_some_and(reusable);
-        let found = if same_place {
-            Some((0, i))
+        let found = if at_expected {
+            Some(expected)
         } else {
             kept.iter()
                 .enumerate()
@@ -114,10 +124,13 @@ fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
                 part.json = kept[k][j].json.clone();
                 // Taken out: an empty part without JSON is never reused.
                 next.push(std::mem::take(&mut kept[k][j]));
+                expected = (k, j + 1);
             }
             None => {
-                part.serialise();
+                part.json = json(&part.inner);
                 next.push(part.clone());
+                // Most often the part replaces the one expected here.
+                expected.1 += 1;
             }
         }
     }
@@ -138,7 +151,104 @@ pub struct ScreenCache {
     rows: VecDeque<Vec<Reused<RowView>>>,
     tabs: Vec<Reused<Vec<TabView>>>,
     hints: Vec<Reused<Vec<Hint>>>,
+    spans: SpanJson,
     layouts: Layouts,
+}
+
+/// How many span texts a [`SpanJson`] keeps at most; it forgets them all when it has more.
+const REMEMBERED_SPANS: usize = 1024;
+
+/// The JSON of the spans of lines served so far, by text and style. A line that is new in a
+/// screen mostly holds spans served before (pointers, marks, borders, labels in another
+/// style), and a span's JSON costs several times what copying it does.
+#[derive(Debug, Default)]
+struct SpanJson {
+    by_text: HashMap<Box<str>, InStyles, TextHash>,
+}
+
+/// The JSON of spans of one text, by style.
+type InStyles = Vec<(Style, Arc<RawValue>)>;
+
+/// Builds the hashers of a [`SpanJson`].
+type TextHash = BuildHasherDefault<TextHasher>;
+
+/// A list of ready-made JSON values, serialised as a list of them.
+struct JsonList<'a>(&'a [Arc<RawValue>]);
+
+impl Serialize for JsonList<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|json| &**json))
+    }
+}
+
+/// A fast hash of short texts (the multiply-and-rotate hash of the Rust compiler's own hash
+/// maps), eight bytes at a time. What a [`SpanJson`] keeps is bounded, so texts made to
+/// collide cost at most a scan of that.
+#[derive(Debug, Default)]
+struct TextHasher(u64);
+
+impl TextHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for TextHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let last = rest
+                .iter()
+                .rev()
+                .fold(0, |word, &byte| word << 8 | u64::from(byte));
+            self.add(last);
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl SpanJson {
+    /// The JSON of `line`, exactly as serde_json serialises it: the list of its spans' JSON.
+    fn line_json(&mut self, line: &Line) -> Option<Arc<RawValue>> {
+        let spans = line
+            .spans()
+            .map(|span| self.span_json(span))
+            .collect::<Option<Vec<_>>>()?;
+        serialised(&JsonList(&spans))
+    }
+
+    /// The JSON of `span`, kept from an equal span or serialised and kept.
+    fn span_json(&mut self, span: Span) -> Option<Arc<RawValue>> {
+        let kept = self.by_text.get(span.text).and_then(|styles| {
+            styles
+                .iter()
+                .find(|(style, _)| *style == span.style)
+                .map(|(_, json)| json.clone())
+        });
+        if kept.is_some() {
+            return kept;
+        }
+        let json = serialised(&span)?;
+        if self.by_text.len() >= REMEMBERED_SPANS {
+            self.by_text.clear();
+        }
+        self.by_text
+            .entry(span.text.into())
+            .or_default()
+            .push((span.style, json.clone()));
+        Some(json)
+    }
 }
 
 impl ScreenCache {
@@ -148,7 +258,7 @@ impl ScreenCache {
         view.tabs.reuse(&mut self.tabs);
         view.hints.reuse(&mut self.hints);
         if let Some(question) = view.question.as_mut() {
-            reuse_each(&mut question.rows, &mut self.rows);
+            reuse_each(&mut question.rows, &mut self.rows, serialised);
         }
     }
 
@@ -156,10 +266,83 @@ impl ScreenCache {
     /// JSON.
     pub fn render(&mut self, view: &View, width: usize) -> Vec<Reused<Line>> {
         let mut lines: Vec<Reused<Line>> = render::render_with(view, width, &mut self.layouts)
-            .into_iter()
             .map(Reused::new)
             .collect();
-        reuse_each(&mut lines, &mut self.screens);
+        reuse_each(&mut lines, &mut self.screens, |line| {
+            self.spans.line_json(line)
+        });
         lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::parse_sequence;
+    use crate::session::{OpenOptions, Session};
+    use crate::view::{self, ViewOptions};
+
+    /// A flow whose screens hold quotes, backslashes, control characters, wide and combining
+    /// characters, and equal texts in several styles.
+    fn tricky_session() -> Session {
+        let payload = serde_json::json!({
+            "title": "Re\"lease \\ plan\u{7}",
+            "questions": [{
+                "id": "scope",
+                "label": "Sc\"ope",
+                "prompt": "How \"much\" \\ should 日本語 cover?\tNow",
+                "options": [
+                    {"value": "a", "label": "Pa\"tch \\\" é\u{301} 😀 (Recommended)", "description": "\\"},
+                    {"value": "b", "label": "\"", "description": "Minor – ─── \u{ad}"},
+                    {"value": "c", "label": "Minor", "description": "Minor"}
+                ]
+            }]
+        });
+        Session::open(&payload, &OpenOptions::default()).expect("payload opens")
+    }
+
+    /// A line's JSON put together from kept span JSON is exactly serde_json's, whether its
+    /// spans are new or kept.
+    #[test]
+    fn line_json_is_serde_jsons() {
+        let session = tricky_session();
+        let view = view::build_with_width("s", &session, Some(40));
+        let mut spans = SpanJson::default();
+        for _ in 0..2 {
+            for line in view.lines.iter().flatten() {
+                let json = spans.line_json(line).expect("a line serialises");
+                let expected = serde_json::to_string(&**line).expect("a line serialises");
+                assert_eq!(json.get(), expected);
+            }
+        }
+        assert_eq!(
+            spans.line_json(&Line::default()).expect("serialises").get(),
+            "[]"
+        );
+    }
+
+    /// Views built through a cache serialise exactly as views built afresh, key after key.
+    #[test]
+    fn cached_views_serialise_as_fresh_ones() {
+        let mut session = tricky_session();
+        let mut cache = ScreenCache::default();
+        let keys =
+            parse_sequence("<Down><Down><Up>n\"\\x<Esc><Down><Down><Down>Own \"answer\\<BS><Tab>")
+                .expect("valid keys");
+        for width in [40, 120] {
+            for &key in &keys {
+                session.press(key).expect("the flow stays open");
+                let options = ViewOptions {
+                    width: Some(width),
+                    all_rows: false,
+                };
+                let cached = view::build_cached("s", &session, options, &mut cache);
+                let fresh = view::build_with_width("s", &session, Some(width));
+                assert_eq!(
+                    serde_json::to_string(&cached).expect("a view serialises"),
+                    serde_json::to_string(&fresh).expect("a view serialises")
+                );
+            }
+        }
     }
 }
