@@ -7,9 +7,9 @@
 //! (a few views and at most 1,024 span texts, whatever the number of sessions).
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -163,14 +163,13 @@ const REMEMBERED_SPANS: usize = 1024;
 /// style), and a span's JSON costs several times what copying it does.
 #[derive(Debug, Default)]
 struct SpanJson {
-    by_text: HashMap<Box<str>, InStyles, TextHash>,
+    // The compiler's own fast hash: what is kept is bounded, so texts made to collide cost
+    // at most a scan of that.
+    by_text: HashMap<Box<str>, InStyles, FxBuildHasher>,
 }
 
 /// The JSON of spans of one text, by style.
 type InStyles = Vec<(Style, Arc<RawValue>)>;
-
-/// Builds the hashers of a [`SpanJson`].
-type TextHash = BuildHasherDefault<TextHasher>;
 
 /// A list of ready-made JSON values, serialised as a list of them.
 struct JsonList<'a>(&'a [Arc<RawValue>]);
@@ -178,43 +177,6 @@ struct JsonList<'a>(&'a [Arc<RawValue>]);
 impl Serialize for JsonList<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().map(|json| &**json))
-    }
-}
-
-/// A fast hash of short texts (the multiply-and-rotate hash of the Rust compiler's own hash
-/// maps), eight bytes at a time. What a [`SpanJson`] keeps is bounded, so texts made to
-/// collide cost at most a scan of that.
-#[derive(Debug, Default)]
-struct TextHasher(u64);
-
-impl TextHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for TextHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            self.add(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let last = rest
-                .iter()
-                .rev()
-                .fold(0, |word, &byte| word << 8 | u64::from(byte));
-            self.add(last);
-        }
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 
