@@ -224,21 +224,21 @@ fn truncate(text: &str) -> String {
 pub async fn write_frame<W: AsyncWrite + Unpin>(
     writer: &mut W,
     framing: Framing,
-    message: String,
+    message: Vec<u8>,
 ) -> std::io::Result<()> {
     match framing {
         Framing::Lines => {
             // One write of the message and its line end; a message built with room for the
             // line end (as success replies are) is not copied.
             let mut out = message;
-            out.push('\n');
-            writer.write_all(out.as_bytes()).await?;
+            out.push(b'\n');
+            writer.write_all(&out).await?;
         }
         Framing::ContentLength => {
             let header = format!("Content-Length: {}\r\n\r\n", message.len());
             let mut out = Vec::with_capacity(header.len() + message.len());
             out.extend_from_slice(header.as_bytes());
-            out.extend_from_slice(message.as_bytes());
+            out.extend_from_slice(&message);
             writer.write_all(&out).await?;
         }
     }

@@ -47,14 +47,15 @@ pub fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Registers synchronous methods that answer with `R`.
 ///
-/// The result is serialised here, once, into one growing buffer, and kept in the state
+/// The result is serialised here, once, right after the reply's envelope that the shell began
+/// in the state ([`State::begin_reply`]), and the reply is kept there
 /// ([`State::set_finished`]); jsonrpsee is handed only `()` as a placeholder, and the shell
-/// writes the success reply around the kept result itself (`server::success_reply`). Why:
-/// jsonrpsee validates every reply it builds by parsing it again, which for a view of a few KB
-/// is about a quarter of the work of a `key` request, and a result that serde_json wrote from a
-/// typed value is valid JSON by construction. Errors take jsonrpsee's path as before, and a
-/// result is kept only when the method succeeds. The shell empties the slot before every call
-/// and takes it right after, whatever the call did, so a result never outlives its request.
+/// ends and sends the kept reply itself (`server::reply_head`). Why: jsonrpsee validates every
+/// reply it builds by parsing it again, which for a view of a few KB is about a quarter of the
+/// work of a `key` request, and a result that serde_json wrote from a typed value is valid JSON
+/// by construction. Errors take jsonrpsee's path as before, and a reply is kept only when the
+/// method succeeds. The shell begins a reply before every call (forgetting any earlier one) and
+/// takes it right after, whatever the call did, so a result never outlives its request.
 fn register<R: Serialize + 'static>(
     module: &mut RpcModule<Shared>,
     methods: &[(&'static str, Handler<R>)],
@@ -63,13 +64,14 @@ fn register<R: Serialize + 'static>(
         module
             .register_method(name, move |params: Params, ctx: &Shared, _| {
                 let mut state = lock(ctx);
+                let mut reply = state.take_begun_reply();
                 let result = handler(&mut state, params.as_str())?;
-                let json = serde_json::to_string(&result).map_err(|e| {
+                serde_json::to_writer(&mut reply, &result).map_err(|e| {
                     // As jsonrpsee answers a result it cannot serialise.
                     tracing::error!("cannot serialise a result: {e}");
                     ErrorObjectOwned::from(ErrorCode::InternalError)
                 })?;
-                state.set_finished(json);
+                state.set_finished(reply);
                 Ok::<(), ErrorObjectOwned>(())
             })
             .expect("method names are unique");

@@ -39,30 +39,36 @@ use state::{Config, State, code};
 pub const MAX_BATCH: usize = 100;
 
 /// An error response with the given id.
-fn error_response(id: &Value, code: i32, message: &str) -> String {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string()
+fn error_response(id: &Value, code: i32, message: &str) -> Vec<u8> {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+        .to_string()
+        .into_bytes()
 }
 
-/// The success reply to request `id` whose method left its serialised `result` in the state
-/// (see `methods::register`): `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, byte for byte as
-/// jsonrpsee writes it, only without parsing the finished reply again to validate it. `id` is
-/// jsonrpsee's `Id` or the `Value` it was read from, which serde_json writes alike.
-fn success_reply(id: &impl Serialize, result: &str) -> String {
-    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
-    const RESULT: &str = r#","result":"#;
-    let id = serde_json::to_string(id).expect("an id serialises");
-    // Room for the closing brace and the line end the writer adds.
-    let mut reply = String::with_capacity(HEAD.len() + id.len() + RESULT.len() + result.len() + 2);
-    reply.push_str(HEAD);
-    reply.push_str(&id);
-    reply.push_str(RESULT);
-    reply.push_str(result);
-    reply.push('}');
+/// Bytes a success reply starts with room for: a view at 80 columns fits without growing.
+const REPLY_BYTES: usize = 8 * 1024;
+
+/// The start of the success reply to request `id`, `{"jsonrpc":"2.0","id":<id>,"result":`, for
+/// its method to write its result after (see `methods::register`); [`end_reply`] ends it. The
+/// reply is byte for byte what jsonrpsee writes, only without parsing the finished reply again
+/// to validate it. `id` is jsonrpsee's `Id` or the `Value` it was read from, which serde_json
+/// writes alike.
+fn reply_head(id: &impl Serialize) -> Vec<u8> {
+    let mut head = Vec::with_capacity(REPLY_BYTES);
+    head.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut head, id).expect("an id serialises");
+    head.extend_from_slice(br#","result":"#);
+    head
+}
+
+/// Ends a success reply begun by [`reply_head`] whose result was written after the head.
+fn end_reply(mut reply: Vec<u8>) -> Vec<u8> {
+    reply.push(b'}');
     reply
 }
 
 /// The answer to a request whose method panicked; the connection goes on.
-fn panicked(method: &str, id: &Value) -> String {
+fn panicked(method: &str, id: &Value) -> Vec<u8> {
     tracing::error!(method, "a request panicked; the connection goes on");
     error_response(
         id,
@@ -74,7 +80,7 @@ fn panicked(method: &str, id: &Value) -> String {
 /// What handling one message led to.
 enum Handled {
     /// A response to send (or to put in a batch's array).
-    Reply(String),
+    Reply(Vec<u8>),
     /// Nothing to send now (a notification, or an `ask` that stays pending).
     Quiet,
     /// `exit`: end the process.
@@ -88,7 +94,7 @@ struct Connection {
     module: Arc<RpcModule<Shared>>,
     state: Shared,
     pending: Pending,
-    out: mpsc::UnboundedSender<String>,
+    out: mpsc::UnboundedSender<Vec<u8>>,
     asks: JoinSet<()>,
 }
 
@@ -101,7 +107,7 @@ where
     let state: Shared = Arc::new(Mutex::new(State::new(config)));
     let module = Arc::new(methods::module(state.clone()));
     let mut frames = FrameReader::new(reader, config.max_message_bytes);
-    let (out, outgoing) = mpsc::unbounded_channel::<String>();
+    let (out, outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
     let mut connection = Connection {
         module,
         state,
@@ -228,7 +234,10 @@ impl Connection {
                     }
                 }
                 if !replies.is_empty() {
-                    let _ = self.out.send(format!("[{}]", replies.join(",")));
+                    let mut batch = vec![b'['];
+                    batch.extend(replies.join(&b","[..]));
+                    batch.push(b']');
+                    let _ = self.out.send(batch);
                 }
                 if exit { Handled::Exit } else { Handled::Quiet }
             }
@@ -286,7 +295,9 @@ impl Connection {
                     Handled::Quiet
                 } else {
                     Handled::Reply(
-                        json!({ "jsonrpc": "2.0", "id": reply_id, "result": null }).to_string(),
+                        json!({ "jsonrpc": "2.0", "id": reply_id, "result": null })
+                            .to_string()
+                            .into_bytes(),
                     )
                 };
             }
@@ -323,15 +334,13 @@ impl Connection {
         };
         let module = self.module.clone();
         let mut call = Box::pin(async move { module.raw_json_request(&request, 1).await });
-        self.take_finished();
+        self.begin_reply(&reply_id);
         let polled = poll_once(&mut call).await;
         let finished = self.take_finished();
         let reply = match polled {
             Err(()) => Some(panicked(method, &reply_id)),
-            Ok(Poll::Ready(Ok(_))) if let Some(result) = finished => {
-                Some(success_reply(&reply_id, &result))
-            }
-            Ok(Poll::Ready(Ok((response, _)))) => Some(response.get().to_owned()),
+            Ok(Poll::Ready(Ok(_))) if let Some(reply) = finished => Some(end_reply(reply)),
+            Ok(Poll::Ready(Ok((response, _)))) => Some(response.get().as_bytes().to_vec()),
             Ok(Poll::Ready(Err(e))) => Some(error_response(
                 &reply_id,
                 code::INVALID_REQUEST,
@@ -347,7 +356,7 @@ impl Connection {
                 let pending = self.pending.clone();
                 self.asks.spawn(async move {
                     if let Ok((response, _)) = call.await {
-                        let _ = out.send(response.get().to_owned());
+                        let _ = out.send(response.get().as_bytes().to_vec());
                     }
                     lock(&pending).remove(&key);
                 });
@@ -369,14 +378,14 @@ impl Connection {
             return None;
         };
         let params = Params::new(call.params);
-        self.take_finished();
+        self.begin_reply(&call.id);
         let response = std::panic::catch_unwind(AssertUnwindSafe(|| {
             method(call.id.clone(), params, usize::MAX, Extensions::new())
         }));
         let finished = self.take_finished();
         Some(Handled::Reply(match response {
-            Ok(_) if let Some(result) = finished => success_reply(&call.id, &result),
-            Ok(response) => Box::<str>::from(response.into_json()).into(),
+            Ok(_) if let Some(reply) = finished => end_reply(reply),
+            Ok(response) => String::from(Box::<str>::from(response.into_json())).into_bytes(),
             Err(_) => {
                 let id = match call.id {
                     Id::Number(n) => Value::from(n),
@@ -388,10 +397,16 @@ impl Connection {
         }))
     }
 
-    /// The result a synchronous method left for its reply (see `methods::register`), taken.
-    /// Every call of the registry is preceded by this, to empty the slot, and followed by it,
-    /// whether the call succeeded, failed or panicked, so no result answers a later request.
-    fn take_finished(&self) -> Option<String> {
+    /// Begins the success reply to request `id` in the state, forgetting any earlier reply;
+    /// every call of the registry is preceded by this.
+    fn begin_reply(&self, id: &impl Serialize) {
+        lock(&self.state).begin_reply(reply_head(id));
+    }
+
+    /// The reply a synchronous method that succeeded left (see `methods::register`), taken.
+    /// Every call of the registry is followed by this, whether it succeeded, failed or
+    /// panicked, so no result answers a later request.
+    fn take_finished(&self) -> Option<Vec<u8>> {
         lock(&self.state).take_finished()
     }
 
@@ -591,7 +606,7 @@ mod tests {
     /// A connection whose registry `adjust` may change, with the receiving end of its output.
     fn connection_with(
         adjust: impl FnOnce(&mut RpcModule<Shared>),
-    ) -> (Connection, mpsc::UnboundedReceiver<String>) {
+    ) -> (Connection, mpsc::UnboundedReceiver<Vec<u8>>) {
         let state: Shared = Arc::new(Mutex::new(State::new(Config::default())));
         let mut module = methods::module(state.clone());
         adjust(&mut module);
@@ -616,11 +631,11 @@ mod tests {
     /// itself), or `(quiet)`.
     fn answer(
         runtime: &tokio::runtime::Runtime,
-        (connection, output): &mut (Connection, mpsc::UnboundedReceiver<String>),
+        (connection, output): &mut (Connection, mpsc::UnboundedReceiver<Vec<u8>>),
         message: &str,
     ) -> String {
         match runtime.block_on(connection.handle_frame(message.as_bytes().to_vec())) {
-            Handled::Quiet => output.try_recv().unwrap_or_else(|_| "(quiet)".into()),
+            Handled::Quiet => output.try_recv().map_or_else(|_| "(quiet)".into(), text),
             handled => reply(handled),
         }
     }
@@ -647,22 +662,19 @@ mod tests {
     #[test]
     fn success_replies_are_written_as_jsonrpsee_writes_them() {
         let result = r#"{"session":"s","view":{"lines":["a\"b",[1,2.5,null,true]]}}"#;
+        let success_reply = |mut reply: Vec<u8>| {
+            reply.extend_from_slice(result.as_bytes());
+            text(end_reply(reply))
+        };
         for raw in IDS {
             let id: Id = serde_json::from_str(raw).unwrap();
             let value: Value = serde_json::from_str(raw).unwrap();
             let payload =
                 jsonrpsee::ResponsePayload::success(RawValue::from_string(result.into()).unwrap());
             let expected = jsonrpsee::MethodResponse::response(id.clone(), payload, usize::MAX);
-            assert_eq!(
-                success_reply(&id, result),
-                expected.as_json().get(),
-                "{raw}"
-            );
-            assert_eq!(
-                success_reply(&value, result),
-                expected.as_json().get(),
-                "{raw}"
-            );
+            let expected = expected.as_json().get();
+            assert_eq!(success_reply(reply_head(&id)), expected, "{raw}");
+            assert_eq!(success_reply(reply_head(&value)), expected, "{raw}");
         }
     }
 
@@ -788,7 +800,7 @@ mod tests {
         });
         let mut fresh = connection_with(|_| {});
         let payload = crate::play::DEMO_PAYLOAD;
-        let panicked_reply = |id: Value| panicked("shutdown", &id);
+        let panicked_reply = |id: Value| text(panicked("shutdown", &id));
         let leaders = [
             (
                 r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#.to_string(),
@@ -862,9 +874,14 @@ mod tests {
         }
     }
 
+    /// A reply as text.
+    fn text(reply: Vec<u8>) -> String {
+        String::from_utf8(reply).expect("replies are UTF-8")
+    }
+
     fn reply(handled: Handled) -> String {
         match handled {
-            Handled::Reply(reply) => reply,
+            Handled::Reply(reply) => text(reply),
             Handled::Quiet => "(quiet)".into(),
             Handled::Exit => "(exit)".into(),
         }

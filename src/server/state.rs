@@ -130,9 +130,22 @@ pub struct State {
     screens: ScreenCache,
     waiters: HashMap<String, oneshot::Sender<AskReply>>,
     last_ask: Option<String>,
-    /// The serialised result of the synchronous method that just succeeded, until the shell
-    /// takes it to write the reply (see `server::methods::register`).
-    finished: Option<String>,
+    /// The success reply of the synchronous method being called, begun by the shell and
+    /// continued by the method (see `server::methods::register`).
+    reply: ReplySlot,
+}
+
+/// Where a success reply is written: the shell begins it with its envelope, the method writes
+/// its result after that, and the shell ends it.
+#[derive(Debug, Default)]
+enum ReplySlot {
+    /// No call under way, or its reply was taken.
+    #[default]
+    Empty,
+    /// Begun by the shell; the call has not succeeded (yet).
+    Begun(Vec<u8>),
+    /// The result written after the envelope: the call succeeded.
+    Finished(Vec<u8>),
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(params: Option<&str>) -> Result<T, ErrorObjectOwned> {
@@ -178,7 +191,7 @@ impl State {
             screens: ScreenCache::default(),
             waiters: HashMap::new(),
             last_ask: None,
-            finished: None,
+            reply: ReplySlot::Empty,
         }
     }
 
@@ -357,14 +370,33 @@ impl State {
         self.last_ask.take()
     }
 
-    /// Keeps the JSON result of a synchronous method that succeeded for the shell to answer.
-    pub fn set_finished(&mut self, result: String) {
-        self.finished = Some(result);
+    /// Begins the success reply of the next call with `head`, forgetting any earlier reply.
+    pub fn begin_reply(&mut self, head: Vec<u8>) {
+        self.reply = ReplySlot::Begun(head);
     }
 
-    /// The JSON result kept by [`State::set_finished`], taken; `None` when there is none.
-    pub fn take_finished(&mut self) -> Option<String> {
-        self.finished.take()
+    /// The reply begun by [`State::begin_reply`], taken for a method to write its result
+    /// after; an empty buffer when none was begun.
+    pub fn take_begun_reply(&mut self) -> Vec<u8> {
+        match std::mem::take(&mut self.reply) {
+            ReplySlot::Begun(reply) => reply,
+            _ => Vec::new(),
+        }
+    }
+
+    /// Keeps the reply of a synchronous method that succeeded, its result written, for the
+    /// shell to end and send.
+    pub fn set_finished(&mut self, reply: Vec<u8>) {
+        self.reply = ReplySlot::Finished(reply);
+    }
+
+    /// The reply kept by [`State::set_finished`], taken; `None` when the call did not succeed.
+    /// The slot is empty afterwards either way.
+    pub fn take_finished(&mut self) -> Option<Vec<u8>> {
+        match std::mem::take(&mut self.reply) {
+            ReplySlot::Finished(reply) => Some(reply),
+            _ => None,
+        }
     }
 
     /// Resolves the pending `ask` of a session once it is done.
