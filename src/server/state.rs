@@ -429,7 +429,9 @@ impl State {
         let limits = self.config.limits;
         let entry = self.entry_mut(id)?;
         f(&mut entry.session, &limits)?;
-        self.settle(id);
+        if entry.session.status() == Status::Done {
+            self.settle(id);
+        }
         self.step(id)
     }
 
