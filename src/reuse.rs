@@ -360,9 +360,11 @@ mod tests {
     fn cached_views_serialise_as_fresh_ones() {
         let mut session = tricky_session();
         let mut cache = ScreenCache::default();
-        let keys =
-            parse_sequence("<Down><Down><Up>n\"\\x<Esc><Down><Down><Down>Own \"answer\\<BS><Tab>")
-                .expect("valid keys");
+        // Rows, tabs, the editor and the review left and come back to.
+        let keys = parse_sequence(
+            "<Down><Down><Up>n\"\\x<Esc><Down><Down><Down>Own \"answer\\<BS><Tab><Down><Up><S-Tab><Tab>",
+        )
+        .expect("valid keys");
         for width in [40, 120] {
             for &key in &keys {
                 session.press(key).expect("the flow stays open");
@@ -378,5 +380,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The comparisons that decide what JSON a part takes agree with the JSON itself: two parts
+    /// of the views along a key script are equal exactly when they serialise alike.
+    #[test]
+    fn parts_are_equal_exactly_when_their_json_is() {
+        fn check<T: PartialEq + Serialize>(parts: &[T]) {
+            let json: Vec<String> = parts
+                .iter()
+                .map(|part| serde_json::to_string(part).expect("a part serialises"))
+                .collect();
+            for (a, a_json) in parts.iter().zip(&json) {
+                for (b, b_json) in parts.iter().zip(&json) {
+                    assert_eq!(a == b, a_json == b_json, "{a_json} against {b_json}");
+                }
+            }
+        }
+        let mut session = tricky_session();
+        let keys = parse_sequence("<Down><Up>n\"<Esc><Down><Down><Down>ab<BS><Tab><Down><S-Tab>")
+            .expect("valid keys");
+        let mut views = Vec::new();
+        for &key in &keys {
+            session.press(key).expect("the flow stays open");
+            views.push(view::build("s", &session));
+        }
+        check(&views.iter().map(|v| v.tabs.to_vec()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.hints.to_vec()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.question.clone()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.review.clone()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.editor.clone()).collect::<Vec<_>>());
+        let rows: Vec<RowView> = views
+            .iter()
+            .flat_map(|v| v.question.iter().flat_map(|q| q.rows.iter()))
+            .map(|row| (**row).clone())
+            .collect();
+        check(&rows);
     }
 }

@@ -641,20 +641,21 @@ fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
 }
 
 fn tabs(flow: &Flow) -> Vec<TabView> {
-    let mut tabs: Vec<TabView> = flow
-        .spec()
-        .questions
-        .iter()
-        .zip(flow.answers())
-        .enumerate()
-        .map(|(i, (q, a))| TabView {
-            label: q.label.clone(),
-            kind: TabKind::Question,
-            answered: a.is_answered(),
-            has_notes: a.has_notes(),
-            active: i == flow.tab(),
-        })
-        .collect();
+    let questions = &flow.spec().questions;
+    let mut tabs = Vec::with_capacity(questions.len() + 1);
+    tabs.extend(
+        questions
+            .iter()
+            .zip(flow.answers())
+            .enumerate()
+            .map(|(i, (q, a))| TabView {
+                label: q.label.clone(),
+                kind: TabKind::Question,
+                answered: a.is_answered(),
+                has_notes: a.has_notes(),
+                active: i == flow.tab(),
+            }),
+    );
     tabs.push(TabView {
         label: ReviewAction::Submit.label().to_owned(),
         kind: TabKind::Review,
@@ -952,16 +953,20 @@ fn hints(flow: &Flow) -> Vec<Hint> {
     }
     let keymap = flow.keymap();
     let dsh = flow.spec().dialect == Dialect::Dsh;
-    let mut hints: Vec<Hint> = hint_actions(flow)
-        .iter()
-        .filter(|a| !(dsh && matches!(a, Action::MainOptionNote | Action::MainQuestionNote)))
-        .filter(|a| !keymap.keys(**a).is_empty())
-        .map(|&action| Hint {
-            action: action.name(),
-            keys: keymap.key_names(action),
-            label: action.description(),
-        })
-        .collect();
+    let actions = hint_actions(flow);
+    // Room for the digits too.
+    let mut hints = Vec::with_capacity(actions.len() + 1);
+    hints.extend(
+        actions
+            .iter()
+            .filter(|a| !(dsh && matches!(a, Action::MainOptionNote | Action::MainQuestionNote)))
+            .filter(|a| !keymap.keys(**a).is_empty())
+            .map(|&action| Hint {
+                action: action.name(),
+                keys: keymap.key_names(action),
+                label: action.description(),
+            }),
+    );
     let digits = match flow.focus() {
         Focus::Options => flow.current_question().map(|q| q.row_count().min(9)),
         Focus::Review => Some(flow.review_actions().len()),
