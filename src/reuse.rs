@@ -1,10 +1,11 @@
 //! What the views served so far lend the next one. Between two keys most of a view stays as it
-//! was, so the parts that cost most to serialise (rendered lines, tab bars, hint lists, rows)
-//! carry ready-made JSON when an equal part was served lately, a new line's JSON is put
-//! together from the JSON of spans served before, and the tab bar and hint lines laid out are
-//! reused for equal tabs and hints at the same width. Parts are matched by their whole
-//! content, so a view of any session or width can follow any other; what is kept is bounded
-//! (a few views and at most 1,024 span texts, whatever the number of sessions).
+//! was, so the parts that cost most to serialise (rendered lines, tab bars, hint lists, the
+//! question, its rows, the review, the editor) carry ready-made JSON when an equal part was
+//! served lately, a new line's JSON is put together from the JSON of spans served before, and
+//! the tab bar and hint lines laid out are reused for equal tabs and hints at the same width.
+//! Parts are matched by their whole content, so a view of any session or width can follow any
+//! other; what is kept is bounded (four screens and row lists, sixteen of each other part and
+//! at most 1,024 span texts, whatever the number of sessions).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -276,8 +277,8 @@ impl SpanJson {
 }
 
 impl ScreenCache {
-    /// Gives the tabs, hints and rows of `view` their JSON, reused from the last views where
-    /// they are equal to its, serialised otherwise.
+    /// Gives the tabs, hints, question (or else its rows), review and editor of `view` their
+    /// JSON, reused from the last views where they are equal to its, serialised otherwise.
     pub fn dress(&mut self, view: &mut View) {
         reuse(&mut view.tabs, &mut self.tabs);
         reuse(&mut view.hints, &mut self.hints);
