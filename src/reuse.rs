@@ -1,10 +1,11 @@
 //! What the views served so far lend the next one. Between two keys most of a view stays as it
-//! was, so the parts that cost most to serialise (rendered lines, tab bars, hint lists, rows)
-//! carry ready-made JSON when an equal part was served lately, a new line's JSON is put
-//! together from the JSON of spans served before, and the tab bar and hint lines laid out are
-//! reused for equal tabs and hints at the same width. Parts are matched by their whole
-//! content, so a view of any session or width can follow any other; what is kept is bounded
-//! (a few views and at most 1,024 span texts, whatever the number of sessions).
+//! was, so the parts that cost most to serialise (rendered lines, tab bars, hint lists, the
+//! question, its rows, the review, the editor) carry ready-made JSON when an equal part was
+//! served lately, a new line's JSON is put together from the JSON of spans served before, and
+//! the tab bar and hint lines laid out are reused for equal tabs and hints at the same width.
+//! Parts are matched by their whole content, so a view of any session or width can follow any
+//! other; what is kept is bounded (four screens and row lists, sixteen of each other part and
+//! at most 1,024 span texts, whatever the number of sessions).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::render::{self, Layouts, Line, Span, Style};
-use crate::view::{Hint, RowView, TabView, View};
+use crate::view::{EditorView, Hint, QuestionView, ReviewView, RowView, TabView, View};
 
 /// A part of a view that a [`ScreenCache`] can give ready-made JSON: it serialises as its
 /// value, or as that JSON once it has it (which serde_json writes as it is; other
@@ -22,7 +23,7 @@ use crate::view::{Hint, RowView, TabView, View};
 #[derive(Debug, Clone, Default)]
 pub struct Reused<T> {
     inner: T,
-    json: Option<Arc<RawValue>>,
+    json: Dressing,
 }
 
 impl<T> Reused<T> {
@@ -30,7 +31,7 @@ impl<T> Reused<T> {
     pub fn new(value: T) -> Reused<T> {
         Reused {
             inner: value,
-            json: None,
+            json: Dressing::default(),
         }
     }
 
@@ -50,41 +51,94 @@ impl<T> std::ops::Deref for Reused<T> {
 
 impl<T: PartialEq> PartialEq for Reused<T> {
     fn eq(&self, other: &Reused<T>) -> bool {
-        self.inner == other.inner
+        self.json.same(&other.json) || self.inner == other.inner
     }
 }
 
 impl<T: Serialize> Serialize for Reused<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.json {
+        match &self.json.0 {
             Some(json) => json.serialize(serializer),
             None => self.inner.serialize(serializer),
         }
     }
 }
 
-impl<T: Serialize + PartialEq + Clone> Reused<T> {
-    /// Serialises the value into its JSON.
-    fn serialise(&mut self) {
-        self.json = serialised(&self.inner);
+impl<T> Dressed for Reused<T> {
+    fn dressing(&self) -> &Dressing {
+        &self.json
     }
 
-    /// Takes the JSON of an equal value in `memo` (most recent first), moving it to the
-    /// front; otherwise serialises this value and puts a copy of it, with its JSON, there,
-    /// keeping at most [`REMEMBERED`].
-    fn reuse(&mut self, memo: &mut Vec<Reused<T>>) {
-        match memo.iter().position(|old| old.inner == self.inner) {
-            Some(i) => {
-                self.json = memo[i].json.clone();
-                let old = memo.remove(i);
-                memo.insert(0, old);
-            }
-            None => {
-                self.serialise();
-                memo.insert(0, self.clone());
-                memo.truncate(REMEMBERED);
-            }
-        }
+    fn dressing_mut(&mut self) -> &mut Dressing {
+        &mut self.json
+    }
+}
+
+/// The ready-made JSON a [`ScreenCache`] gives a part of a view, once it has some. Parts share
+/// the same JSON only when they are equal.
+#[derive(Debug, Clone, Default)]
+pub struct Dressing(Option<Arc<RawValue>>);
+
+impl Dressing {
+    /// Both hold the very same JSON, so their parts are equal.
+    fn same(&self, other: &Dressing) -> bool {
+        matches!((&self.0, &other.0), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+    }
+}
+
+/// A part of a view that carries a [`Dressing`]: a [`Reused`] part, or a view part held as
+/// a plain value (the question, the review, the editor) that keeps one in a field which
+/// serde skips and comparisons ignore. Such a field of the view serialises through
+/// [`serialize_dressed`].
+pub trait Dressed {
+    /// The part's JSON, if it has some.
+    fn dressing(&self) -> &Dressing;
+    /// Where the part's JSON goes.
+    fn dressing_mut(&mut self) -> &mut Dressing;
+}
+
+/// Serialises an optional part as its ready-made JSON when it has some, as its value
+/// otherwise (for `#[serde(serialize_with)]`).
+pub fn serialize_dressed<T: Serialize + Dressed, S: serde::Serializer>(
+    part: &Option<T>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match part {
+        Some(part) => match &part.dressing().0 {
+            Some(json) => serializer.serialize_some(&**json),
+            None => serializer.serialize_some(part),
+        },
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Parts kept with their JSON, most recently used first, at most [`REMEMBERED_PARTS`]. Boxed:
+/// moving one to the front moves pointers, not parts.
+type Memo<T> = Vec<Box<T>>;
+
+/// Gives `part` the JSON of an equal part in `memo` and moves that one to the front; false
+/// when `memo` holds no equal part.
+fn take_kept<T: PartialEq + Dressed>(part: &mut T, memo: &mut Memo<T>) -> bool {
+    let Some(i) = memo.iter().position(|old| **old == *part) else {
+        return false;
+    };
+    *part.dressing_mut() = memo[i].dressing().clone();
+    memo[..=i].rotate_right(1);
+    true
+}
+
+/// Serialises `part` into its JSON and puts a copy of it, with that JSON, at the front of
+/// `memo`, which keeps at most [`REMEMBERED_PARTS`].
+fn keep_new<T: Serialize + Clone + Dressed>(part: &mut T, memo: &mut Memo<T>) {
+    *part.dressing_mut() = Dressing(serialised(part));
+    memo.insert(0, Box::new(part.clone()));
+    memo.truncate(REMEMBERED_PARTS);
+}
+
+/// Gives `part` the JSON of an equal part in `memo`, or its own ([`take_kept`], [`keep_new`]).
+fn reuse<T: Serialize + PartialEq + Clone + Dressed>(part: &mut T, memo: &mut Memo<T>) {
+    if !take_kept(part, memo) {
+        keep_new(part, memo);
     }
 }
 
@@ -106,7 +160,7 @@ fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
     let mut next = Vec::with_capacity(parts.len());
     let mut expected = (0, 0);
     for part in parts.iter_mut() {
-        let reusable = |old: &Reused<T>| old.json.is_some() && old.inner == part.inner;
+        let reusable = |old: &Reused<T>| old.json.0.is_some() && old.inner == part.inner;
         let (k, j) = expected;
         let at_expected = kept
             .get(k)
@@ -127,7 +181,7 @@ fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
                 expected = (k, j + 1);
             }
             None => {
-                part.json = json(&part.inner);
+                part.json = Dressing(json(&part.inner));
                 next.push(part.clone());
                 // Most often the part replaces the one expected here.
                 expected.1 += 1;
@@ -138,8 +192,14 @@ fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
     kept.truncate(REMEMBERED);
 }
 
-/// How many screens, tab bars, hint lists and row lists a [`ScreenCache`] keeps.
+/// How many screens and row lists a [`ScreenCache`] keeps.
 const REMEMBERED: usize = 4;
+
+/// How many tab bars, hint lists, questions, reviews and editors a [`ScreenCache`] keeps. A
+/// view mostly comes back to one of these (the row or tab left a few keys ago, the editor
+/// text before the last characters typed), and finding that one out costs little: each
+/// comparison stops at the first field that differs.
+const REMEMBERED_PARTS: usize = 16;
 
 /// The parts of the last views served: their JSON, and their hint layouts. The server keeps
 /// one per connection.
@@ -149,8 +209,11 @@ pub struct ScreenCache {
     screens: VecDeque<Vec<Reused<Line>>>,
     /// Rows of the last views, most recent first.
     rows: VecDeque<Vec<Reused<RowView>>>,
-    tabs: Vec<Reused<Vec<TabView>>>,
-    hints: Vec<Reused<Vec<Hint>>>,
+    tabs: Memo<Reused<Vec<TabView>>>,
+    hints: Memo<Reused<Vec<Hint>>>,
+    questions: Memo<QuestionView>,
+    reviews: Memo<ReviewView>,
+    editors: Memo<EditorView>,
     spans: SpanJson,
     layouts: Layouts,
 }
@@ -214,13 +277,23 @@ impl SpanJson {
 }
 
 impl ScreenCache {
-    /// Gives the tabs, hints and rows of `view` their JSON, reused from the last views where
-    /// they are equal to its, serialised otherwise.
+    /// Gives the tabs, hints, question (or else its rows), review and editor of `view` their
+    /// JSON, reused from the last views where they are equal to its, serialised otherwise.
     pub fn dress(&mut self, view: &mut View) {
-        view.tabs.reuse(&mut self.tabs);
-        view.hints.reuse(&mut self.hints);
+        reuse(&mut view.tabs, &mut self.tabs);
+        reuse(&mut view.hints, &mut self.hints);
         if let Some(question) = view.question.as_mut() {
-            reuse_each(&mut question.rows, &mut self.rows, serialised);
+            // A question kept whole needs no JSON of its rows.
+            if !take_kept(question, &mut self.questions) {
+                reuse_each(&mut question.rows, &mut self.rows, serialised);
+                keep_new(question, &mut self.questions);
+            }
+        }
+        if let Some(review) = view.review.as_mut() {
+            reuse(review, &mut self.reviews);
+        }
+        if let Some(editor) = view.editor.as_mut() {
+            reuse(editor, &mut self.editors);
         }
     }
 
@@ -288,9 +361,11 @@ mod tests {
     fn cached_views_serialise_as_fresh_ones() {
         let mut session = tricky_session();
         let mut cache = ScreenCache::default();
-        let keys =
-            parse_sequence("<Down><Down><Up>n\"\\x<Esc><Down><Down><Down>Own \"answer\\<BS><Tab>")
-                .expect("valid keys");
+        // Rows, tabs, the editor and the review left and come back to.
+        let keys = parse_sequence(
+            "<Down><Down><Up>n\"\\x<Esc><Down><Down><Down>Own \"answer\\<BS><Tab><Down><Up><S-Tab><Tab>",
+        )
+        .expect("valid keys");
         for width in [40, 120] {
             for &key in &keys {
                 session.press(key).expect("the flow stays open");
@@ -306,5 +381,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The comparisons that decide what JSON a part takes agree with the JSON itself: two parts
+    /// of the views along a key script are equal exactly when they serialise alike.
+    #[test]
+    fn parts_are_equal_exactly_when_their_json_is() {
+        fn check<T: PartialEq + Serialize>(parts: &[T]) {
+            let json: Vec<String> = parts
+                .iter()
+                .map(|part| serde_json::to_string(part).expect("a part serialises"))
+                .collect();
+            for (a, a_json) in parts.iter().zip(&json) {
+                for (b, b_json) in parts.iter().zip(&json) {
+                    assert_eq!(a == b, a_json == b_json, "{a_json} against {b_json}");
+                }
+            }
+        }
+        let mut session = tricky_session();
+        let keys = parse_sequence("<Down><Up>n\"<Esc><Down><Down><Down>ab<BS><Tab><Down><S-Tab>")
+            .expect("valid keys");
+        let mut views = Vec::new();
+        for &key in &keys {
+            session.press(key).expect("the flow stays open");
+            views.push(view::build("s", &session));
+        }
+        check(&views.iter().map(|v| v.tabs.to_vec()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.hints.to_vec()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.question.clone()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.review.clone()).collect::<Vec<_>>());
+        check(&views.iter().map(|v| v.editor.clone()).collect::<Vec<_>>());
+        let rows: Vec<RowView> = views
+            .iter()
+            .flat_map(|v| v.question.iter().flat_map(|q| q.rows.iter()))
+            .map(|row| (**row).clone())
+            .collect();
+        check(&rows);
     }
 }

@@ -8,7 +8,7 @@ use crate::key::Key;
 use crate::keymap::{Action, Context, KeyNames};
 use crate::model::{Answer, Dialect, Outcome, Question, QuestionType};
 use crate::render::{self, Line};
-use crate::reuse::{Reused, ScreenCache};
+use crate::reuse::{self, Dressed, Dressing, Reused, ScreenCache};
 use crate::session::{Session, Status};
 
 /// Value of the synthetic custom row.
@@ -40,10 +40,13 @@ pub struct View {
     /// 0-based active tab.
     pub active_tab: usize,
     /// The active question (`null` on the review tab and when done).
+    #[serde(serialize_with = "reuse::serialize_dressed")]
     pub question: Option<QuestionView>,
     /// The review screen (`null` elsewhere).
+    #[serde(serialize_with = "reuse::serialize_dressed")]
     pub review: Option<ReviewView>,
     /// The open editor (`null` when closed).
+    #[serde(serialize_with = "reuse::serialize_dressed")]
     pub editor: Option<EditorView>,
     /// Key hints for the current focus, from the active keymap.
     #[schemars(with = "Vec<Hint>")]
@@ -84,7 +87,7 @@ impl From<Outcome> for OutcomeView {
 }
 
 /// One tab of the tab bar.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TabView {
     /// Tab label (the question's label, or `Submit`).
@@ -110,7 +113,7 @@ pub enum TabKind {
 }
 
 /// The active question.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionView {
     /// Question id.
@@ -149,6 +152,10 @@ pub struct QuestionView {
     pub has_previews: bool,
     /// The plan under review (dsh `plan-review` intent), `null` otherwise.
     pub plan_review: Option<PlanReviewView>,
+    /// Its JSON, once a [`ScreenCache`] gave it some.
+    #[serde(skip)]
+    #[schemars(skip)]
+    dressing: Dressing,
 }
 
 /// A dsh question asking to approve a plan.
@@ -162,7 +169,7 @@ pub struct PlanReviewView {
 }
 
 /// One row of a question.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RowView {
     /// 1-based row number (the digit that selects it).
@@ -188,7 +195,7 @@ pub struct RowView {
 }
 
 /// The review tab.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewView {
     /// The actions with their digit keys.
@@ -197,6 +204,10 @@ pub struct ReviewView {
     pub active_action: usize,
     /// Per question, what the review screen lists.
     pub questions: Vec<ReviewQuestion>,
+    /// Its JSON, once a [`ScreenCache`] gave it some.
+    #[serde(skip)]
+    #[schemars(skip)]
+    dressing: Dressing,
 }
 
 /// One review action.
@@ -254,7 +265,7 @@ pub struct ReviewOptionNote {
 }
 
 /// The open editor.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EditorView {
     /// What it edits.
@@ -267,6 +278,10 @@ pub struct EditorView {
     pub placeholder: &'static str,
     /// The `@` file completion list, while one is open (`null` otherwise).
     pub completion: Option<CompletionView>,
+    /// Its JSON, once a [`ScreenCache`] gave it some.
+    #[serde(skip)]
+    #[schemars(skip)]
+    dressing: Dressing,
 }
 
 /// An open `@` file completion list.
@@ -324,7 +339,7 @@ pub struct CursorView {
 }
 
 /// One key hint.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hint {
     /// The keymap action (`main.toggle`), or `digits` for the fixed digit keys.
@@ -334,6 +349,170 @@ pub struct Hint {
     pub keys: KeyNames,
     /// What it does.
     pub label: &'static str,
+}
+
+// Comparisons look first at the fields that change most often from one view to the next,
+// and skip the dressing (the same part with or without JSON is the same part).
+
+impl PartialEq for TabView {
+    fn eq(&self, other: &TabView) -> bool {
+        let TabView {
+            label,
+            kind,
+            answered,
+            has_notes,
+            active,
+        } = self;
+        *active == other.active
+            && *answered == other.answered
+            && *has_notes == other.has_notes
+            && *kind == other.kind
+            && *label == other.label
+    }
+}
+
+impl PartialEq for QuestionView {
+    fn eq(&self, other: &QuestionView) -> bool {
+        let QuestionView {
+            id,
+            label,
+            prompt,
+            kind,
+            required,
+            detail,
+            note,
+            custom_text,
+            active_option,
+            row_count,
+            rows,
+            rows_above,
+            rows_below,
+            preview,
+            has_previews,
+            plan_review,
+            dressing: _,
+        } = self;
+        *active_option == other.active_option
+            && *id == other.id
+            && *custom_text == other.custom_text
+            && *note == other.note
+            && *rows_above == other.rows_above
+            && *rows == other.rows
+            && *label == other.label
+            && *prompt == other.prompt
+            && *kind == other.kind
+            && *required == other.required
+            && *detail == other.detail
+            && *row_count == other.row_count
+            && *rows_below == other.rows_below
+            && *preview == other.preview
+            && *has_previews == other.has_previews
+            && *plan_review == other.plan_review
+    }
+}
+
+impl PartialEq for RowView {
+    fn eq(&self, other: &RowView) -> bool {
+        let RowView {
+            index,
+            value,
+            label,
+            description,
+            preview,
+            selected,
+            active,
+            custom,
+            note,
+            recommended,
+        } = self;
+        *index == other.index
+            && *active == other.active
+            && *selected == other.selected
+            && *custom == other.custom
+            && *recommended == other.recommended
+            && *value == other.value
+            && *note == other.note
+            && *label == other.label
+            && *description == other.description
+            && *preview == other.preview
+    }
+}
+
+impl PartialEq for ReviewView {
+    fn eq(&self, other: &ReviewView) -> bool {
+        let ReviewView {
+            actions,
+            active_action,
+            questions,
+            dressing: _,
+        } = self;
+        *active_action == other.active_action
+            && *questions == other.questions
+            && *actions == other.actions
+    }
+}
+
+impl PartialEq for EditorView {
+    fn eq(&self, other: &EditorView) -> bool {
+        let EditorView {
+            target,
+            text,
+            cursor,
+            placeholder,
+            completion,
+            dressing: _,
+        } = self;
+        *cursor == other.cursor
+            && *text == other.text
+            && *completion == other.completion
+            && *target == other.target
+            && *placeholder == other.placeholder
+    }
+}
+
+impl PartialEq for Hint {
+    fn eq(&self, other: &Hint) -> bool {
+        // Hints share their texts with the keymap, so pointers mostly settle it.
+        let same_str = |a: &str, b: &str| std::ptr::eq(a, b) || a == b;
+        let Hint {
+            action,
+            keys,
+            label,
+        } = self;
+        same_str(action, other.action)
+            && same_str(label, other.label)
+            && (std::ptr::eq(&**keys, &*other.keys) || **keys == *other.keys)
+    }
+}
+
+impl Dressed for QuestionView {
+    fn dressing(&self) -> &Dressing {
+        &self.dressing
+    }
+
+    fn dressing_mut(&mut self) -> &mut Dressing {
+        &mut self.dressing
+    }
+}
+
+impl Dressed for ReviewView {
+    fn dressing(&self) -> &Dressing {
+        &self.dressing
+    }
+
+    fn dressing_mut(&mut self) -> &mut Dressing {
+        &mut self.dressing
+    }
+}
+
+impl Dressed for EditorView {
+    fn dressing(&self) -> &Dressing {
+        &self.dressing
+    }
+
+    fn dressing_mut(&mut self) -> &mut Dressing {
+        &mut self.dressing
+    }
 }
 
 /// A label without its recommended marker, and whether it had one.
@@ -462,20 +641,21 @@ fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
 }
 
 fn tabs(flow: &Flow) -> Vec<TabView> {
-    let mut tabs: Vec<TabView> = flow
-        .spec()
-        .questions
-        .iter()
-        .zip(flow.answers())
-        .enumerate()
-        .map(|(i, (q, a))| TabView {
-            label: q.label.clone(),
-            kind: TabKind::Question,
-            answered: a.is_answered(),
-            has_notes: a.has_notes(),
-            active: i == flow.tab(),
-        })
-        .collect();
+    let questions = &flow.spec().questions;
+    let mut tabs = Vec::with_capacity(questions.len() + 1);
+    tabs.extend(
+        questions
+            .iter()
+            .zip(flow.answers())
+            .enumerate()
+            .map(|(i, (q, a))| TabView {
+                label: q.label.clone(),
+                kind: TabKind::Question,
+                answered: a.is_answered(),
+                has_notes: a.has_notes(),
+                active: i == flow.tab(),
+            }),
+    );
     tabs.push(TabView {
         label: ReviewAction::Submit.label().to_owned(),
         kind: TabKind::Review,
@@ -555,6 +735,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
                 approve_label: intent.approve.clone(),
             }),
         rows,
+        dressing: Dressing::default(),
     }
 }
 
@@ -621,6 +802,7 @@ fn review_view(flow: &Flow) -> ReviewView {
             .collect(),
         active_action: flow.review_action(),
         questions,
+        dressing: Dressing::default(),
     }
 }
 
@@ -666,6 +848,7 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             selected: list.selected,
             query: list.query.to_owned(),
         }),
+        dressing: Dressing::default(),
     }
 }
 
@@ -770,16 +953,20 @@ fn hints(flow: &Flow) -> Vec<Hint> {
     }
     let keymap = flow.keymap();
     let dsh = flow.spec().dialect == Dialect::Dsh;
-    let mut hints: Vec<Hint> = hint_actions(flow)
-        .iter()
-        .filter(|a| !(dsh && matches!(a, Action::MainOptionNote | Action::MainQuestionNote)))
-        .filter(|a| !keymap.keys(**a).is_empty())
-        .map(|&action| Hint {
-            action: action.name(),
-            keys: keymap.key_names(action),
-            label: action.description(),
-        })
-        .collect();
+    let actions = hint_actions(flow);
+    // Room for the digits too.
+    let mut hints = Vec::with_capacity(actions.len() + 1);
+    hints.extend(
+        actions
+            .iter()
+            .filter(|a| !(dsh && matches!(a, Action::MainOptionNote | Action::MainQuestionNote)))
+            .filter(|a| !keymap.keys(**a).is_empty())
+            .map(|&action| Hint {
+                action: action.name(),
+                keys: keymap.key_names(action),
+                label: action.description(),
+            }),
+    );
     let digits = match flow.focus() {
         Focus::Options => flow.current_question().map(|q| q.row_count().min(9)),
         Focus::Review => Some(flow.review_actions().len()),
