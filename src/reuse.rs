@@ -4,8 +4,8 @@
 //! served lately, a new line's JSON is put together from the JSON of spans served before, and
 //! the tab bar and hint lines laid out are reused for equal tabs and hints at the same width.
 //! Parts are matched by their whole content, so a view of any session or width can follow any
-//! other; what is kept is bounded (four screens and row lists, sixteen of each other part and
-//! at most 1,024 span texts, whatever the number of sessions).
+//! other; what is kept is bounded (four of each part and at most 1,024 span texts, whatever
+//! the number of sessions).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -112,7 +112,7 @@ pub fn serialize_dressed<T: Serialize + Dressed, S: serde::Serializer>(
     }
 }
 
-/// Parts kept with their JSON, most recently used first, at most [`REMEMBERED_PARTS`]. Boxed:
+/// Parts kept with their JSON, most recently used first, at most [`REMEMBERED`]. Boxed:
 /// moving one to the front moves pointers, not parts.
 type Memo<T> = Vec<Box<T>>;
 
@@ -128,11 +128,11 @@ fn take_kept<T: PartialEq + Dressed>(part: &mut T, memo: &mut Memo<T>) -> bool {
 }
 
 /// Serialises `part` into its JSON and puts a copy of it, with that JSON, at the front of
-/// `memo`, which keeps at most [`REMEMBERED_PARTS`].
+/// `memo`, which keeps at most [`REMEMBERED`].
 fn keep_new<T: Serialize + Clone + Dressed>(part: &mut T, memo: &mut Memo<T>) {
     *part.dressing_mut() = Dressing(serialised(part));
     memo.insert(0, Box::new(part.clone()));
-    memo.truncate(REMEMBERED_PARTS);
+    memo.truncate(REMEMBERED);
 }
 
 /// Gives `part` the JSON of an equal part in `memo`, or its own ([`take_kept`], [`keep_new`]).
@@ -192,14 +192,12 @@ fn reuse_each<T: Serialize + PartialEq + Clone + Default>(
     kept.truncate(REMEMBERED);
 }
 
-/// How many screens and row lists a [`ScreenCache`] keeps.
+/// How many screens, row lists, tab bars, hint lists, questions, reviews and editors a
+/// [`ScreenCache`] keeps. A view mostly comes back to one of the last few (the row or tab left
+/// a few keys ago, the editor text before the last character typed), and finding that one out
+/// costs little: each comparison stops at the first field that differs. Keeping more mostly
+/// pays off for a key script that cycles through more views than that (BENCHMARKS.md).
 const REMEMBERED: usize = 4;
-
-/// How many tab bars, hint lists, questions, reviews and editors a [`ScreenCache`] keeps. A
-/// view mostly comes back to one of these (the row or tab left a few keys ago, the editor
-/// text before the last characters typed), and finding that one out costs little: each
-/// comparison stops at the first field that differs.
-const REMEMBERED_PARTS: usize = 16;
 
 /// The parts of the last views served: their JSON, and their hint layouts. The server keeps
 /// one per connection.
