@@ -120,13 +120,15 @@ impl Serialize for Line {
 
 /// Parts of screens as laid out, kept to be reused for equal parts at the same width: the last
 /// tab bars and hint lists (a flow moves between a few tabs and focuses, each with its own
-/// hints).
+/// hints), and the last rows (a key changes one or two rows of a screen, if any).
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     /// Most recent first.
     tabs: Vec<PartLines<TabView>>,
     /// Most recent first.
     hints: Vec<PartLines<Hint>>,
+    /// Most recent first.
+    rows: Vec<RowLines>,
 }
 
 /// How many layouts of each part [`Layouts`] keeps.
@@ -249,7 +251,8 @@ fn screen(
     if view.status == Status::Done {
         ending(&mut out, view.outcome, width);
     } else if let Some(question) = &view.question {
-        question_screen(&mut out, question, view.editor.as_ref(), width);
+        let row_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.rows);
+        question_screen(&mut out, question, view.editor.as_ref(), width, row_memo);
     } else if let Some(review) = &view.review {
         review_screen(&mut out, review, width);
     }
@@ -927,6 +930,7 @@ fn question_screen(
     q: &QuestionView,
     editor: Option<&EditorView>,
     width: usize,
+    row_memo: Option<&mut Vec<RowLines>>,
 ) {
     wrap(
         out,
@@ -965,7 +969,7 @@ fn question_screen(
     if previews && width >= SIDE_BY_SIDE_WIDTH {
         let left_width = width * 2 / 5;
         let mut left = Vec::new();
-        rows(&mut left, q, editor, approve, left_width);
+        rows(&mut left, q, editor, approve, left_width, row_memo);
         let mut right = Vec::new();
         preview_box(&mut right, q, 0, width - left_width - 1 - MARGIN);
         let height = left.len().max(right.len());
@@ -980,7 +984,7 @@ fn question_screen(
             out.push(line);
         }
     } else {
-        rows(out, q, editor, approve, width);
+        rows(out, q, editor, approve, width, row_memo);
         if previews {
             out.push(Laid::default());
             preview_box(out, q, MARGIN, width - 2 * MARGIN);
@@ -1009,6 +1013,7 @@ fn rows(
     editor: Option<&EditorView>,
     approve: Option<&str>,
     width: usize,
+    mut memo: Option<&mut Vec<RowLines>>,
 ) {
     // The view carries the window shown, or all rows; either way the window is drawn.
     let first = q.rows.first().map_or(0, |row| row.index - 1);
@@ -1019,90 +1024,175 @@ fn rows(
         more(out, "↑", q.rows_above, width);
     }
     let multi = q.kind == QuestionType::Multi;
-    let label_col = MARGIN + POINTER + NUMBER + if multi { 4 } else { 2 };
     for row in shown {
-        let mut first = margin();
-        if row.active {
-            first.text("❯ ", Style::Accent);
-        } else {
-            first.spaces(POINTER);
-        }
-        match NUMBERS.get(row.index.wrapping_sub(1)) {
-            Some(number) => first.text(
-                number,
-                if row.active {
-                    Style::Accent
-                } else {
-                    Style::Dim
-                },
-            ),
-            None => first.spaces(NUMBER),
-        }
-        match (multi, row.selected) {
-            (true, true) => first.text("[x] ", Style::Success),
-            (true, false) => first.text("[ ] ", Style::Muted),
-            (false, true) => first.text("● ", Style::Success),
-            (false, false) => first.text("○ ", Style::Muted),
-        }
-        let label_style = if row.active {
-            Style::Accent
-        } else if row.selected {
-            Style::Selected
-        } else {
-            Style::Text
+        let edited = editor.filter(|e| edits_row(e, row));
+        let shape = RowShape {
+            multi,
+            approves: !row.custom && approve == Some(row.value.as_str()),
+            custom_text: q.custom_text.as_deref().filter(|_| row.custom),
+            width,
         };
-        let mut segs = vec![seg(&row.label, label_style)];
-        if row.recommended {
-            segs.push(seg(" (recommended)", Style::Success));
-        }
-        if !row.custom && approve == Some(row.value.as_str()) {
-            segs.push(seg(" (approves the plan)", Style::Success));
-        }
-        wrap(out, first, label_col, &segs, width);
-        if let Some(description) = &row.description {
-            wrap(
-                out,
-                indent(label_col),
-                label_col,
-                &[seg(description, Style::Dim)],
-                width,
-            );
-        }
-        match editor.filter(|e| edits_row(e, row)) {
-            Some(e) => {
-                let title = if row.custom {
-                    "Your answer".to_owned()
-                } else {
-                    format!("Note on {}", row.label)
-                };
-                editor_box(out, e, &title, BOX_INDENT, width - BOX_INDENT - MARGIN);
-            }
-            None => {
-                if let Some(text) = q.custom_text.as_deref().filter(|_| row.custom) {
-                    marked(
-                        out,
-                        label_col,
-                        ("→ ", Style::Success),
-                        (text, Style::Selected),
-                        label_col + 2,
-                        width,
-                    );
-                }
-                if let Some(note) = &row.note {
-                    marked(
-                        out,
-                        label_col,
-                        ("✎ ", Style::Warning),
-                        (note, Style::Warning),
-                        label_col + 2,
-                        width,
-                    );
-                }
-            }
+        match (edited, memo.as_deref_mut()) {
+            (None, Some(memo)) => remembered_row(out, memo, row, shape),
+            _ => row_lines(out, row, shape, edited),
         }
     }
     if q.rows_below > 0 {
         more(out, "↓", q.rows_below, width);
+    }
+}
+
+/// What a row's lines depend on besides the row itself.
+#[derive(Debug, Clone, Copy)]
+struct RowShape<'a> {
+    /// The question takes several answers (check boxes instead of radio buttons).
+    multi: bool,
+    /// The row approves the plan under review.
+    approves: bool,
+    /// The custom answer shown under the custom row.
+    custom_text: Option<&'a str>,
+    width: usize,
+}
+
+/// A row as laid out (without an editor box), kept to be reused for an equal row of the same
+/// shape.
+#[derive(Debug)]
+struct RowLines {
+    row: RowView,
+    multi: bool,
+    approves: bool,
+    custom_text: Option<String>,
+    width: usize,
+    lines: Vec<Laid>,
+}
+
+/// How many row layouts [`Layouts`] keeps: the rows of two screens.
+const REMEMBERED_ROWS: usize = 2 * crate::view::ROW_WINDOW;
+
+/// Appends the lines of `row` (which no editor edits): those laid out for an equal row of the
+/// same shape in `memo`, moved to the front, or laid out here and kept at the front of `memo`
+/// (at most [`REMEMBERED_ROWS`]).
+fn remembered_row(out: &mut Vec<Laid>, memo: &mut Vec<RowLines>, row: &RowView, shape: RowShape) {
+    let same = |m: &RowLines| {
+        m.row.index == row.index
+            && m.width == shape.width
+            && m.multi == shape.multi
+            && m.approves == shape.approves
+            && m.row == *row
+            && m.custom_text.as_deref() == shape.custom_text
+    };
+    match memo.iter().position(same) {
+        Some(i) => {
+            out.extend(memo[i].lines.iter().cloned());
+            memo[..=i].rotate_right(1);
+        }
+        None => {
+            let start = out.len();
+            row_lines(out, row, shape, None);
+            memo.insert(
+                0,
+                RowLines {
+                    row: row.clone(),
+                    multi: shape.multi,
+                    approves: shape.approves,
+                    custom_text: shape.custom_text.map(str::to_owned),
+                    width: shape.width,
+                    lines: out[start..].to_vec(),
+                },
+            );
+            memo.truncate(REMEMBERED_ROWS);
+        }
+    }
+}
+
+/// Appends the lines of one row: its label, its description, and the box of `editor` (which
+/// edits the row) or else its custom answer and note.
+fn row_lines(out: &mut Vec<Laid>, row: &RowView, shape: RowShape, editor: Option<&EditorView>) {
+    let RowShape {
+        multi,
+        approves,
+        custom_text,
+        width,
+    } = shape;
+    let label_col = MARGIN + POINTER + NUMBER + if multi { 4 } else { 2 };
+    let mut first = margin();
+    if row.active {
+        first.text("❯ ", Style::Accent);
+    } else {
+        first.spaces(POINTER);
+    }
+    match NUMBERS.get(row.index.wrapping_sub(1)) {
+        Some(number) => first.text(
+            number,
+            if row.active {
+                Style::Accent
+            } else {
+                Style::Dim
+            },
+        ),
+        None => first.spaces(NUMBER),
+    }
+    match (multi, row.selected) {
+        (true, true) => first.text("[x] ", Style::Success),
+        (true, false) => first.text("[ ] ", Style::Muted),
+        (false, true) => first.text("● ", Style::Success),
+        (false, false) => first.text("○ ", Style::Muted),
+    }
+    let label_style = if row.active {
+        Style::Accent
+    } else if row.selected {
+        Style::Selected
+    } else {
+        Style::Text
+    };
+    let mut segs = vec![seg(&row.label, label_style)];
+    if row.recommended {
+        segs.push(seg(" (recommended)", Style::Success));
+    }
+    if approves {
+        segs.push(seg(" (approves the plan)", Style::Success));
+    }
+    wrap(out, first, label_col, &segs, width);
+    if let Some(description) = &row.description {
+        wrap(
+            out,
+            indent(label_col),
+            label_col,
+            &[seg(description, Style::Dim)],
+            width,
+        );
+    }
+    match editor {
+        Some(e) => {
+            let title = if row.custom {
+                "Your answer".to_owned()
+            } else {
+                format!("Note on {}", row.label)
+            };
+            editor_box(out, e, &title, BOX_INDENT, width - BOX_INDENT - MARGIN);
+        }
+        None => {
+            if let Some(text) = custom_text {
+                marked(
+                    out,
+                    label_col,
+                    ("→ ", Style::Success),
+                    (text, Style::Selected),
+                    label_col + 2,
+                    width,
+                );
+            }
+            if let Some(note) = &row.note {
+                marked(
+                    out,
+                    label_col,
+                    ("✎ ", Style::Warning),
+                    (note, Style::Warning),
+                    label_col + 2,
+                    width,
+                );
+            }
+        }
     }
 }
 
