@@ -213,12 +213,23 @@ pub struct Flow {
     /// The emptied text buffer of the last editor closed, which the next editor opened types
     /// into without allocating again. Always empty, so it never tells two flows apart.
     spare_text: String,
+    /// Per question, whether any of its options has a preview (found once, not per view).
+    previews: Vec<bool>,
+}
+
+/// Per question of `spec`, whether any of its options has a preview.
+fn previews_of(spec: &FlowSpec) -> Vec<bool> {
+    spec.questions
+        .iter()
+        .map(|q| q.options.iter().any(|o| o.preview.is_some()))
+        .collect()
 }
 
 impl Flow {
     /// A new flow on its first tab, first row (opening the editor of a free-text-only first question).
     pub fn new(spec: Arc<FlowSpec>, keymap: Arc<Keymap>) -> Flow {
         let answers = vec![Answer::default(); spec.questions.len()];
+        let previews = previews_of(&spec);
         let mut flow = Flow {
             spec,
             keymap,
@@ -233,6 +244,7 @@ impl Flow {
             text_limit: usize::MAX,
             stored_limit: usize::MAX,
             spare_text: String::new(),
+            previews,
         };
         flow.after_move();
         flow
@@ -251,6 +263,7 @@ impl Flow {
         answers: Vec<Answer>,
         outcome: Option<Outcome>,
     ) -> Result<Flow, String> {
+        let previews = previews_of(&spec);
         let mut flow = Flow {
             spec,
             keymap,
@@ -265,6 +278,7 @@ impl Flow {
             text_limit: usize::MAX,
             stored_limit: usize::MAX,
             spare_text: String::new(),
+            previews,
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -380,6 +394,11 @@ impl Flow {
     /// What the flow asks.
     pub fn spec(&self) -> &FlowSpec {
         &self.spec
+    }
+
+    /// Whether any option of question `question` has a preview.
+    pub fn has_previews(&self, question: usize) -> bool {
+        self.previews[question]
     }
 
     /// The shared spec, for building related flows.

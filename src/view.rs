@@ -725,7 +725,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         rows_above: shown_start,
         rows_below: row_count - shown_end,
         preview: q.options.get(flow.row()).and_then(|o| o.preview.clone()),
-        has_previews: q.options.iter().any(|o| o.preview.is_some()),
+        has_previews: flow.has_previews(flow.tab()),
         plan_review: q
             .intent
             .as_ref()
