@@ -127,8 +127,7 @@ pub(crate) struct Layouts {
     tabs: Vec<PartLines<TabView>>,
     /// Most recent first.
     hints: Vec<PartLines<Hint>>,
-    /// Most recent first.
-    rows: Vec<RowLines>,
+    rows: RowMemo,
 }
 
 /// How many layouts of each part [`Layouts`] keeps.
@@ -930,7 +929,7 @@ fn question_screen(
     q: &QuestionView,
     editor: Option<&EditorView>,
     width: usize,
-    row_memo: Option<&mut Vec<RowLines>>,
+    row_memo: Option<&mut RowMemo>,
 ) {
     wrap(
         out,
@@ -1013,7 +1012,7 @@ fn rows(
     editor: Option<&EditorView>,
     approve: Option<&str>,
     width: usize,
-    mut memo: Option<&mut Vec<RowLines>>,
+    mut memo: Option<&mut RowMemo>,
 ) {
     // The view carries the window shown, or all rows; either way the window is drawn.
     let first = q.rows.first().map_or(0, |row| row.index - 1);
@@ -1066,13 +1065,18 @@ struct RowLines {
     lines: Vec<Laid>,
 }
 
+/// Rows as laid out, most recent first. Boxed: moving one to the front moves a pointer, not
+/// the row and its lines.
+#[allow(clippy::vec_box)]
+type RowMemo = Vec<Box<RowLines>>;
+
 /// How many row layouts [`Layouts`] keeps: the rows of two screens.
 const REMEMBERED_ROWS: usize = 2 * crate::view::ROW_WINDOW;
 
 /// Appends the lines of `row` (which no editor edits): those laid out for an equal row of the
 /// same shape in `memo`, moved to the front, or laid out here and kept at the front of `memo`
 /// (at most [`REMEMBERED_ROWS`]).
-fn remembered_row(out: &mut Vec<Laid>, memo: &mut Vec<RowLines>, row: &RowView, shape: RowShape) {
+fn remembered_row(out: &mut Vec<Laid>, memo: &mut RowMemo, row: &RowView, shape: RowShape) {
     let same = |m: &RowLines| {
         m.row.index == row.index
             && m.width == shape.width
@@ -1081,7 +1085,7 @@ fn remembered_row(out: &mut Vec<Laid>, memo: &mut Vec<RowLines>, row: &RowView, 
             && m.row == *row
             && m.custom_text.as_deref() == shape.custom_text
     };
-    match memo.iter().position(same) {
+    match memo.iter().position(|m| same(m)) {
         Some(i) => {
             out.extend(memo[i].lines.iter().cloned());
             memo[..=i].rotate_right(1);
@@ -1091,14 +1095,14 @@ fn remembered_row(out: &mut Vec<Laid>, memo: &mut Vec<RowLines>, row: &RowView, 
             row_lines(out, row, shape, None);
             memo.insert(
                 0,
-                RowLines {
+                Box::new(RowLines {
                     row: row.clone(),
                     multi: shape.multi,
                     approves: shape.approves,
                     custom_text: shape.custom_text.map(str::to_owned),
                     width: shape.width,
                     lines: out[start..].to_vec(),
-                },
+                }),
             );
             memo.truncate(REMEMBERED_ROWS);
         }
