@@ -123,58 +123,75 @@ impl Serialize for Line {
 /// hints), and the last rows (a key changes one or two rows of a screen, if any).
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
-    /// Most recent first.
-    tabs: Vec<PartLines<TabView>>,
-    /// Most recent first.
-    hints: Vec<PartLines<Hint>>,
-    rows: RowMemo,
+    tabs: LayoutMemo<(Vec<TabView>, usize)>,
+    hints: LayoutMemo<(Vec<Hint>, usize)>,
+    rows: LayoutMemo<RowKey>,
 }
 
-/// How many layouts of each part [`Layouts`] keeps.
+/// How many tab bars and hint lists [`Layouts`] keeps.
 const REMEMBERED_LAYOUTS: usize = 4;
+/// How many rows [`Layouts`] keeps: the rows of two screens.
+const REMEMBERED_ROWS: usize = 2 * crate::view::ROW_WINDOW;
 
-/// A part of a screen (a tab bar, a hint list) as laid out at a width.
+/// Lines as laid out, with what they were laid out from.
 #[derive(Debug)]
-struct PartLines<T> {
-    part: Vec<T>,
-    width: usize,
+struct KeptLines<K> {
+    key: K,
     lines: Vec<Laid>,
 }
 
-/// Appends the lines of `part` at `width`: those laid out for an equal part at the same width
-/// in `memo`, moved to the front, or the lines `lay_out` appends, then kept at the front of
-/// `memo` (at most [`REMEMBERED_LAYOUTS`]).
-fn remembered<T: PartialEq + Clone>(
+/// Layouts kept, most recent first. Boxed: moving one to the front moves a pointer, not the
+/// part and its lines.
+#[allow(clippy::vec_box)]
+type LayoutMemo<K> = Vec<Box<KeptLines<K>>>;
+
+/// Appends the lines kept in `memo` for a key that `same` accepts, moving them to the front;
+/// otherwise the lines `lay_out` appends, then kept at the front of `memo` under `key()` (at
+/// most `max`). Without a memo, only lays out.
+fn remembered<K>(
     out: &mut Vec<Laid>,
-    memo: Option<&mut Vec<PartLines<T>>>,
-    part: &[T],
-    width: usize,
+    memo: Option<&mut LayoutMemo<K>>,
+    max: usize,
+    same: impl Fn(&K) -> bool,
+    key: impl FnOnce() -> K,
     lay_out: impl FnOnce(&mut Vec<Laid>),
 ) {
     let Some(memo) = memo else {
         lay_out(out);
         return;
     };
-    match memo.iter().position(|m| m.width == width && m.part == part) {
+    match memo.iter().position(|kept| same(&kept.key)) {
         Some(i) => {
             out.extend(memo[i].lines.iter().cloned());
-            let laid = memo.remove(i);
-            memo.insert(0, laid);
+            memo[..=i].rotate_right(1);
         }
         None => {
             let start = out.len();
             lay_out(out);
-            memo.insert(
-                0,
-                PartLines {
-                    part: part.to_vec(),
-                    width,
-                    lines: out[start..].to_vec(),
-                },
-            );
-            memo.truncate(REMEMBERED_LAYOUTS);
+            let lines = out[start..].to_vec();
+            memo.insert(0, Box::new(KeptLines { key: key(), lines }));
+            memo.truncate(max);
         }
     }
+}
+
+/// Appends the lines of `part` at `width` (a tab bar, a hint list), kept in `memo` for an
+/// equal part at the same width or laid out by `lay_out` (see [`remembered`]).
+fn remembered_part<T: PartialEq + Clone>(
+    out: &mut Vec<Laid>,
+    memo: Option<&mut LayoutMemo<(Vec<T>, usize)>>,
+    part: &[T],
+    width: usize,
+    lay_out: impl FnOnce(&mut Vec<Laid>),
+) {
+    remembered(
+        out,
+        memo,
+        REMEMBERED_LAYOUTS,
+        |(kept, at)| *at == width && kept == part,
+        || (part.to_vec(), width),
+        lay_out,
+    );
 }
 
 /// The narrowest width rendered; narrower widths render at this one.
@@ -243,7 +260,7 @@ fn screen(
         );
     }
     let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
-    remembered(&mut out, tab_memo, &view.tabs, width, |out| {
+    remembered_part(&mut out, tab_memo, &view.tabs, width, |out| {
         tab_bar(out, &view.tabs, width)
     });
     out.push(Laid::default());
@@ -258,7 +275,7 @@ fn screen(
     if !view.hints.is_empty() {
         out.push(Laid::default());
         let hint_memo = layouts.map(|layouts| &mut layouts.hints);
-        remembered(&mut out, hint_memo, &view.hints, width, |out| {
+        remembered_part(&mut out, hint_memo, &view.hints, width, |out| {
             hints(out, &view.hints, width)
         });
     }
@@ -929,7 +946,7 @@ fn question_screen(
     q: &QuestionView,
     editor: Option<&EditorView>,
     width: usize,
-    row_memo: Option<&mut RowMemo>,
+    row_memo: Option<&mut LayoutMemo<RowKey>>,
 ) {
     wrap(
         out,
@@ -1012,7 +1029,7 @@ fn rows(
     editor: Option<&EditorView>,
     approve: Option<&str>,
     width: usize,
-    mut memo: Option<&mut RowMemo>,
+    mut memo: Option<&mut LayoutMemo<RowKey>>,
 ) {
     // The view carries the window shown, or all rows; either way the window is drawn.
     let first = q.rows.first().map_or(0, |row| row.index - 1);
@@ -1053,60 +1070,45 @@ struct RowShape<'a> {
     width: usize,
 }
 
-/// A row as laid out (without an editor box), kept to be reused for an equal row of the same
-/// shape.
+/// What a row was laid out from (without an editor box).
 #[derive(Debug)]
-struct RowLines {
+struct RowKey {
     row: RowView,
     multi: bool,
     approves: bool,
     custom_text: Option<String>,
     width: usize,
-    lines: Vec<Laid>,
 }
 
-/// Rows as laid out, most recent first. Boxed: moving one to the front moves a pointer, not
-/// the row and its lines.
-#[allow(clippy::vec_box)]
-type RowMemo = Vec<Box<RowLines>>;
-
-/// How many row layouts [`Layouts`] keeps: the rows of two screens.
-const REMEMBERED_ROWS: usize = 2 * crate::view::ROW_WINDOW;
-
-/// Appends the lines of `row` (which no editor edits): those laid out for an equal row of the
-/// same shape in `memo`, moved to the front, or laid out here and kept at the front of `memo`
-/// (at most [`REMEMBERED_ROWS`]).
-fn remembered_row(out: &mut Vec<Laid>, memo: &mut RowMemo, row: &RowView, shape: RowShape) {
-    let same = |m: &RowLines| {
-        m.row.index == row.index
-            && m.width == shape.width
-            && m.multi == shape.multi
-            && m.approves == shape.approves
-            && m.row == *row
-            && m.custom_text.as_deref() == shape.custom_text
-    };
-    match memo.iter().position(|m| same(m)) {
-        Some(i) => {
-            out.extend(memo[i].lines.iter().cloned());
-            memo[..=i].rotate_right(1);
-        }
-        None => {
-            let start = out.len();
-            row_lines(out, row, shape, None);
-            memo.insert(
-                0,
-                Box::new(RowLines {
-                    row: row.clone(),
-                    multi: shape.multi,
-                    approves: shape.approves,
-                    custom_text: shape.custom_text.map(str::to_owned),
-                    width: shape.width,
-                    lines: out[start..].to_vec(),
-                }),
-            );
-            memo.truncate(REMEMBERED_ROWS);
-        }
-    }
+/// Appends the lines of `row` (which no editor edits), kept in `memo` for an equal row of the
+/// same shape or laid out here (see [`remembered`]).
+fn remembered_row(
+    out: &mut Vec<Laid>,
+    memo: &mut LayoutMemo<RowKey>,
+    row: &RowView,
+    shape: RowShape,
+) {
+    remembered(
+        out,
+        Some(memo),
+        REMEMBERED_ROWS,
+        |kept| {
+            kept.row.index == row.index
+                && kept.width == shape.width
+                && kept.multi == shape.multi
+                && kept.approves == shape.approves
+                && kept.row == *row
+                && kept.custom_text.as_deref() == shape.custom_text
+        },
+        || RowKey {
+            row: row.clone(),
+            multi: shape.multi,
+            approves: shape.approves,
+            custom_text: shape.custom_text.map(str::to_owned),
+            width: shape.width,
+        },
+        |out| row_lines(out, row, shape, None),
+    );
 }
 
 /// Appends the lines of one row: its label, its description, and the box of `editor` (which
