@@ -17,6 +17,7 @@ pub mod limits;
 pub mod model;
 pub mod payload;
 pub mod play;
+mod recent;
 pub mod render;
 pub mod result;
 pub mod reuse;

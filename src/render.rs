@@ -40,6 +40,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::model::QuestionType;
+use crate::recent::Recent;
 use crate::session::Status;
 use crate::view::{
     CompletionView, EditorView, Hint, OutcomeView, QuestionView, ReviewView, RowView, TabKind,
@@ -123,15 +124,18 @@ impl Serialize for Line {
 /// hints), and the last rows (a key changes one or two rows of a screen, if any).
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
-    tabs: LayoutMemo<(Vec<TabView>, usize)>,
-    hints: LayoutMemo<(Vec<Hint>, usize)>,
-    rows: LayoutMemo<RowKey>,
+    tabs: PartLayouts<TabView>,
+    hints: PartLayouts<Hint>,
+    rows: Recent<KeptLines<RowKey>, REMEMBERED_ROWS>,
 }
 
 /// How many tab bars and hint lists [`Layouts`] keeps.
 const REMEMBERED_LAYOUTS: usize = 4;
 /// How many rows [`Layouts`] keeps: the rows of two screens.
 const REMEMBERED_ROWS: usize = 2 * crate::view::ROW_WINDOW;
+
+/// The last layouts of a part of the screen (a tab bar, a hint list), by the part and width.
+type PartLayouts<T> = Recent<KeptLines<(Vec<T>, usize)>, REMEMBERED_LAYOUTS>;
 
 /// Lines as laid out, with what they were laid out from.
 #[derive(Debug)]
@@ -140,18 +144,12 @@ struct KeptLines<K> {
     lines: Vec<Laid>,
 }
 
-/// Layouts kept, most recent first. Boxed: moving one to the front moves a pointer, not the
-/// part and its lines.
-#[allow(clippy::vec_box)]
-type LayoutMemo<K> = Vec<Box<KeptLines<K>>>;
-
 /// Appends the lines kept in `memo` for a key that `same` accepts, moving them to the front;
-/// otherwise the lines `lay_out` appends, then kept at the front of `memo` under `key()` (at
-/// most `max`). Without a memo, only lays out.
-fn remembered<K>(
+/// otherwise the lines `lay_out` appends, then kept at the front of `memo` under `key()`.
+/// Without a memo, only lays out.
+fn remembered<K, const MAX: usize>(
     out: &mut Vec<Laid>,
-    memo: Option<&mut LayoutMemo<K>>,
-    max: usize,
+    memo: Option<&mut Recent<KeptLines<K>, MAX>>,
     same: impl Fn(&K) -> bool,
     key: impl FnOnce() -> K,
     lay_out: impl FnOnce(&mut Vec<Laid>),
@@ -160,17 +158,13 @@ fn remembered<K>(
         lay_out(out);
         return;
     };
-    match memo.iter().position(|kept| same(&kept.key)) {
-        Some(i) => {
-            out.extend(memo[i].lines.iter().cloned());
-            memo[..=i].rotate_right(1);
-        }
+    match memo.find(|kept| same(&kept.key)) {
+        Some(kept) => out.extend(kept.lines.iter().cloned()),
         None => {
             let start = out.len();
             lay_out(out);
             let lines = out[start..].to_vec();
-            memo.insert(0, Box::new(KeptLines { key: key(), lines }));
-            memo.truncate(max);
+            memo.keep(KeptLines { key: key(), lines });
         }
     }
 }
@@ -179,7 +173,7 @@ fn remembered<K>(
 /// equal part at the same width or laid out by `lay_out` (see [`remembered`]).
 fn remembered_part<T: PartialEq + Clone>(
     out: &mut Vec<Laid>,
-    memo: Option<&mut LayoutMemo<(Vec<T>, usize)>>,
+    memo: Option<&mut PartLayouts<T>>,
     part: &[T],
     width: usize,
     lay_out: impl FnOnce(&mut Vec<Laid>),
@@ -187,7 +181,6 @@ fn remembered_part<T: PartialEq + Clone>(
     remembered(
         out,
         memo,
-        REMEMBERED_LAYOUTS,
         |(kept, at)| *at == width && kept == part,
         || (part.to_vec(), width),
         lay_out,
@@ -946,7 +939,7 @@ fn question_screen(
     q: &QuestionView,
     editor: Option<&EditorView>,
     width: usize,
-    row_memo: Option<&mut LayoutMemo<RowKey>>,
+    row_memo: Option<&mut Recent<KeptLines<RowKey>, REMEMBERED_ROWS>>,
 ) {
     wrap(
         out,
@@ -1029,7 +1022,7 @@ fn rows(
     editor: Option<&EditorView>,
     approve: Option<&str>,
     width: usize,
-    mut memo: Option<&mut LayoutMemo<RowKey>>,
+    mut memo: Option<&mut Recent<KeptLines<RowKey>, REMEMBERED_ROWS>>,
 ) {
     // The view carries the window shown, or all rows; either way the window is drawn.
     let first = q.rows.first().map_or(0, |row| row.index - 1);
@@ -1084,14 +1077,13 @@ struct RowKey {
 /// same shape or laid out here (see [`remembered`]).
 fn remembered_row(
     out: &mut Vec<Laid>,
-    memo: &mut LayoutMemo<RowKey>,
+    memo: &mut Recent<KeptLines<RowKey>, REMEMBERED_ROWS>,
     row: &RowView,
     shape: RowShape,
 ) {
     remembered(
         out,
         Some(memo),
-        REMEMBERED_ROWS,
         |kept| {
             kept.row.index == row.index
                 && kept.width == shape.width

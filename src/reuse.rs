@@ -14,6 +14,7 @@ use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::recent::Recent;
 use crate::render::{self, Layouts, Line, Span, Style};
 use crate::view::{EditorView, Hint, QuestionView, ReviewView, RowView, TabView, View};
 
@@ -112,27 +113,24 @@ pub fn serialize_dressed<T: Serialize + Dressed, S: serde::Serializer>(
     }
 }
 
-/// Parts kept with their JSON, most recently used first, at most [`REMEMBERED`]. Boxed:
-/// moving one to the front moves pointers, not parts.
-type Memo<T> = Vec<Box<T>>;
+/// Parts kept with their JSON, most recently used first, at most [`REMEMBERED`].
+type Memo<T> = Recent<T, REMEMBERED>;
 
 /// Gives `part` the JSON of an equal part in `memo` and moves that one to the front; false
 /// when `memo` holds no equal part.
 fn take_kept<T: PartialEq + Dressed>(part: &mut T, memo: &mut Memo<T>) -> bool {
-    let Some(i) = memo.iter().position(|old| **old == *part) else {
+    let Some(kept) = memo.find(|old| *old == *part) else {
         return false;
     };
-    *part.dressing_mut() = memo[i].dressing().clone();
-    memo[..=i].rotate_right(1);
+    *part.dressing_mut() = kept.dressing().clone();
     true
 }
 
 /// Serialises `part` into its JSON and puts a copy of it, with that JSON, at the front of
-/// `memo`, which keeps at most [`REMEMBERED`].
+/// `memo`.
 fn keep_new<T: Serialize + Clone + Dressed>(part: &mut T, memo: &mut Memo<T>) {
     *part.dressing_mut() = Dressing(serialised(part));
-    memo.insert(0, Box::new(part.clone()));
-    memo.truncate(REMEMBERED);
+    memo.keep(part.clone());
 }
 
 /// Gives `part` the JSON of an equal part in `memo`, or its own ([`take_kept`], [`keep_new`]).
