@@ -5,8 +5,8 @@
 
 use std::hint::black_box;
 
-use askd::key::Key;
-use askd::reuse::ScreenCache;
+use askd::core::Key;
+use askd::view::ScreenCache;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 // Only the workloads are used here; the rest of the file is the command.

@@ -1,28 +1,21 @@
 //! askd: a headless engine for structured "ask the user" flows.
 //!
-//! The pure core (no I/O, no async) takes an `ask_user` payload through validation
-//! (`payload`), into a flow (`flow`) driven by keys (`key`, `keymap`, `editor`), and out as a
-//! view (`view`) and a result (`result`). `session` ties these together for one ask;
-//! `server` is the thin JSON-RPC shell around it.
+//! The layers, lowest first; each imports only the ones before it:
+//!
+//! - [`core`]: the pure flow (model, keys, keymap, text editor, completion matching, limits);
+//! - [`dialect`]: the ask vocabularies (`pi`, `dsh`), each mapping its requests onto flows and
+//!   finished flows onto its results;
+//! - [`session`]: one ask, a flow in its dialect, and its snapshots;
+//! - [`view`]: the view model a client draws, its renderer and the screen cache;
+//! - [`server`]: the JSON-RPC shell (framing, dispatch, the session table, the file walk);
+//! - [`cli`]: the `askd` command and its tools (play, demo, conformance, schema).
+//!
+//! `ARCHITECTURE.md` is the map.
+#![warn(missing_docs)]
 
-pub mod answer_set;
-pub mod completion;
-pub mod conformance;
-pub mod dsh;
-pub mod editor;
-pub mod flow;
-pub mod key;
-pub mod keymap;
-pub mod limits;
-pub mod model;
-pub mod payload;
-pub mod play;
-mod recent;
-pub mod render;
-pub mod result;
-pub mod reuse;
-pub mod schema;
+pub mod cli;
+pub mod core;
+pub mod dialect;
 pub mod server;
 pub mod session;
-pub mod snapshot;
 pub mod view;

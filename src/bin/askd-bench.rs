@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use serde_json::{Value, json};
 
-use askd::key::Key;
-use askd::reuse::ScreenCache;
+use askd::core::Key;
+use askd::view::ScreenCache;
 
 /// The allocator askd runs with, so that the in-process figures are measured as the server
 /// runs.
@@ -25,10 +25,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The workloads, shared with the criterion benches (`benches/engine.rs`).
 pub mod workload {
-    use askd::key::{Key, KeyCode, Mods, parse_sequence};
-    use askd::reuse::ScreenCache;
+    use askd::core::{Key, KeyCode, Mods, parse_sequence};
     use askd::session::{OpenOptions, Session};
-    use askd::view::{self, ViewOptions};
+    use askd::view::{ScreenCache, ViewOptions};
     use serde_json::{Value, json};
 
     /// Terminal width every view is rendered at.
@@ -54,7 +53,7 @@ pub mod workload {
     /// The three-question flow: a single question with descriptions and a recommended option,
     /// a multi question, and a preview question.
     pub fn flow_payload() -> Value {
-        serde_json::from_str(askd::play::DEMO_PAYLOAD).expect("the demo payload is JSON")
+        serde_json::from_str(askd::dialect::pi::EXAMPLE).expect("the demo payload is JSON")
     }
 
     /// The keys of [`FLOW_KEYS`].
@@ -98,8 +97,8 @@ pub mod workload {
             width: Some(WIDTH),
             all_rows: false,
         };
-        let view = view::build_cached(SESSION, session, options, cache);
-        serde_json::to_string(&view).expect("a view serialises")
+        let view = cache.build(SESSION, session, options);
+        serde_json::to_string(&cache.json(&view)).expect("a view serialises")
     }
 }
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use ignore::WalkBuilder;
 use tokio::sync::oneshot;
 
-use crate::completion::{FileIndex, IndexEntry};
+use crate::core::{FileIndex, IndexEntry};
 
 /// Bounds of one walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,31 +6,9 @@ use jsonrpsee::RpcModule;
 use jsonrpsee::types::{ErrorCode, ErrorObjectOwned, Params};
 use serde_json::Value;
 
-use super::state::{State, Step, code, error};
+use crate::server::protocol::{Answer, Step, code, error};
+use crate::server::state::State;
 use crate::view::View;
-use serde::Serialize;
-
-/// Every method the server answers, as `initialize` lists them.
-pub const METHODS: &[&str] = &[
-    "initialize",
-    "open",
-    "ask",
-    "key",
-    "keys",
-    "insert",
-    "saveCustom",
-    "setNote",
-    "submitAnswers",
-    "getView",
-    "getResult",
-    "cancel",
-    "close",
-    "snapshot",
-    "restore",
-    "sessions",
-    "shutdown",
-    "exit",
-];
 
 /// The shared state of one connection.
 pub type Shared = Arc<Mutex<State>>;
@@ -56,7 +34,7 @@ pub fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// by construction. Errors take jsonrpsee's path as before, and a reply is kept only when the
 /// method succeeds. The shell begins a reply before every call (forgetting any earlier one) and
 /// takes it right after, whatever the call did, so a result never outlives its request.
-fn register<R: Serialize + 'static>(
+fn register<R: Answer + 'static>(
     module: &mut RpcModule<Shared>,
     methods: &[(&'static str, Handler<R>)],
 ) {
@@ -66,7 +44,7 @@ fn register<R: Serialize + 'static>(
                 let mut state = lock(ctx);
                 let mut reply = state.take_begun_reply();
                 let result = handler(&mut state, params.as_str())?;
-                serde_json::to_writer(&mut reply, &result).map_err(|e| {
+                result.write(&mut reply, state.screens()).map_err(|e| {
                     // As jsonrpsee answers a result it cannot serialise.
                     tracing::error!("cannot serialise a result: {e}");
                     ErrorObjectOwned::from(ErrorCode::InternalError)

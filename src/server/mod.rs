@@ -1,6 +1,10 @@
 //! The protocol shell: JSON-RPC 2.0 over a byte stream, in either framing, with the method
 //! registry of `methods.rs` and the session table of `state.rs`.
 //!
+//! Architecture invariant: the shell moves bytes and keeps sessions; it decides nothing about a
+//! flow (every rule lives in `core` and `dialect`). It is the only layer with async code.
+//! **API boundary**: the wire protocol (`protocol/README.md`).
+//!
 //! Requests take effect in the order received: each is run until it completes or, for a
 //! pending `ask`, until it waits for its flow; only then is the next frame read.
 //!
@@ -12,6 +16,7 @@ pub mod files;
 pub mod framing;
 pub mod methods;
 pub mod params;
+mod protocol;
 pub mod state;
 
 use std::collections::HashMap;
@@ -31,9 +36,12 @@ use tokio::io::{AsyncBufRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use framing::{FrameError, FrameReader, write_frame};
-use methods::{METHODS, Shared, lock};
-use state::{Config, State, code};
+pub use protocol::{Answer, METHODS, Step, StepResult, code, error};
+
+use crate::core::quoted;
+use crate::server::framing::{FrameError, FrameReader, write_frame};
+use crate::server::methods::{Shared, lock};
+use crate::server::state::{Config, State};
 
 /// Most messages in one batch (each may answer a whole Step).
 pub const MAX_BATCH: usize = 100;
@@ -309,7 +317,7 @@ impl Connection {
                 return Handled::Reply(error_response(
                     &reply_id,
                     code::METHOD_NOT_FOUND,
-                    &format!("method not found: {}", crate::flow::quoted(m)),
+                    &format!("method not found: {}", quoted(m)),
                 ));
             }
             "ask" if in_batch => {
@@ -743,7 +751,7 @@ mod tests {
         let runtime = runtime();
         let mut connection = connection_with(|_| {});
         let reference = jsonrpsee_module(Arc::new(Mutex::new(State::new(Config::default()))));
-        let payload = crate::play::DEMO_PAYLOAD;
+        let payload = crate::dialect::pi::EXAMPLE;
         let mut messages = vec![format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"open","params":{{"session":"s","width":80,"payload":{payload}}}}}"#
         )];
@@ -799,7 +807,7 @@ mod tests {
                 .unwrap();
         });
         let mut fresh = connection_with(|_| {});
-        let payload = crate::play::DEMO_PAYLOAD;
+        let payload = crate::dialect::pi::EXAMPLE;
         let panicked_reply = |id: Value| text(panicked("shutdown", &id));
         let leaders = [
             (
@@ -890,7 +898,7 @@ mod tests {
     /// Every message gets the same reply whether or not it takes the direct path.
     #[test]
     fn the_direct_path_answers_as_the_general_path() {
-        let payload = crate::play::DEMO_PAYLOAD;
+        let payload = crate::dialect::pi::EXAMPLE;
         let open = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"open","params":{{"session":"s","width":80,"payload":{payload}}}}}"#
         );

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::Dialect;
+use crate::dialect::DialectId;
 
 /// `initialize` params.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -40,7 +40,7 @@ pub struct OpenParams {
     /// The tool arguments exactly as the agent sent them; validated by the engine.
     pub payload: Value,
     /// `pi` (default) or `dsh`; inferred from items carrying `question` rather than `prompt`.
-    pub dialect: Option<Dialect>,
+    pub dialect: Option<DialectId>,
     /// The session id to use (e.g. the tool-call id); generated when absent.
     pub session: Option<String>,
     /// `false`: complete at once without UI.

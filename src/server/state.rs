@@ -7,61 +7,25 @@ use std::path::Path;
 use std::sync::Arc;
 
 use jsonrpsee::types::ErrorObjectOwned;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
 
-use super::params::{
+use crate::core::{
+    FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, parse_sequence, quoted,
+};
+use crate::server::files;
+use crate::server::params::{
     CancelParams, CancelReason, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
     KeysParams, OpenParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
     SubmitAnswersParams, SubmitMode,
 };
-use serde_json::{Value, json};
-use tokio::sync::oneshot;
-
-use super::files;
-use crate::completion::FileIndex;
-use crate::dsh::UserQuestionError;
-use crate::flow::{Flow, FlowError};
-use crate::key::{Key, parse_sequence};
-use crate::keymap::Keymap;
-use crate::limits::Limits;
-use crate::model::Outcome;
-use crate::result::Transcript;
-use crate::reuse::ScreenCache;
-use crate::session::{OpenError, OpenOptions, Session, Status};
-use crate::snapshot;
-use crate::view::{self, View, ViewOptions};
+use crate::server::protocol::{METHODS, Step, ask_error, code, error};
+use crate::session::{OpenOptions, Session, Status, snapshot};
+use crate::view::{self, ScreenCache, View, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
 pub const MAX_TRACED_KEYS: usize = 1000;
-
-/// JSON-RPC error codes of the protocol.
-pub mod code {
-    /// Invalid JSON.
-    pub const PARSE_ERROR: i32 = -32700;
-    /// Not a valid request object.
-    pub const INVALID_REQUEST: i32 = -32600;
-    /// No such method.
-    pub const METHOD_NOT_FOUND: i32 = -32601;
-    /// Params missing or of the wrong shape.
-    pub const INVALID_PARAMS: i32 = -32602;
-    /// A request failed inside the server (its method panicked).
-    pub const INTERNAL_ERROR: i32 = -32603;
-    /// No session has that id.
-    pub const UNKNOWN_SESSION: i32 = -32001;
-    /// The session has already completed.
-    pub const COMPLETED: i32 = -32002;
-    /// `insert` needs an open editor.
-    pub const NO_EDITOR: i32 = -32003;
-    /// A limit was exceeded.
-    pub const LIMIT: i32 = -32004;
-    /// A dsh `UserQuestionError`.
-    pub const USER_QUESTION: i32 = -32010;
-}
-
-/// A JSON-RPC error without data.
-pub fn error(code: i32, message: impl Into<String>) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(code, message.into(), None::<()>)
-}
 
 /// Server-wide settings, from the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,15 +128,6 @@ fn flow_error(e: FlowError) -> ErrorObjectOwned {
     }
 }
 
-/// A dsh `UserQuestionError` as JSON-RPC error -32010 with `data: { name, code }`.
-fn user_question_error(e: &UserQuestionError) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(
-        code::USER_QUESTION,
-        e.message.clone(),
-        Some(json!({ "name": "UserQuestionError", "code": e.code.as_str() })),
-    )
-}
-
 fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
     error(code::INVALID_PARAMS, format!("invalid params: keymap: {e}"))
 }
@@ -193,6 +148,11 @@ impl State {
             last_ask: None,
             reply: ReplySlot::Empty,
         }
+    }
+
+    /// What the last views lend the next one, for writing a reply.
+    pub fn screens(&mut self) -> &mut ScreenCache {
+        &mut self.screens
     }
 
     /// The settings in force.
@@ -235,7 +195,7 @@ impl State {
         Ok(json!({
             "serverInfo": { "name": "askd", "version": env!("CARGO_PKG_VERSION") },
             "protocolVersion": 1,
-            "methods": super::methods::METHODS,
+            "methods": METHODS,
         }))
     }
 
@@ -269,10 +229,7 @@ impl State {
         match requested {
             Some(id) if self.sessions.contains_key(&id) => Err(error(
                 code::INVALID_PARAMS,
-                format!(
-                    "invalid params: session {} is already in use",
-                    crate::flow::quoted(&id)
-                ),
+                format!("invalid params: session {} is already in use", quoted(&id)),
             )),
             Some(id) if id.is_empty() => Err(error(
                 code::INVALID_PARAMS,
@@ -332,9 +289,7 @@ impl State {
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
         };
-        let session = Session::open(&p.payload, &options).map_err(|e| match e {
-            OpenError::UserQuestion(e) => user_question_error(&e),
-        })?;
+        let session = Session::open(&p.payload, &options).map_err(ask_error)?;
         let id = self.new_id(p.session)?;
         self.make_room()?;
         // `@` completion lists the root once, off the keystroke path; only open flows need it.
@@ -410,7 +365,7 @@ impl State {
         if let Some(tx) = self.waiters.remove(id) {
             let reply = match entry.session.ask_reply() {
                 Some(Ok(result)) => Ok(result),
-                Some(Err(e)) => Err(user_question_error(&e)),
+                Some(Err(e)) => Err(ask_error(e)),
                 None => Err(error(
                     code::COMPLETED,
                     "the session completed without a result",
@@ -558,12 +513,7 @@ impl State {
             width: p.width.or(entry.view.width),
             all_rows: p.all_rows.unwrap_or(entry.view.all_rows),
         };
-        Ok(view::build_cached(
-            &p.session,
-            &entry.session,
-            options,
-            &mut self.screens,
-        ))
+        Ok(self.screens.build(&p.session, &entry.session, options))
     }
 
     /// `getResult`: the result, or `null` while open.
@@ -677,38 +627,14 @@ fn entry_in<'a>(
 fn unknown_session(id: &str) -> ErrorObjectOwned {
     error(
         code::UNKNOWN_SESSION,
-        format!("unknown session {}", crate::flow::quoted(id)),
+        format!("unknown session {}", quoted(id)),
     )
 }
 
-/// What every method that changes a session answers: `{ session, status, view, result?,
-/// transcript? }`, and `steps` for a traced `keys`.
-// Serialised straight to reply text (`methods::register`), never through a `Value` tree.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Step {
-    /// The session id.
-    pub session: String,
-    /// `open` or `done`.
-    pub status: Status,
-    /// The view after the change.
-    pub view: View,
-    /// The result, present exactly when `status` is `done`: the pi tool output, or the dsh
-    /// `{ answer }` or `{ error }`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::schema::StepResult>")]
-    pub result: Option<Value>,
-    /// The transcript lines, present exactly when `status` is `done`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<Transcript>,
-    /// `keys` with `trace: true`: the Step after each key applied, in order.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub steps: Option<Vec<Step>>,
-}
-
-/// The Step of a session; its view takes what it can from `cache` when one is given.
+/// The Step of a session; its view is laid out with the layouts of `cache` when one is given.
 fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
     let view = match cache {
-        Some(cache) => view::build_cached(id, &entry.session, entry.view, cache),
+        Some(cache) => cache.build(id, &entry.session, entry.view),
         None => view::build_with(id, &entry.session, entry.view),
     };
     Step {

@@ -1,0 +1,275 @@
+//! The command line: `askd` (serve JSON-RPC on stdin/stdout), and the tools around the engine
+//! — scripted flows ([`play`]), the conformance runner ([`conformance`]) and the protocol's
+//! generated documents ([`schema`]).
+//!
+//! Architecture invariant: `cli` is the top layer; nothing imports it. Its tools read and
+//! write files and spawn processes; the engine below never calls them.
+
+pub mod conformance;
+pub mod play;
+pub mod schema;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::cli::play::Format;
+use crate::core::Limits;
+use crate::server::{self, state::Config};
+
+/// A headless ask-flow engine speaking JSON-RPC 2.0 on stdin/stdout.
+#[derive(Parser)]
+#[command(name = "askd", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve JSON-RPC on stdin/stdout (the default).
+    Serve(ServeArgs),
+    /// Run a payload through a key script, printing every screen and the result.
+    Play(PlayArgs),
+    /// Play the built-in example flow.
+    Demo(ScreenArgs),
+    /// Run the conformance scenarios of a directory against an askd binary over its pipes.
+    Conformance(ConformanceArgs),
+    /// Write the OpenRPC document and the JSON Schemas of the protocol.
+    Schema(SchemaArgs),
+}
+
+/// Where to write the generated protocol documents.
+#[derive(Args)]
+struct SchemaArgs {
+    /// The output directory: `openrpc.json` and `schemas/` are written there.
+    #[arg(long, default_value = "protocol")]
+    out: std::path::PathBuf,
+}
+
+/// Where the scenarios are and which binary to test.
+#[derive(Args)]
+struct ConformanceArgs {
+    /// The scenario directory (e.g. `protocol/scenarios`).
+    dir: std::path::PathBuf,
+    /// The askd binary to test (default: this executable).
+    #[arg(long)]
+    bin: Option<std::path::PathBuf>,
+}
+
+/// What to play.
+#[derive(Args)]
+struct PlayArgs {
+    /// The payload file (JSON); `-` reads stdin.
+    file: String,
+    /// Keys in Vim notation, e.g. `2<Tab><Space>n`.
+    #[arg(long, default_value = "")]
+    keys: String,
+    #[command(flatten)]
+    screen: ScreenArgs,
+}
+
+/// How to print a played flow.
+#[derive(Args)]
+struct ScreenArgs {
+    /// Screen width in terminal columns.
+    #[arg(long, default_value_t = play::DEFAULT_WIDTH)]
+    width: usize,
+    /// `text`: screens and the result; `json`: one Step per line.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Text => Format::Text,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+/// Prints a played flow; errors go to stderr with status 2. A reader that stops early (a
+/// closed pipe, as with `askd demo | head`) ends the output quietly.
+fn print_play(output: Result<String, play::PlayError>) -> std::process::ExitCode {
+    use std::io::Write;
+    match output {
+        Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                eprintln!("askd: cannot write the output: {e}");
+                std::process::ExitCode::from(1)
+            }
+            _ => std::process::ExitCode::SUCCESS,
+        },
+        Err(e) => {
+            eprintln!("askd: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+/// Limits of the server; exceeding one is refused with error -32004.
+#[derive(Args, Clone, Copy)]
+struct ServeArgs {
+    /// Largest accepted message, in bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    max_message_bytes: usize,
+    /// Most sessions held at once; completed ones are evicted oldest-first beyond it.
+    #[arg(long, default_value_t = 1024)]
+    max_sessions: usize,
+    /// Most questions in one payload.
+    #[arg(long, default_value_t = Limits::default().max_questions)]
+    max_questions: usize,
+    /// Most options in one question.
+    #[arg(long, default_value_t = Limits::default().max_options)]
+    max_options: usize,
+    /// Most bytes in one text: a payload string, an editor, a custom answer or a note.
+    #[arg(long, default_value_t = Limits::default().max_text_bytes)]
+    max_text_bytes: usize,
+    /// Most bytes of custom answers and notes one flow holds in all.
+    #[arg(long, default_value_t = Limits::default().max_flow_text_bytes)]
+    max_flow_text_bytes: usize,
+}
+
+impl ServeArgs {
+    fn config(self) -> Config {
+        Config {
+            max_message_bytes: self.max_message_bytes,
+            max_sessions: self.max_sessions.max(1),
+            limits: Limits {
+                max_questions: self.max_questions,
+                max_options: self.max_options,
+                max_text_bytes: self.max_text_bytes,
+                max_flow_text_bytes: self.max_flow_text_bytes,
+            },
+        }
+    }
+}
+
+/// Runs the `askd` command with the process's arguments.
+pub fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ASKD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let args = match cli.command {
+        Some(Command::Serve(args)) => args,
+        None => cli.serve,
+        Some(Command::Play(args)) => {
+            let output = play::read_payload(&args.file).and_then(|payload| {
+                play::play(
+                    &payload,
+                    &args.keys,
+                    args.screen.width,
+                    args.screen.format.into(),
+                )
+            });
+            return print_play(output);
+        }
+        Some(Command::Demo(args)) => return print_play(play::demo(args.width, args.format.into())),
+        Some(Command::Conformance(args)) => return conformance(args),
+        Some(Command::Schema(args)) => return schema(args),
+    };
+    // The server waits on pipes and nothing else: no timer driver to visit on every wake-up.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("askd: cannot start: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        let (input, output) = stdio();
+        let stdin = tokio::io::BufReader::with_capacity(64 * 1024, input);
+        server::serve(stdin, output, args.config()).await
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("askd: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `askd conformance`: prints the report; fails unless every scenario passed.
+fn conformance(args: ConformanceArgs) -> std::process::ExitCode {
+    let bin = match args.bin.map_or_else(std::env::current_exe, Ok) {
+        Ok(bin) => bin,
+        Err(e) => {
+            eprintln!("askd: conformance: cannot find this executable: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match conformance::run_dir(&args.dir, &bin) {
+        Ok(report) => {
+            println!("{report}");
+            if report.failed() == 0 {
+                std::process::ExitCode::SUCCESS
+            } else {
+                std::process::ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("askd: conformance: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `askd schema`: writes the generated protocol documents and lists them.
+fn schema(args: SchemaArgs) -> std::process::ExitCode {
+    match schema::write(&args.out) {
+        Ok(paths) => {
+            for path in paths {
+                println!("{}", path.display());
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("askd: schema: cannot write {}: {e}", args.out.display());
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Stdin and stdout for the runtime: pipes are polled by the runtime itself (no thread hop per
+/// read or write); anything else (a file, a terminal) goes through tokio's blocking stdio.
+fn stdio() -> (
+    Box<dyn tokio::io::AsyncRead + Unpin + Send>,
+    Box<dyn tokio::io::AsyncWrite + Unpin + Send>,
+) {
+    use std::os::fd::AsFd;
+    use tokio::net::unix::pipe;
+    let input: Box<dyn tokio::io::AsyncRead + Unpin + Send> = match std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(pipe::Receiver::from_owned_fd)
+    {
+        Ok(rx) => Box::new(rx),
+        Err(_) => Box::new(tokio::io::stdin()),
+    };
+    let output: Box<dyn tokio::io::AsyncWrite + Unpin + Send> = match std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(pipe::Sender::from_owned_fd)
+    {
+        Ok(tx) => Box::new(tx),
+        Err(_) => Box::new(tokio::io::stdout()),
+    };
+    (input, output)
+}

@@ -1,0 +1,836 @@
+//! The machine-readable half of `protocol/`: an OpenRPC document of every method and JSON
+//! Schemas of the payloads, the Step, the view and the results, generated from the Rust types
+//! (schemars) by `askd schema`. A test fails when the committed files differ from what this
+//! module generates, so the documents cannot drift from the code.
+//!
+//! Two contracts are generated. What the engine writes (Steps, views, results) is described
+//! exactly: an optional field is absent, never `null`. What the engine reads leniently (payloads
+//! and params, where `null` counts as absent) allows `null` wherever an optional field does.
+//! Every schema uses JSON Schema 2020-12 keywords that draft-07 understands alike, so that the
+//! OpenRPC document's component schemas load in either dialect.
+//!
+//! The types in this module exist only to be described: the engine validates raw JSON itself
+//! (`payload`, `dsh`) and builds its replies as JSON (`server`), so the wire shapes that have
+//! no Rust type of their own are declared here.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::{JsonSchema, Schema, json_schema};
+use serde_json::{Map, Value, json};
+
+use crate::core::Action;
+use crate::dialect::dsh::schema::{
+    AskUserQuestionAnswer, AskUserQuestionRequest, DshResult, UserQuestionErrorData,
+};
+use crate::dialect::pi::ToolResult;
+use crate::dialect::pi::schema::{PiAnswerSet, PiPayload};
+use crate::server::params::{
+    CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
+    RestoreParams, SaveCustomParams, SessionParams, SetNoteParams, SubmitAnswersParams,
+};
+use crate::server::{METHODS, Step, StepResult, code};
+use crate::session::{Status, snapshot};
+use crate::view::View;
+
+/// The OpenRPC version the document follows.
+pub const OPENRPC_VERSION: &str = "1.2.6";
+/// The OpenRPC document's file name inside the output directory.
+pub const OPENRPC_FILE: &str = "openrpc.json";
+/// The folder of the JSON Schemas inside the output directory.
+pub const SCHEMAS_DIR: &str = "schemas";
+
+// ---------------------------------------------------------------------------------------------
+// Replies
+// ---------------------------------------------------------------------------------------------
+
+/// What a pending `ask` resolves with.
+pub enum AskResult {
+    /// The pi dialect's `ask_user` tool output.
+    Pi(Box<ToolResult>),
+    /// The dsh dialect's answer (a dsh error fails the request with -32010 instead).
+    Dsh(AskUserQuestionAnswer),
+}
+
+impl JsonSchema for AskResult {
+    fn schema_name() -> Cow<'static, str> {
+        "AskResult".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "What `ask` resolves with: the pi `ask_user` tool output, or the dsh `AskUserQuestionAnswer`.",
+            "oneOf": [
+                generator.subschema_for::<ToolResult>(),
+                generator.subschema_for::<AskUserQuestionAnswer>(),
+            ],
+        })
+    }
+}
+
+/// The `initialize` result.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    /// The server's name and version.
+    pub server_info: ServerInfo,
+    /// The protocol version, `1`.
+    #[schemars(extend("const" = 1))]
+    pub protocol_version: u32,
+    /// Every method the server answers.
+    pub methods: Vec<String>,
+}
+
+/// The server's name and version.
+#[derive(JsonSchema)]
+pub struct ServerInfo {
+    /// Always `askd`.
+    #[schemars(extend("const" = "askd"))]
+    pub name: String,
+    /// The engine's version.
+    pub version: String,
+}
+
+/// The `close` result.
+#[derive(JsonSchema)]
+pub struct CloseResult {
+    /// Whether a session with that id existed (and is now gone).
+    pub closed: bool,
+}
+
+/// The `snapshot` result.
+#[derive(JsonSchema)]
+pub struct SnapshotResult {
+    /// The session's state, to hand back to `restore`.
+    pub state: SnapshotState,
+}
+
+/// A session's saved state: versioned JSON, opaque beyond its `format` and `version`.
+#[derive(JsonSchema)]
+pub struct SnapshotState {
+    /// Always `askd.session`.
+    #[schemars(extend("const" = snapshot::FORMAT))]
+    pub format: String,
+    /// The snapshot version (`restore` refuses other versions).
+    #[schemars(extend("const" = snapshot::VERSION))]
+    pub version: u32,
+}
+
+/// One entry of the `sessions` result.
+#[derive(JsonSchema)]
+pub struct SessionSummary {
+    /// The session id.
+    pub session: String,
+    /// The flow title, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `open` or `done`.
+    pub status: Status,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Params whose Rust type is raw JSON
+// ---------------------------------------------------------------------------------------------
+
+/// The `answers` of `submitAnswers`: a pi answer set, or in the dsh dialect also an
+/// `AskUserQuestionAnswer`.
+pub enum SubmittedAnswers {
+    /// Keyed by question id.
+    Pi(PiAnswerSet),
+    /// `{ answers: [{ id, selected, custom? }] }`, one entry per question in the order asked.
+    Dsh(AskUserQuestionAnswer),
+}
+
+impl JsonSchema for SubmittedAnswers {
+    fn schema_name() -> Cow<'static, str> {
+        "SubmittedAnswers".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A pi answer set keyed by question id, or in the dsh dialect also an `AskUserQuestionAnswer`.",
+            "anyOf": [
+                generator.subschema_for::<PiAnswerSet>(),
+                generator.subschema_for::<AskUserQuestionAnswer>(),
+            ],
+        })
+    }
+}
+
+/// Keymap overrides: `{ "<context>.<action>": ["<key>", ...] }`, each list replacing the
+/// keys of that action (an empty list unbinds it; a single string is a one-key list).
+pub struct KeymapOverrides;
+
+impl JsonSchema for KeymapOverrides {
+    fn schema_name() -> Cow<'static, str> {
+        "KeymapOverrides".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = Action::ALL.iter().map(|a| a.name()).collect();
+        json_schema!({
+            "description": "Keymap overrides `{ \"<context>.<action>\": [\"<key>\", ...] }`: each list replaces the keys of that action (an empty list unbinds it; a single string is a one-key list).",
+            "type": "object",
+            "propertyNames": { "enum": names },
+            "additionalProperties": {
+                "anyOf": [
+                    { "type": "string" },
+                    { "type": "array", "items": { "type": "string" } },
+                ],
+            },
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generation
+// ---------------------------------------------------------------------------------------------
+
+/// A generator for one contract, with definitions under `definitions_path`.
+fn generator(exact: bool, definitions_path: &str) -> SchemaGenerator {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.definitions_path = definitions_path.to_owned().into();
+    });
+    let settings = if exact {
+        settings.for_serialize()
+    } else {
+        settings.for_deserialize()
+    };
+    settings.into_generator()
+}
+
+/// Removes `null` from the properties an object schema does not require, everywhere inside
+/// `value`: in the exact contract an optional field is left out, never written as `null`.
+fn strip_optional_nulls(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let required: Vec<String> = object
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(Value::Object(properties)) = object.get_mut("properties") {
+                for (name, property) in properties.iter_mut() {
+                    if !required.contains(name) {
+                        drop_null(property);
+                    }
+                }
+            }
+            object.values_mut().for_each(strip_optional_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_optional_nulls),
+        _ => {}
+    }
+}
+
+/// Makes a schema that allows `null` beside something else allow only the something else.
+fn drop_null(schema: &mut Value) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            object.insert("type".to_owned(), only);
+        }
+    }
+    let is_null = |s: &Value| s.get("type").is_some_and(|t| t == "null");
+    if let Some(Value::Array(alternatives)) = object.get("anyOf")
+        && alternatives.iter().any(is_null)
+    {
+        let rest: Vec<Value> = alternatives
+            .iter()
+            .filter(|s| !is_null(s))
+            .cloned()
+            .collect();
+        object.remove("anyOf");
+        match <[Value; 1]>::try_from(rest) {
+            Ok([Value::Object(only)]) => {
+                for (k, v) in only {
+                    object.entry(k).or_insert(v);
+                }
+            }
+            Ok([only]) => {
+                object.insert("anyOf".to_owned(), json!([only]));
+            }
+            Err(rest) => {
+                object.insert("anyOf".to_owned(), Value::Array(rest));
+            }
+        }
+    }
+}
+
+/// Joins the lines of every `description` inside `value` that doc comments wrapped, keeping
+/// paragraph breaks.
+fn unwrap_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            for (key, item) in object.iter_mut() {
+                match item {
+                    Value::String(text) if key == "description" => {
+                        *text = text
+                            .split("\n\n")
+                            .map(|paragraph| paragraph.replace('\n', " "))
+                            .collect::<Vec<_>>()
+                            .join("\n\n");
+                    }
+                    _ => unwrap_descriptions(item),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
+}
+
+/// `schema` with its keywords in the conventional order (`$schema`, `title`, `description`,
+/// `type`, …, `$defs` last), recursively; property and definition names keep their order;
+/// descriptions unwrapped.
+fn tidy(mut schema: Value) -> Value {
+    unwrap_descriptions(&mut schema);
+    match Schema::try_from(schema) {
+        Ok(schema) => serde_json::to_value(&schema).unwrap_or_default(),
+        Err(_) => Value::Null,
+    }
+}
+
+/// `map` with its keys in alphabetical order.
+fn sorted(map: Map<String, Value>) -> Map<String, Value> {
+    let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries.into_iter().collect()
+}
+
+/// The root schema of `T` as a standalone document with its definitions under `$defs`.
+fn root_schema<T: JsonSchema>(exact: bool) -> Value {
+    let mut generator = generator(exact, "/$defs");
+    let mut schema = generator.root_schema_for::<T>().to_value();
+    if let Value::Object(object) = &mut schema
+        && let Some(Value::Object(defs)) = object.remove("$defs")
+    {
+        object.insert("$defs".to_owned(), Value::Object(sorted(defs)));
+    }
+    if exact {
+        strip_optional_nulls(&mut schema);
+    }
+    tidy(schema)
+}
+
+/// The JSON Schemas of `protocol/schemas/`, as (file name, schema), in a fixed order.
+pub fn schemas() -> Vec<(String, Value)> {
+    vec![
+        (
+            "pi-payload.json".to_owned(),
+            root_schema::<PiPayload>(false),
+        ),
+        ("pi-result.json".to_owned(), root_schema::<ToolResult>(true)),
+        (
+            "dsh-request.json".to_owned(),
+            root_schema::<AskUserQuestionRequest>(false),
+        ),
+        (
+            "dsh-answer.json".to_owned(),
+            root_schema::<AskUserQuestionAnswer>(true),
+        ),
+        ("dsh-result.json".to_owned(), root_schema::<DshResult>(true)),
+        ("step.json".to_owned(), root_schema::<Step>(true)),
+        ("view.json".to_owned(), root_schema::<View>(true)),
+    ]
+}
+
+/// The OpenRPC document's generators: lenient for what the engine reads, exact for what it
+/// writes; both put their definitions in `components.schemas`.
+struct Generators {
+    lenient: SchemaGenerator,
+    exact: SchemaGenerator,
+}
+
+/// How a method's params are described.
+type ParamsOf = fn(&mut SchemaGenerator) -> Schema;
+/// How a method's result is described.
+type ResultOf = fn(&mut SchemaGenerator) -> Schema;
+
+/// One method of the OpenRPC document.
+struct MethodDoc {
+    summary: &'static str,
+    description: &'static str,
+    /// The params struct, when the method takes params.
+    params: Option<ParamsOf>,
+    /// The result's name and schema; `None` for a notification.
+    result: Option<(&'static str, &'static str, ResultOf)>,
+    /// The JSON-RPC error codes the method can answer.
+    errors: &'static [i32],
+}
+
+const SESSION_ERRORS: &[i32] = &[code::INVALID_PARAMS, code::UNKNOWN_SESSION];
+const CHANGE_ERRORS: &[i32] = &[
+    code::INVALID_PARAMS,
+    code::UNKNOWN_SESSION,
+    code::COMPLETED,
+    code::LIMIT,
+];
+
+fn step_result(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<Step>()
+}
+
+/// The documentation of method `name`, `None` for a name this module does not know.
+fn method_doc(name: &str) -> Option<MethodDoc> {
+    let step = Some(("step", "The session's Step.", step_result as ResultOf));
+    let doc = match name {
+        "initialize" => MethodDoc {
+            summary: "Sets connection-wide defaults (optional).",
+            description: "Sets defaults for later `open`s: `hasUI`, `width` and keymap overrides. May be called at any time, or never.",
+            params: Some(SchemaGenerator::subschema_for::<InitializeParams>),
+            result: Some((
+                "initializeResult",
+                "The server's name and version, the protocol version and every method.",
+                SchemaGenerator::subschema_for::<InitializeResult>,
+            )),
+            errors: &[code::INVALID_PARAMS],
+        },
+        "open" => MethodDoc {
+            summary: "Opens a session on a payload and answers its first Step.",
+            description: "Validates the payload in its dialect. An invalid pi payload opens a session that is already done, with the `invalid_input` result; an invalid dsh request fails with -32010 and creates no session.",
+            params: Some(SchemaGenerator::subschema_for::<OpenParams>),
+            result: step,
+            errors: &[code::INVALID_PARAMS, code::LIMIT, code::USER_QUESTION],
+        },
+        "ask" => MethodDoc {
+            summary: "Opens a session and answers once its flow completes.",
+            description: "Like `open`, but the response is the finished result, sent when the flow completes through other requests. It never blocks later requests and cannot be part of a batch. In the dsh dialect a cancelled, aborted or UI-less flow fails with -32010. `close` on its session, or `$/cancelRequest` with its id, aborts it.",
+            params: Some(SchemaGenerator::subschema_for::<OpenParams>),
+            result: Some((
+                "askResult",
+                "The pi tool output, or the dsh answer.",
+                SchemaGenerator::subschema_for::<AskResult>,
+            )),
+            errors: &[
+                code::INVALID_REQUEST,
+                code::INVALID_PARAMS,
+                code::COMPLETED,
+                code::LIMIT,
+                code::USER_QUESTION,
+            ],
+        },
+        "key" => MethodDoc {
+            summary: "Applies one key.",
+            description: "Applies one key to the session's flow. An unknown key name is an invalid-params error and changes nothing.",
+            params: Some(SchemaGenerator::subschema_for::<KeyParams>),
+            result: step,
+            errors: CHANGE_ERRORS,
+        },
+        "keys" => MethodDoc {
+            summary: "Applies a list of keys, or a Vim-notation string.",
+            description: "Parses every key before applying any; keys after the flow completes are not applied. With `trace`, the Step also carries `steps`, the Step after each key.",
+            params: Some(SchemaGenerator::subschema_for::<KeysParams>),
+            result: step,
+            errors: CHANGE_ERRORS,
+        },
+        "insert" => MethodDoc {
+            summary: "Inserts text at the open editor's cursor (a paste).",
+            description: "Inserts text into the open editor; fails with -32003 when no editor is open.",
+            params: Some(SchemaGenerator::subschema_for::<InsertParams>),
+            result: step,
+            errors: &[
+                code::INVALID_PARAMS,
+                code::UNKNOWN_SESSION,
+                code::COMPLETED,
+                code::NO_EDITOR,
+                code::LIMIT,
+            ],
+        },
+        "saveCustom" => MethodDoc {
+            summary: "Sets a question's custom answer directly.",
+            description: "For clients that edit text in their own input: sets (or, when blank, clears) the custom answer and closes that question's input editor if it is open; `submit: true` then advances like Enter in the input editor.",
+            params: Some(SchemaGenerator::subschema_for::<SaveCustomParams>),
+            result: step,
+            errors: CHANGE_ERRORS,
+        },
+        "setNote" => MethodDoc {
+            summary: "Sets a question note or an option note directly.",
+            description: "Sets (or, when blank, clears) the note of a question, or of one of its options with `optionValue`, and closes the matching note editor if it is open.",
+            params: Some(SchemaGenerator::subschema_for::<SetNoteParams>),
+            result: step,
+            errors: CHANGE_ERRORS,
+        },
+        "submitAnswers" => MethodDoc {
+            summary: "Completes the flow from a whole answer set.",
+            description: "Completes the flow from answers collected elsewhere (a form, a quick-pick). Anything invalid is refused with -32602 naming the field, and the session stays open and unchanged.",
+            params: Some(SchemaGenerator::subschema_for::<SubmitAnswersParams>),
+            result: step,
+            errors: CHANGE_ERRORS,
+        },
+        "getView" => MethodDoc {
+            summary: "Answers the view.",
+            description: "Answers the session's view; `width` renders its `lines` at that width for this call.",
+            params: Some(SchemaGenerator::subschema_for::<GetViewParams>),
+            result: Some((
+                "view",
+                "The session's view.",
+                SchemaGenerator::subschema_for::<View>,
+            )),
+            errors: SESSION_ERRORS,
+        },
+        "getResult" => MethodDoc {
+            summary: "Answers the result, or null while the flow is open.",
+            description: "Answers the session's result once it is done, `null` before.",
+            params: Some(SchemaGenerator::subschema_for::<SessionParams>),
+            result: Some((
+                "result",
+                "The result, or `null` while open.",
+                |g| json_schema!({ "oneOf": [g.subschema_for::<StepResult>(), { "type": "null" }] }),
+            )),
+            errors: SESSION_ERRORS,
+        },
+        "cancel" => MethodDoc {
+            summary: "Cancels the flow (the user), or withdraws the request (the asker).",
+            description: "Completes the flow as cancelled (`reason: \"user\"`, the default) or aborted (`reason: \"abort\"`, dsh `ASK_ABORTED`).",
+            params: Some(SchemaGenerator::subschema_for::<CancelParams>),
+            result: step,
+            errors: &[code::INVALID_PARAMS, code::UNKNOWN_SESSION, code::COMPLETED],
+        },
+        "close" => MethodDoc {
+            summary: "Forgets a session.",
+            description: "Removes the session; a pending `ask` on it is aborted first. Closing an unknown id answers `closed: false`.",
+            params: Some(SchemaGenerator::subschema_for::<SessionParams>),
+            result: Some((
+                "closeResult",
+                "Whether the session existed.",
+                SchemaGenerator::subschema_for::<CloseResult>,
+            )),
+            errors: &[code::INVALID_PARAMS],
+        },
+        "snapshot" => MethodDoc {
+            summary: "Saves a session's state.",
+            description: "Answers the session's whole state as versioned JSON, for `restore`.",
+            params: Some(SchemaGenerator::subschema_for::<SessionParams>),
+            result: Some((
+                "snapshotResult",
+                "The saved state.",
+                SchemaGenerator::subschema_for::<SnapshotResult>,
+            )),
+            errors: SESSION_ERRORS,
+        },
+        "restore" => MethodDoc {
+            summary: "Opens a new session from a snapshot.",
+            description: "Checks the snapshot whole (format, version and every invariant) and opens a session in exactly that state.",
+            params: Some(SchemaGenerator::subschema_for::<RestoreParams>),
+            result: step,
+            errors: &[code::INVALID_PARAMS, code::LIMIT],
+        },
+        "sessions" => MethodDoc {
+            summary: "Lists every session held.",
+            description: "Answers every session held, oldest first.",
+            params: None,
+            result: Some((
+                "sessions",
+                "Every session held, oldest first.",
+                |g| json_schema!({ "type": "array", "items": g.subschema_for::<SessionSummary>() }),
+            )),
+            errors: &[],
+        },
+        "shutdown" => MethodDoc {
+            summary: "Answers null; `exit` then ends the process.",
+            description: "Answers `null`, as LSP clients expect before `exit`.",
+            params: None,
+            result: Some((
+                "null",
+                "Always `null`.",
+                |_| json_schema!({ "type": "null" }),
+            )),
+            errors: &[],
+        },
+        "exit" => MethodDoc {
+            summary: "Ends the process (a notification).",
+            description: "Ends the process with status 0 without a response; pending `ask`s end with it. End of input does the same.",
+            params: None,
+            result: None,
+            errors: &[],
+        },
+        _ => return None,
+    };
+    Some(doc)
+}
+
+/// Every error code the protocol answers, with its component name and a short message.
+const ERRORS: &[(&str, i32, &str)] = &[
+    (
+        "ParseError",
+        code::PARSE_ERROR,
+        "Parse error: the message is not valid JSON (or not UTF-8, or a malformed Content-Length header).",
+    ),
+    (
+        "InvalidRequest",
+        code::INVALID_REQUEST,
+        "Invalid request: not a JSON-RPC 2.0 request object (or an empty batch, or `ask` inside a batch).",
+    ),
+    (
+        "MethodNotFound",
+        code::METHOD_NOT_FOUND,
+        "Method not found.",
+    ),
+    (
+        "InvalidParams",
+        code::INVALID_PARAMS,
+        "Invalid params: the message names the field and what is wrong with it.",
+    ),
+    (
+        "InternalError",
+        -32603,
+        "Internal error: the request failed; the connection and every other session go on.",
+    ),
+    (
+        "UnknownSession",
+        code::UNKNOWN_SESSION,
+        "Unknown session: no session has that id.",
+    ),
+    (
+        "SessionCompleted",
+        code::COMPLETED,
+        "The session has already completed.",
+    ),
+    ("NoEditor", code::NO_EDITOR, "No editor is open."),
+    (
+        "LimitExceeded",
+        code::LIMIT,
+        "A limit was exceeded: message size, number of sessions, payload or text size.",
+    ),
+    (
+        "UserQuestionError",
+        code::USER_QUESTION,
+        "A dsh UserQuestionError; `data` is `{ name: \"UserQuestionError\", code }`.",
+    ),
+];
+
+/// A reference to the error component with `code`.
+fn error_ref(code: i32) -> Value {
+    let name = ERRORS
+        .iter()
+        .find(|(_, c, _)| *c == code)
+        .map_or("InternalError", |(name, _, _)| name);
+    json!({ "$ref": format!("#/components/errors/{name}") })
+}
+
+/// Per (params type, field): a richer schema for a field whose Rust type is raw JSON.
+fn field_override(generators: &mut Generators, params: &str, field: &str) -> Option<Schema> {
+    match (params, field) {
+        ("SubmitAnswersParams", "answers") => {
+            Some(generators.exact.subschema_for::<SubmittedAnswers>())
+        }
+        ("RestoreParams", "state") => Some(generators.exact.subschema_for::<SnapshotState>()),
+        ("OpenParams" | "Capabilities", "keymap") => Some(json_schema!({
+            "anyOf": [generators.lenient.subschema_for::<KeymapOverrides>(), { "type": "null" }],
+        })),
+        _ => None,
+    }
+}
+
+/// Applies [`field_override`] to every params definition, keeping each field's description.
+fn apply_overrides(generators: &mut Generators) {
+    let names: Vec<String> = generators.lenient.definitions().keys().cloned().collect();
+    for name in names {
+        let fields: Vec<String> = generators.lenient.definitions()[&name]
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        for field in fields {
+            let Some(schema) = field_override(generators, &name, &field) else {
+                continue;
+            };
+            let property = &mut generators.lenient.definitions_mut()[&name]["properties"][&field];
+            let description = property.get("description").cloned();
+            *property = schema.to_value();
+            if let Some(description) = description {
+                property["description"] = description;
+            }
+        }
+    }
+}
+
+/// The content descriptors of a params struct's fields, in declaration order.
+fn param_descriptors(definition: &Value) -> Vec<Value> {
+    let required: Vec<&str> = definition
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(properties) = definition.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    properties
+        .iter()
+        .map(|(name, schema)| {
+            let mut schema = schema.clone();
+            let description = match &mut schema {
+                Value::Object(object) => object.remove("description"),
+                _ => None,
+            };
+            let mut descriptor = Map::new();
+            descriptor.insert("name".to_owned(), json!(name));
+            if let Some(description) = description {
+                descriptor.insert("description".to_owned(), description);
+            }
+            descriptor.insert(
+                "required".to_owned(),
+                json!(required.contains(&name.as_str())),
+            );
+            descriptor.insert("schema".to_owned(), tidy(schema));
+            Value::Object(descriptor)
+        })
+        .collect()
+}
+
+/// The OpenRPC document of every method of the protocol, with every named type in
+/// `components.schemas` and every error code in `components.errors`.
+///
+/// # Panics
+///
+/// When a type is described differently as read and as written (a programming error that
+/// generating the document once reveals).
+pub fn openrpc() -> Value {
+    let mut generators = Generators {
+        lenient: generator(false, "/components/schemas"),
+        exact: generator(true, "/components/schemas"),
+    };
+    // The payload schemas are part of the contract even though `payload` is raw JSON.
+    generators.lenient.subschema_for::<PiPayload>();
+    generators.lenient.subschema_for::<AskUserQuestionRequest>();
+    generators.exact.subschema_for::<UserQuestionErrorData>();
+    // First every params struct, so that the overrides can be applied to all of them.
+    let docs: Vec<(&str, MethodDoc)> = METHODS
+        .iter()
+        .filter_map(|&name| method_doc(name).map(|doc| (name, doc)))
+        .collect();
+    let params: Vec<Option<String>> = docs
+        .iter()
+        .map(|(_, doc)| {
+            doc.params.map(|params| {
+                let reference = params(&mut generators.lenient);
+                reference
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.rsplit('/').next())
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+        })
+        .collect();
+    apply_overrides(&mut generators);
+    let mut methods = Vec::new();
+    for ((name, doc), params) in docs.iter().zip(&params) {
+        let mut method = Map::new();
+        method.insert("name".to_owned(), json!(name));
+        method.insert("summary".to_owned(), json!(doc.summary));
+        method.insert("description".to_owned(), json!(doc.description));
+        method.insert("paramStructure".to_owned(), json!("by-name"));
+        let descriptors = params
+            .as_ref()
+            .map(|p| param_descriptors(&generators.lenient.definitions()[p]))
+            .unwrap_or_default();
+        method.insert("params".to_owned(), Value::Array(descriptors));
+        if let Some((result_name, description, schema)) = doc.result {
+            let mut schema = schema(&mut generators.exact).to_value();
+            strip_optional_nulls(&mut schema);
+            method.insert(
+                "result".to_owned(),
+                json!({ "name": result_name, "description": description, "schema": tidy(schema) }),
+            );
+        }
+        method.insert(
+            "errors".to_owned(),
+            Value::Array(doc.errors.iter().map(|&c| error_ref(c)).collect()),
+        );
+        methods.push(Value::Object(method));
+    }
+    let mut schemas = generators.lenient.take_definitions(true);
+    let mut exact = Value::Object(generators.exact.take_definitions(true));
+    strip_optional_nulls(&mut exact);
+    if let Value::Object(exact) = exact {
+        for (name, schema) in exact {
+            if let Some(lenient) = schemas.get(&name) {
+                // One name, one schema: a type read and written alike must be described alike.
+                assert_eq!(
+                    *lenient, schema,
+                    "schema {name} differs between what the engine reads and what it writes"
+                );
+            }
+            schemas.insert(name, schema);
+        }
+    }
+    let schemas: Map<String, Value> = sorted(schemas)
+        .into_iter()
+        .map(|(name, schema)| (name, tidy(schema)))
+        .collect();
+    let errors: Map<String, Value> = ERRORS
+        .iter()
+        .map(|(name, code, message)| {
+            (
+                (*name).to_owned(),
+                json!({ "code": code, "message": message }),
+            )
+        })
+        .collect();
+    let mut doc = json!({
+        "openrpc": OPENRPC_VERSION,
+        "info": {
+            "title": "askd",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "A headless engine for structured \"ask the user\" flows, speaking JSON-RPC 2.0 on stdin/stdout. protocol/README.md describes the transport, the lifecycle, the view, the keys and both dialects.",
+        },
+        "methods": methods,
+        "components": {
+            "schemas": Value::Object(schemas),
+            "errors": Value::Object(errors),
+        },
+    });
+    unwrap_descriptions(&mut doc);
+    doc
+}
+
+/// `value` as the files hold it: pretty JSON with a trailing newline.
+pub fn to_text(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Every generated file as (path relative to the output directory, text).
+pub fn files() -> Vec<(PathBuf, String)> {
+    let mut files = vec![(PathBuf::from(OPENRPC_FILE), to_text(&openrpc()))];
+    files.extend(
+        schemas()
+            .into_iter()
+            .map(|(name, schema)| (Path::new(SCHEMAS_DIR).join(name), to_text(&schema))),
+    );
+    files
+}
+
+/// Writes every generated file under `dir`, and removes the `.json` files of `dir/schemas/`
+/// that are no longer generated. Returns the paths written.
+pub fn write(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let files = files();
+    std::fs::create_dir_all(dir.join(SCHEMAS_DIR))?;
+    for entry in std::fs::read_dir(dir.join(SCHEMAS_DIR))? {
+        let path = entry?.path();
+        let generated = files.iter().any(|(name, _)| dir.join(name) == path);
+        if !generated && path.extension().is_some_and(|e| e == "json") {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    let mut written = Vec::with_capacity(files.len());
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text)?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -1,0 +1,1074 @@
+//! The flow state machine: tabs, rows, focus, editors and answers, and every key of
+//! BEHAVIOR §3–§5 and every direct operation applied to them.
+//!
+//! Editors offer `@` file completion (see [`crate::core::FileIndex`]) once the shell has handed the
+//! flow a file index with [`Flow::set_file_index`]. While an editor's completion list is open,
+//! the keys of the submit and next-tab actions accept the highlighted entry, the keys of up
+//! and down move the highlight (wrapping), and the keys of close close the list (a second
+//! press closes the editor); a key that is also bound to an editing action keeps editing.
+//!
+//! A `Flow` owns its state and is changed in place; a key press never clones it.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::completion::{Completion, CompletionList, FileIndex};
+use crate::core::editor::{Edit, TextEditor};
+use crate::core::key::{Key, KeyCode};
+use crate::core::keymap::{Action, ActionSet, Context, Keymap};
+use crate::core::model::{Answer, FlowSpec, Outcome, Question, QuestionType, ReviewAction};
+use crate::core::text::quoted;
+
+/// Where keys go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Focus {
+    /// The rows of a question tab.
+    Options,
+    /// The review tab.
+    Review,
+    /// The custom-answer editor of a question.
+    Input,
+    /// The note editor of a question or of one option.
+    Note,
+}
+
+/// What an open editor edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum EditorTarget {
+    /// The question's custom (free-form) answer.
+    Custom,
+    /// The question's note.
+    QuestionNote,
+    /// The note of one option (0-based option index).
+    OptionNote {
+        /// 0-based index into the question's options.
+        option: usize,
+    },
+}
+
+/// An open editor: its target, its text, and the text it opened with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenEditor {
+    /// 0-based index of the question the editor belongs to.
+    pub question: usize,
+    /// What the editor edits.
+    pub target: EditorTarget,
+    /// The draft and its cursor.
+    pub text: TextEditor,
+    /// The saved text the editor was pre-filled with.
+    pub initial: String,
+}
+
+/// Why an operation on a flow was refused. The flow is unchanged whenever one is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlowError {
+    /// The flow has already completed.
+    #[error("the flow has already completed")]
+    Completed,
+    /// `insert` needs an open editor.
+    #[error("no editor is open")]
+    NoEditor,
+    /// No question has that id.
+    #[error("unknown question id {0}")]
+    UnknownQuestion(String),
+    /// The question has no option with that value.
+    #[error("question {question} has no option with value {value}")]
+    UnknownOption {
+        /// The question id (JSON-encoded).
+        question: String,
+        /// The option value (JSON-encoded).
+        value: String,
+    },
+    /// Preview questions have no custom answer.
+    #[error("question {0} has no custom answer (preview questions only take an option)")]
+    NoCustomAnswer(String),
+    /// The flow's dialect has no notes.
+    #[error("notes are not part of the {0} dialect")]
+    NoNotes(&'static str),
+    /// An edit would grow the open editor past the flow's text limit.
+    #[error("the editor would hold {would_hold} bytes; the limit is {limit}")]
+    TextLimit {
+        /// Bytes the editor would hold after the edit.
+        would_hold: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A save would leave the flow holding more custom text and notes than its budget.
+    #[error("the flow would hold {would_hold} bytes of answers and notes; the limit is {limit}")]
+    StoredLimit {
+        /// Bytes of custom text and notes the flow would hold.
+        would_hold: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A whole answer set given to `submit_answers` is invalid.
+    #[error("{0}")]
+    InvalidAnswers(String),
+}
+
+/// What an editor key means once the keymap has resolved it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EditorCommand {
+    Submit,
+    Close,
+    Up,
+    Down,
+    NextTab,
+    PrevTab,
+    Edit(Edit),
+}
+
+impl EditorCommand {
+    /// The command of an `editor.*` or `noteEditor.*` action.
+    fn of(action: Action) -> Option<EditorCommand> {
+        use EditorCommand as C;
+        Some(match action {
+            Action::EditorSubmit | Action::NoteEditorSubmit => C::Submit,
+            Action::EditorClose | Action::NoteEditorClose => C::Close,
+            Action::EditorUp | Action::NoteEditorUp => C::Up,
+            Action::EditorDown | Action::NoteEditorDown => C::Down,
+            Action::EditorNextTab | Action::NoteEditorNextTab => C::NextTab,
+            Action::EditorPrevTab | Action::NoteEditorPrevTab => C::PrevTab,
+            Action::EditorCursorLeft => C::Edit(Edit::Left),
+            Action::EditorCursorRight => C::Edit(Edit::Right),
+            Action::EditorLineStart => C::Edit(Edit::Home),
+            Action::EditorLineEnd => C::Edit(Edit::End),
+            Action::EditorWordLeft => C::Edit(Edit::WordLeft),
+            Action::EditorWordRight => C::Edit(Edit::WordRight),
+            Action::EditorDeleteBack => C::Edit(Edit::Backspace),
+            Action::EditorDeleteForward => C::Edit(Edit::Delete),
+            Action::EditorDeleteWordBack => C::Edit(Edit::DeleteWordBack),
+            Action::EditorDeleteToLineStart => C::Edit(Edit::DeleteToLineStart),
+            Action::EditorDeleteToLineEnd => C::Edit(Edit::DeleteToLineEnd),
+            Action::EditorNewline => C::Edit(Edit::Newline),
+            _ => return None,
+        })
+    }
+}
+
+/// What a key does while the completion list is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListCommand {
+    Accept,
+    Move { down: bool },
+    Close,
+}
+
+/// The state of one ask flow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flow {
+    spec: Arc<FlowSpec>,
+    keymap: Arc<Keymap>,
+    tab: usize,
+    row: usize,
+    review_action: usize,
+    editor: Option<OpenEditor>,
+    answers: Vec<Answer>,
+    outcome: Option<Outcome>,
+    /// Paths under the session's root for `@` completion, once the shell has listed them.
+    files: Option<Arc<FileIndex>>,
+    /// The completion list of the open editor.
+    completion: Completion,
+    /// Most bytes an editor may hold; an edit past it is refused.
+    text_limit: usize,
+    /// Most bytes of custom text and notes the whole flow may hold; a save past it is refused.
+    stored_limit: usize,
+    /// The emptied text buffer of the last editor closed, which the next editor opened types
+    /// into without allocating again. Always empty, so it never tells two flows apart.
+    spare_text: String,
+    /// Per question, whether any of its options has a preview (found once, not per view).
+    previews: Vec<bool>,
+}
+
+/// Per question of `spec`, whether any of its options has a preview.
+fn previews_of(spec: &FlowSpec) -> Vec<bool> {
+    spec.questions
+        .iter()
+        .map(|q| q.options.iter().any(|o| o.preview.is_some()))
+        .collect()
+}
+
+impl Flow {
+    /// A new flow on its first tab, first row (opening the editor of a free-text-only first question).
+    pub fn new(spec: Arc<FlowSpec>, keymap: Arc<Keymap>) -> Flow {
+        let answers = vec![Answer::default(); spec.questions.len()];
+        let previews = previews_of(&spec);
+        let mut flow = Flow {
+            spec,
+            keymap,
+            tab: 0,
+            row: 0,
+            review_action: 0,
+            editor: None,
+            answers,
+            outcome: None,
+            files: None,
+            completion: Completion::default(),
+            text_limit: usize::MAX,
+            stored_limit: usize::MAX,
+            spare_text: String::new(),
+            previews,
+        };
+        flow.after_move();
+        flow
+    }
+
+    /// Rebuilds a flow from its parts, checking every invariant; `None` names nothing, the
+    /// snapshot module reports the reason.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(
+        spec: Arc<FlowSpec>,
+        keymap: Arc<Keymap>,
+        tab: usize,
+        row: usize,
+        review_action: usize,
+        editor: Option<OpenEditor>,
+        answers: Vec<Answer>,
+        outcome: Option<Outcome>,
+    ) -> Result<Flow, String> {
+        let previews = previews_of(&spec);
+        let mut flow = Flow {
+            spec,
+            keymap,
+            tab,
+            row,
+            review_action,
+            editor,
+            answers,
+            outcome,
+            files: None,
+            completion: Completion::default(),
+            text_limit: usize::MAX,
+            stored_limit: usize::MAX,
+            spare_text: String::new(),
+            previews,
+        };
+        flow.check_invariants()?;
+        flow.refresh_completion();
+        Ok(flow)
+    }
+
+    /// Checks that every index is in range and every answer fits its question.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let questions = &self.spec.questions;
+        let rules = &self.spec.rules;
+        if questions.is_empty() {
+            return Err("a flow needs at least one question".into());
+        }
+        if self.tab > questions.len() {
+            return Err(format!("tab {} is out of range", self.tab));
+        }
+        match self.current_question() {
+            Some(q) if self.row >= q.row_count() => {
+                return Err(format!("row {} is out of range", self.row));
+            }
+            None if self.row != 0 => return Err("the review tab has no rows".into()),
+            _ => {}
+        }
+        if self.review_action >= self.review_actions().len() {
+            return Err(format!(
+                "review action {} is out of range",
+                self.review_action
+            ));
+        }
+        if self.answers.len() != questions.len() {
+            return Err("there must be one answer per question".into());
+        }
+        for (q, a) in questions.iter().zip(&self.answers) {
+            let n = q.options.len();
+            if a.selected.iter().any(|&i| i >= n) {
+                return Err(format!(
+                    "an answer to {} selects a missing option",
+                    quoted(&q.id)
+                ));
+            }
+            let mut seen = a.selected.clone();
+            seen.sort_unstable();
+            seen.dedup();
+            if seen.len() != a.selected.len() {
+                return Err(format!(
+                    "an answer to {} selects an option twice",
+                    quoted(&q.id)
+                ));
+            }
+            if q.kind != QuestionType::Multi && a.selected.len() > 1 {
+                return Err(format!("{} takes one option at most", quoted(&q.id)));
+            }
+            if a.custom_text.is_some() && !q.has_custom_row() {
+                return Err(format!("{} takes no custom answer", quoted(&q.id)));
+            }
+            let blank = |t: &Option<String>| t.as_deref().is_some_and(|t| t.trim().is_empty());
+            if blank(&a.custom_text) || blank(&a.note) {
+                return Err(format!("an answer to {} holds blank text", quoted(&q.id)));
+            }
+            let mut noted: Vec<usize> = a.option_notes.iter().map(|(i, _)| *i).collect();
+            noted.sort_unstable();
+            noted.dedup();
+            if noted.len() != a.option_notes.len()
+                || noted.iter().any(|&i| i >= n)
+                || a.option_notes.iter().any(|(_, t)| t.trim().is_empty())
+            {
+                return Err(format!(
+                    "the option notes of {} are malformed",
+                    quoted(&q.id)
+                ));
+            }
+            if !rules.notes && a.has_notes() {
+                return Err(FlowError::NoNotes(rules.dialect).to_string());
+            }
+            if rules.exclusive_custom
+                && q.kind != QuestionType::Multi
+                && !a.selected.is_empty()
+                && a.custom_text.is_some()
+            {
+                return Err(format!(
+                    "{} is single-select: a selection or custom text, not both",
+                    quoted(&q.id)
+                ));
+            }
+        }
+        if !rules.elaborates() && self.outcome == Some(Outcome::Elaborate) {
+            return Err(format!(
+                "the {} dialect has no elaborate outcome",
+                rules.dialect
+            ));
+        }
+        if let Some(editor) = &self.editor {
+            if editor.question != self.tab {
+                return Err("the open editor belongs to another tab".into());
+            }
+            let q = questions
+                .get(editor.question)
+                .ok_or("the open editor belongs to no question")?;
+            match editor.target {
+                EditorTarget::Custom if !q.has_custom_row() => {
+                    return Err("a preview question has no custom editor".into());
+                }
+                EditorTarget::OptionNote { option } if option >= q.options.len() => {
+                    return Err("the note editor names a missing option".into());
+                }
+                EditorTarget::QuestionNote | EditorTarget::OptionNote { .. } if !rules.notes => {
+                    return Err(FlowError::NoNotes(rules.dialect).to_string());
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// What the flow asks.
+    pub fn spec(&self) -> &FlowSpec {
+        &self.spec
+    }
+
+    /// Whether any option of question `question` has a preview.
+    pub fn has_previews(&self, question: usize) -> bool {
+        self.previews[question]
+    }
+
+    /// The shared spec, for building related flows.
+    pub fn spec_arc(&self) -> &Arc<FlowSpec> {
+        &self.spec
+    }
+
+    /// The keymap in force.
+    pub fn keymap(&self) -> &Keymap {
+        &self.keymap
+    }
+
+    /// 0-based active tab; `questions.len()` is the review tab.
+    pub fn tab(&self) -> usize {
+        self.tab
+    }
+
+    /// 0-based active row of the active question tab (0 on the review tab).
+    pub fn row(&self) -> usize {
+        self.row
+    }
+
+    /// 0-based active review action.
+    pub fn review_action(&self) -> usize {
+        self.review_action
+    }
+
+    /// The open editor, if any.
+    pub fn editor(&self) -> Option<&OpenEditor> {
+        self.editor.as_ref()
+    }
+
+    /// The open editor's `@` completion list, while it is open.
+    pub fn completion(&self) -> Option<CompletionList<'_>> {
+        self.editor.as_ref().and(self.completion.list())
+    }
+
+    /// Sets the most bytes an editor may hold; typing, pasting or completing past it is refused.
+    pub fn set_text_limit(&mut self, limit: usize) {
+        self.text_limit = limit;
+    }
+
+    /// Sets the most bytes of custom text and notes the flow may hold in all.
+    pub fn set_stored_limit(&mut self, limit: usize) {
+        self.stored_limit = limit;
+    }
+
+    /// Refuses an edit that would leave the open editor holding more than the text limit.
+    fn check_growth(&self, removed: usize, added: usize) -> Result<(), FlowError> {
+        let held = self.editor.as_ref().map_or(0, |e| e.text.text().len());
+        let would_hold = held.saturating_sub(removed).saturating_add(added);
+        if added > removed && would_hold > self.text_limit {
+            return Err(FlowError::TextLimit {
+                would_hold,
+                limit: self.text_limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Hands the flow the paths under its root directory, for `@` completion in editors.
+    /// Until this is called no completion is offered; an open editor's list follows at once.
+    pub fn set_file_index(&mut self, index: Arc<FileIndex>) {
+        self.files = Some(index);
+        self.refresh_completion();
+    }
+
+    /// One answer per question, in question order.
+    pub fn answers(&self) -> &[Answer] {
+        &self.answers
+    }
+
+    /// How the flow ended, once it has.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// Where keys go.
+    pub fn focus(&self) -> Focus {
+        match &self.editor {
+            Some(OpenEditor {
+                target: EditorTarget::Custom,
+                ..
+            }) => Focus::Input,
+            Some(_) => Focus::Note,
+            None if self.tab == self.spec.questions.len() => Focus::Review,
+            None => Focus::Options,
+        }
+    }
+
+    /// The question of the active tab (`None` on the review tab).
+    pub fn current_question(&self) -> Option<&Question> {
+        self.spec.questions.get(self.tab)
+    }
+
+    /// The review actions of this flow's dialect.
+    pub fn review_actions(&self) -> &'static [ReviewAction] {
+        self.spec.rules.review
+    }
+
+    fn ensure_open(&self) -> Result<(), FlowError> {
+        match self.outcome {
+            Some(_) => Err(FlowError::Completed),
+            None => Ok(()),
+        }
+    }
+
+    /// Applies one key press. Keys that mean nothing in the current focus are ignored.
+    pub fn press(&mut self, key: Key) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        // Looked up once, in every context; each focus narrows it to its own.
+        let bound = self.keymap.bound(key);
+        if bound.contains(Action::GlobalDismiss) {
+            // Ctrl+C: the draft of an open editor is not saved.
+            self.close_editor();
+            self.finish(Outcome::Cancelled);
+            return Ok(());
+        }
+        match self.focus() {
+            Focus::Options => self.press_main(key, bound),
+            Focus::Review => self.press_review(key, bound),
+            Focus::Input | Focus::Note => return self.press_editor(key, bound),
+        }
+        Ok(())
+    }
+
+    /// Inserts text (typing or a paste) into the open editor.
+    pub fn insert(&mut self, text: &str) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        if self.editor.is_none() {
+            return Err(FlowError::NoEditor);
+        }
+        self.check_growth(0, text.len())?;
+        if let Some(editor) = self.editor.as_mut() {
+            editor.text.insert(text);
+        }
+        self.refresh_completion();
+        Ok(())
+    }
+
+    /// A plain digit `1`..`9`, which no keymap rebinds.
+    fn digit(key: Key) -> Option<usize> {
+        match key.code {
+            KeyCode::Char(c @ '1'..='9') if !key.mods.ctrl && !key.mods.alt => {
+                Some(c as usize - '0' as usize)
+            }
+            _ => None,
+        }
+    }
+
+    /// A key on a question tab; `bound` holds the key's actions.
+    fn press_main(&mut self, key: Key, bound: ActionSet) {
+        let Some(question) = self.spec.questions.get(self.tab) else {
+            return;
+        };
+        let kind = question.kind;
+        if let Some(d) = Self::digit(key) {
+            if d > question.row_count() {
+                return;
+            }
+            self.row = d - 1;
+            if question.is_custom_row(self.row) {
+                self.open_editor(EditorTarget::Custom);
+            } else if kind == QuestionType::Multi {
+                self.toggle(self.row);
+            } else {
+                self.select_only(self.row);
+                self.advance();
+            }
+            return;
+        }
+        let Some(action) = bound.in_context(Context::Main).first() else {
+            return;
+        };
+        let on_custom = question.is_custom_row(self.row);
+        match action {
+            Action::MainNextTab => self.move_tab(true),
+            Action::MainPrevTab => self.move_tab(false),
+            Action::MainDown => self.move_row(true),
+            Action::MainUp => self.move_row(false),
+            Action::MainConfirm if on_custom => self.open_editor(EditorTarget::Custom),
+            Action::MainConfirm => {
+                if kind != QuestionType::Multi {
+                    self.select_only(self.row);
+                }
+                self.advance();
+            }
+            Action::MainToggle if on_custom => self.open_editor(EditorTarget::Custom),
+            Action::MainToggle if kind == QuestionType::Multi => self.toggle(self.row),
+            Action::MainToggle => {
+                let answer = &mut self.answers[self.tab];
+                if answer.selected == [self.row] {
+                    answer.selected.clear();
+                } else {
+                    self.select_only(self.row);
+                }
+            }
+            Action::MainOptionNote if on_custom || !self.spec.rules.notes => {}
+            Action::MainOptionNote => {
+                self.open_editor(EditorTarget::OptionNote { option: self.row })
+            }
+            Action::MainQuestionNote if !self.spec.rules.notes => {}
+            Action::MainQuestionNote => self.open_editor(EditorTarget::QuestionNote),
+            Action::MainCancel => self.finish(Outcome::Cancelled),
+            _ => {}
+        }
+    }
+
+    /// A key on the review tab; `bound` holds the key's actions.
+    fn press_review(&mut self, key: Key, bound: ActionSet) {
+        let actions = self.review_actions();
+        if let Some(d) = Self::digit(key) {
+            if let Some(&action) = actions.get(d - 1) {
+                self.run_review_action(action);
+            }
+            return;
+        }
+        let Some(action) = bound.in_context(Context::Review).first() else {
+            return;
+        };
+        match action {
+            Action::ReviewNextTab => self.move_tab(true),
+            Action::ReviewPrevTab => self.move_tab(false),
+            Action::ReviewDown => {
+                self.review_action = (self.review_action + 1).min(actions.len() - 1);
+            }
+            Action::ReviewUp => self.review_action = self.review_action.saturating_sub(1),
+            Action::ReviewConfirm => self.run_review_action(actions[self.review_action]),
+            Action::ReviewCancel => self.finish(Outcome::Cancelled),
+            _ => {}
+        }
+    }
+
+    fn run_review_action(&mut self, action: ReviewAction) {
+        self.finish(match action {
+            ReviewAction::Submit => Outcome::Submit,
+            ReviewAction::Elaborate => Outcome::Elaborate,
+            ReviewAction::Cancel => Outcome::Cancelled,
+        });
+    }
+
+    /// The editor commands a key with the actions `bound` may mean in an editor of `target`, in
+    /// keymap order: the editor's own actions, then (note editors) the editing actions of
+    /// `editor`.
+    fn editor_commands(
+        bound: ActionSet,
+        target: EditorTarget,
+    ) -> impl Iterator<Item = EditorCommand> {
+        let (own, shared) = match target {
+            EditorTarget::Custom => (bound.in_context(Context::Editor), ActionSet::EMPTY),
+            _ => (
+                bound.in_context(Context::NoteEditor),
+                bound.in_context(Context::Editor),
+            ),
+        };
+        let own_commands = own.iter().filter_map(EditorCommand::of);
+        let shared_commands = shared
+            .iter()
+            .filter_map(EditorCommand::of)
+            .filter(|c| matches!(c, EditorCommand::Edit(_)));
+        own_commands.chain(shared_commands)
+    }
+
+    /// The command a key with the actions `bound` means in the current editor.
+    fn editor_command(bound: ActionSet, editor: &OpenEditor) -> Option<EditorCommand> {
+        let empty = editor.text.is_empty();
+        let usable = |command: &EditorCommand| match command {
+            EditorCommand::NextTab | EditorCommand::PrevTab => empty,
+            EditorCommand::Up | EditorCommand::Down => empty || editor.text.is_multiline(),
+            _ => true,
+        };
+        Self::editor_commands(bound, editor.target).find(usable)
+    }
+
+    /// What a key does while the completion list is open: keys of the submit and next-tab
+    /// actions accept, keys of up and down move the highlight, keys of close close the list.
+    /// A key also bound to an editing action (`right` moves the cursor) keeps editing.
+    fn list_command(bound: ActionSet, editor: &OpenEditor) -> Option<ListCommand> {
+        let mut list = None;
+        for command in Self::editor_commands(bound, editor.target) {
+            let this = match command {
+                EditorCommand::Edit(_) => return None,
+                EditorCommand::Submit | EditorCommand::NextTab => Some(ListCommand::Accept),
+                EditorCommand::Up => Some(ListCommand::Move { down: false }),
+                EditorCommand::Down => Some(ListCommand::Move { down: true }),
+                EditorCommand::Close => Some(ListCommand::Close),
+                EditorCommand::PrevTab => None,
+            };
+            list = list.or(this);
+        }
+        list
+    }
+
+    /// Runs a key of the open completion list.
+    fn press_list(&mut self, command: ListCommand) -> Result<(), FlowError> {
+        match command {
+            ListCommand::Accept => {
+                if let Some((range, text)) = self.completion.accepted() {
+                    self.check_growth(range.len(), text.len())?;
+                    if let Some(editor) = self.editor.as_mut() {
+                        editor.text.replace(range, &text);
+                    }
+                }
+                self.refresh_completion();
+            }
+            ListCommand::Move { down } => self.completion.move_selection(down),
+            ListCommand::Close => self.completion.dismiss(),
+        }
+        Ok(())
+    }
+
+    /// A key in an editor; `bound` holds the key's actions.
+    fn press_editor(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
+        let Some(editor) = self.editor.as_ref() else {
+            return Ok(());
+        };
+        if self.completion.is_open()
+            && let Some(command) = Self::list_command(bound, editor)
+        {
+            return self.press_list(command);
+        }
+        self.press_editor_key(key, bound)?;
+        self.refresh_completion();
+        Ok(())
+    }
+
+    /// A key in an editor without an open completion list (BEHAVIOR §5).
+    fn press_editor_key(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
+        let Some(editor) = self.editor.as_ref() else {
+            return Ok(());
+        };
+        let empty = editor.text.is_empty();
+        let Some(command) = Self::editor_command(bound, editor) else {
+            if let KeyCode::Char(c) = key.code
+                && !key.mods.ctrl
+                && !key.mods.alt
+            {
+                self.check_growth(0, c.len_utf8())?;
+                if let Some(editor) = self.editor.as_mut() {
+                    let mut buf = [0u8; 4];
+                    editor.text.insert(c.encode_utf8(&mut buf));
+                }
+            }
+            return Ok(());
+        };
+        match command {
+            EditorCommand::Submit => {
+                let target = editor.target;
+                self.save_editor()?;
+                if target == EditorTarget::Custom && self.answers[self.tab].is_answered() {
+                    self.advance();
+                }
+            }
+            EditorCommand::Close => self.save_editor()?,
+            EditorCommand::Up | EditorCommand::Down if !empty => {
+                let edit = if command == EditorCommand::Up {
+                    Edit::Up
+                } else {
+                    Edit::Down
+                };
+                if let Some(editor) = self.editor.as_mut() {
+                    editor.text.apply(edit);
+                }
+            }
+            EditorCommand::Up => {
+                self.save_editor()?;
+                self.move_row(false);
+            }
+            EditorCommand::Down => {
+                self.save_editor()?;
+                self.move_row(true);
+            }
+            EditorCommand::NextTab => {
+                self.save_editor()?;
+                self.move_tab(true);
+            }
+            EditorCommand::PrevTab => {
+                self.save_editor()?;
+                self.move_tab(false);
+            }
+            EditorCommand::Edit(edit) => {
+                if edit == Edit::Newline {
+                    self.check_growth(0, 1)?;
+                }
+                if let Some(editor) = self.editor.as_mut() {
+                    editor.text.apply(edit);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens an editor on the active question, pre-filled with its target's saved text.
+    fn open_editor(&mut self, target: EditorTarget) {
+        let answer = &self.answers[self.tab];
+        let saved = match target {
+            EditorTarget::Custom => answer.custom_text.as_deref(),
+            EditorTarget::QuestionNote => answer.note.as_deref(),
+            EditorTarget::OptionNote { option } => answer.option_note(option),
+        }
+        .unwrap_or("");
+        self.editor = Some(OpenEditor {
+            question: self.tab,
+            target,
+            text: TextEditor::with_text_in(std::mem::take(&mut self.spare_text), saved),
+            initial: saved.to_owned(),
+        });
+        self.completion = Completion::default();
+        self.refresh_completion();
+    }
+
+    /// Closes the open editor without saving it, and its completion list with it.
+    fn close_editor(&mut self) {
+        self.completion = Completion::default();
+        if let Some(editor) = self.editor.take() {
+            self.spare_text = editor.text.into_buffer();
+        }
+    }
+
+    /// Recomputes the completion list after the open editor's text or cursor changed.
+    fn refresh_completion(&mut self) {
+        match (&self.editor, self.files.as_deref()) {
+            (Some(editor), Some(files)) => {
+                self.completion
+                    .update(Some(files), editor.text.text(), editor.text.cursor())
+            }
+            // Without an index nothing is offered, so the list is already empty: no work on
+            // the keystroke path.
+            (_, None) => debug_assert_eq!(self.completion, Completion::default()),
+            (None, Some(_)) => self.completion = Completion::default(),
+        }
+    }
+
+    /// Saves the open editor's draft (unless it is unchanged) and closes it.
+    fn save_editor(&mut self) -> Result<(), FlowError> {
+        let Some(editor) = self.editor.as_ref() else {
+            return Ok(());
+        };
+        let draft = editor.text.text();
+        if draft.trim() == editor.initial.trim() {
+            self.close_editor();
+            return Ok(());
+        }
+        let replaced = {
+            let answer = &self.answers[editor.question];
+            match editor.target {
+                EditorTarget::Custom => answer.custom_text.as_deref(),
+                EditorTarget::QuestionNote => answer.note.as_deref(),
+                EditorTarget::OptionNote { option } => answer.option_note(option),
+            }
+            .map_or(0, str::len)
+        };
+        self.check_stored(replaced, draft.len())?;
+        self.completion = Completion::default();
+        let Some(editor) = self.editor.take() else {
+            return Ok(());
+        };
+        let draft = editor.text.text();
+        let question = editor.question;
+        match editor.target {
+            EditorTarget::Custom => self.store_custom(question, draft),
+            EditorTarget::QuestionNote => self.answers[question].set_note(draft),
+            EditorTarget::OptionNote { option } => {
+                self.answers[question].set_option_note(option, draft)
+            }
+        }
+        self.spare_text = editor.text.into_buffer();
+        Ok(())
+    }
+
+    /// Bytes of custom text and notes the flow holds.
+    pub fn stored_bytes(&self) -> usize {
+        self.answers.iter().map(Answer::text_bytes).sum()
+    }
+
+    /// Refuses a save that would leave the flow holding more text than its budget.
+    fn check_stored(&self, removed: usize, added: usize) -> Result<(), FlowError> {
+        let would_hold = self
+            .stored_bytes()
+            .saturating_sub(removed)
+            .saturating_add(added);
+        if added > removed && would_hold > self.stored_limit {
+            return Err(FlowError::StoredLimit {
+                would_hold,
+                limit: self.stored_limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Stores custom text as typed (blank removes it); on single-select questions non-blank
+    /// text clears the selection.
+    fn store_custom(&mut self, question: usize, text: &str) {
+        let kind = self.spec.questions[question].kind;
+        let answer = &mut self.answers[question];
+        if text.trim().is_empty() {
+            answer.custom_text = None;
+        } else {
+            answer.custom_text = Some(text.to_owned());
+            if kind != QuestionType::Multi {
+                answer.selected.clear();
+            }
+        }
+    }
+
+    /// Makes `row` the only selection. **[engine]** Where a single question holds a selection
+    /// or custom text but not both (the dsh dialect, whose custom answer overrides the
+    /// selection), choosing an option also drops earlier custom text, so the later choice is
+    /// the one sent.
+    fn select_only(&mut self, row: usize) {
+        let exclusive = self.spec.rules.exclusive_custom;
+        let answer = &mut self.answers[self.tab];
+        answer.selected.clear();
+        answer.selected.push(row);
+        if exclusive {
+            answer.custom_text = None;
+        }
+    }
+
+    fn toggle(&mut self, row: usize) {
+        let selected = &mut self.answers[self.tab].selected;
+        match selected.iter().position(|&r| r == row) {
+            Some(at) => {
+                selected.remove(at);
+            }
+            None => selected.push(row),
+        }
+    }
+
+    /// Tab keys: next or previous tab, wrapping; row and review action reset.
+    fn move_tab(&mut self, forward: bool) {
+        let count = self.spec.questions.len() + 1;
+        self.tab = if forward {
+            (self.tab + 1) % count
+        } else {
+            (self.tab + count - 1) % count
+        };
+        self.row = 0;
+        self.review_action = 0;
+        self.after_move();
+    }
+
+    /// Up/Down on a question tab, clamped.
+    fn move_row(&mut self, down: bool) {
+        let Some(question) = self.current_question() else {
+            return;
+        };
+        self.row = if down {
+            (self.row + 1).min(question.row_count() - 1)
+        } else {
+            self.row.saturating_sub(1)
+        };
+        self.after_move();
+    }
+
+    /// Next tab without wrapping (the last question advances to review), row 0.
+    fn advance(&mut self) {
+        self.tab = (self.tab + 1).min(self.spec.questions.len());
+        self.row = 0;
+        self.review_action = 0;
+        self.after_move();
+    }
+
+    /// Auto-open: a move that lands on a custom row opens that question's input editor.
+    fn after_move(&mut self) {
+        if self
+            .current_question()
+            .is_some_and(|q| q.is_custom_row(self.row))
+        {
+            self.open_editor(EditorTarget::Custom);
+        }
+    }
+
+    fn finish(&mut self, outcome: Outcome) {
+        self.close_editor();
+        self.outcome = Some(outcome);
+    }
+
+    fn question_index(&self, id: &str) -> Result<usize, FlowError> {
+        self.spec
+            .questions
+            .iter()
+            .position(|q| q.id == id)
+            .ok_or_else(|| FlowError::UnknownQuestion(quoted(id)))
+    }
+
+    /// Closes the editor if it edits `target` of question `question`, without saving its draft.
+    fn close_editor_on(&mut self, question: usize, target: EditorTarget) {
+        if self
+            .editor
+            .as_ref()
+            .is_some_and(|e| e.question == question && e.target == target)
+        {
+            self.close_editor();
+        }
+    }
+
+    /// Sets a question's custom answer directly (blank clears); with `submit`, advances from
+    /// that question like Enter in its input editor.
+    pub fn save_custom(
+        &mut self,
+        question_id: &str,
+        text: &str,
+        submit: bool,
+    ) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        let question = self.question_index(question_id)?;
+        if !self.spec.questions[question].has_custom_row() {
+            return Err(FlowError::NoCustomAnswer(quoted(question_id)));
+        }
+        let replaced = self.answers[question]
+            .custom_text
+            .as_deref()
+            .map_or(0, str::len);
+        self.check_stored(replaced, text.len())?;
+        self.close_editor_on(question, EditorTarget::Custom);
+        self.store_custom(question, text);
+        if submit && self.answers[question].is_answered() {
+            self.close_editor();
+            self.tab = question;
+            self.advance();
+        }
+        Ok(())
+    }
+
+    /// Sets a question note, or the note of one option, directly (blank clears).
+    pub fn set_note(
+        &mut self,
+        question_id: &str,
+        option_value: Option<&str>,
+        text: &str,
+    ) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        if !self.spec.rules.notes {
+            return Err(FlowError::NoNotes(self.spec.rules.dialect));
+        }
+        let question = self.question_index(question_id)?;
+        match option_value {
+            None => {
+                let replaced = self.answers[question].note.as_deref().map_or(0, str::len);
+                self.check_stored(replaced, text.len())?;
+                self.close_editor_on(question, EditorTarget::QuestionNote);
+                self.answers[question].set_note(text);
+            }
+            Some(value) => {
+                let option = self.spec.questions[question]
+                    .options
+                    .iter()
+                    .position(|o| o.value == value)
+                    .ok_or_else(|| FlowError::UnknownOption {
+                        question: quoted(question_id),
+                        value: quoted(value),
+                    })?;
+                let replaced = self.answers[question]
+                    .option_note(option)
+                    .map_or(0, str::len);
+                self.check_stored(replaced, text.len())?;
+                self.close_editor_on(question, EditorTarget::OptionNote { option });
+                self.answers[question].set_option_note(option, text);
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces every answer at once and completes the flow with `outcome`
+    /// (`Submit` or `Elaborate`). Validated first; on error nothing changes.
+    pub fn submit_answers(
+        &mut self,
+        answers: Vec<Answer>,
+        outcome: Outcome,
+    ) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        let candidate = Flow {
+            answers,
+            editor: None,
+            ..self.clone()
+        };
+        candidate
+            .check_invariants()
+            .map_err(FlowError::InvalidAnswers)?;
+        let would_hold = candidate.stored_bytes();
+        if would_hold > self.stored_limit {
+            return Err(FlowError::StoredLimit {
+                would_hold,
+                limit: self.stored_limit,
+            });
+        }
+        if outcome == Outcome::Elaborate && !self.spec.rules.elaborates() {
+            return Err(FlowError::InvalidAnswers(format!(
+                "mode \"elaborate\" is not part of the {} dialect",
+                self.spec.rules.dialect
+            )));
+        }
+        self.answers = candidate.answers;
+        self.finish(outcome);
+        Ok(())
+    }
+
+    /// Ends the flow: `Cancelled` (the user) or `Aborted` (the asker withdrew).
+    pub fn cancel(&mut self, outcome: Outcome) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        self.finish(outcome);
+        Ok(())
+    }
+}

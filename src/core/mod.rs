@@ -1,0 +1,35 @@
+//! The pure flow: what a flow asks, its state, and every key and direct operation applied to
+//! it (BEHAVIOR §2–§5), with the text editor, the keymap, `@` completion matching and the
+//! per-flow limits.
+//!
+//! Values in, values out: nothing here reads a file, a clock or a socket, nothing is async,
+//! and nothing knows which dialect a flow came in or how it is shown. A dialect hands the core
+//! a [`FlowSpec`] with its [`Rules`]; the view layer reads a [`Flow`] to draw it.
+//!
+//! Architecture invariant: `core` imports nothing of `dialect`, `session`, `view`, `server`
+//! or `cli`, no async runtime and no file or process I/O (`tests/it/layout.rs` checks it).
+//!
+//! Where to start: [`Flow::press`] and its `press_*` functions are BEHAVIOR §3–§5.
+
+mod completion;
+mod editor;
+mod flow;
+mod key;
+mod keymap;
+mod limits;
+mod model;
+mod text;
+
+pub use completion::{
+    Completion, CompletionList, FileIndex, IndexEntry, MAX_ITEMS, MAX_QUERY_BYTES, at_word,
+};
+pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
+pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor};
+pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
+pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError};
+pub use limits::Limits;
+pub use model::{
+    Answer, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType,
+    ReviewAction, Rules,
+};
+pub use text::quoted;

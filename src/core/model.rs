@@ -1,0 +1,256 @@
+//! Plain data of a flow: the normalised questions it asks and the answers it holds.
+//!
+//! Nothing here decides anything about the flow; see `flow.rs` for that.
+
+use serde::{Deserialize, Serialize};
+
+/// The kind of a question, as the payload's `type` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QuestionType {
+    /// One option at most; selecting advances.
+    Single,
+    /// Any number of options, toggled.
+    Multi,
+    /// Like `Single`, every option carries preview text, and there is no custom row.
+    Preview,
+}
+
+impl QuestionType {
+    /// The name used in payloads and results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuestionType::Single => "single",
+            QuestionType::Multi => "multi",
+            QuestionType::Preview => "preview",
+        }
+    }
+}
+
+/// One declared option of a question, normalised (trimmed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct OptionItem {
+    /// The value handed back in results.
+    pub value: String,
+    /// The label shown to the user (unchanged, recommended marker included).
+    pub label: String,
+    /// Optional help text shown under the label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Optional preview text (required on preview questions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+}
+
+/// The intent kind of a plan submitted for review: the question's `detail` is the plan.
+pub const PLAN_REVIEW: &str = "plan-review";
+
+/// A presentation intent of a question (the dsh `intent`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Intent {
+    /// The intent's `kind`, e.g. `plan-review`; unknown kinds are kept and shown generically.
+    pub kind: String,
+    /// The option label that approves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approve: Option<String>,
+}
+
+/// One question, normalised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Question {
+    /// Stable id given by the asker.
+    pub id: String,
+    /// Tab label (`Q1`, `Q2`, … when none was given).
+    pub label: String,
+    /// The question text.
+    pub prompt: String,
+    /// The question kind.
+    #[serde(rename = "type")]
+    pub kind: QuestionType,
+    /// Metadata only: never blocks anything.
+    pub required: bool,
+    /// Declared options in order (the custom row is not among them).
+    pub options: Vec<OptionItem>,
+    /// Supporting text shown under the prompt (dsh `detail`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Presentation intent (dsh).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent: Option<Intent>,
+}
+
+impl Question {
+    /// Whether the question has the synthetic `Type your own` row after its options.
+    pub fn has_custom_row(&self) -> bool {
+        self.kind != QuestionType::Preview
+    }
+
+    /// Number of rows: the options plus the custom row when there is one.
+    pub fn row_count(&self) -> usize {
+        self.options.len() + usize::from(self.has_custom_row())
+    }
+
+    /// Whether `row` (0-based) is the custom row.
+    pub fn is_custom_row(&self, row: usize) -> bool {
+        self.has_custom_row() && row == self.options.len()
+    }
+}
+
+/// A validated, normalised payload: what a flow asks, and what its dialect offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// Optional flow title.
+    pub title: Option<String>,
+    /// The questions in order (at least one).
+    pub questions: Vec<Question>,
+    /// What the dialect the payload came in offers.
+    pub rules: Rules,
+}
+
+/// An action of the review tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ReviewAction {
+    /// Complete with `mode: "submit"`.
+    Submit,
+    /// Complete with `mode: "elaborate"`.
+    Elaborate,
+    /// Cancel the flow.
+    Cancel,
+}
+
+impl ReviewAction {
+    /// The label shown on the review tab.
+    pub fn label(self) -> &'static str {
+        match self {
+            ReviewAction::Submit => "Submit",
+            ReviewAction::Elaborate => "Elaborate",
+            ReviewAction::Cancel => "Cancel",
+        }
+    }
+}
+
+/// The parts of a flow that differ from one ask vocabulary to another. A dialect gives its
+/// flows one of these; the flow consults it and never asks which dialect it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// The dialect's name, for messages (`pi`, `dsh`).
+    pub dialect: &'static str,
+    /// Questions and options take notes.
+    pub notes: bool,
+    /// The actions of the review tab, in order: the digit of each is its position.
+    pub review: &'static [ReviewAction],
+    /// A single-select question holds a selection or custom text, never both: choosing an
+    /// option drops its custom text.
+    pub exclusive_custom: bool,
+    /// A question may have no options: a free-text question, only its custom row.
+    pub free_text: bool,
+}
+
+impl Rules {
+    /// Whether the review tab offers Elaborate.
+    pub fn elaborates(&self) -> bool {
+        self.review.contains(&ReviewAction::Elaborate)
+    }
+}
+
+/// One validation problem of a payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Issue {
+    /// Where, e.g. `questions[0].options[1].value`.
+    pub path: String,
+    /// What is wrong, e.g. `Question 1, option 2: value is required`.
+    pub message: String,
+}
+
+/// What the user has entered for one question.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Answer {
+    /// Selected option indices (0-based into `Question::options`), in the order selected.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selected: Vec<usize>,
+    /// Free-form answer, as typed (never blank).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_text: Option<String>,
+    /// Question note, as typed (never blank).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Option notes as (option index, note), in the order first written (never blank).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub option_notes: Vec<(usize, String)>,
+}
+
+impl Answer {
+    /// Whether the answer holds nothing at all (such answers are dropped from results).
+    pub fn is_empty(&self) -> bool {
+        self.selected.is_empty()
+            && self.custom_text.is_none()
+            && self.note.is_none()
+            && self.option_notes.is_empty()
+    }
+
+    /// A selection or non-blank custom text.
+    pub fn is_answered(&self) -> bool {
+        !self.selected.is_empty()
+            || self
+                .custom_text
+                .as_deref()
+                .is_some_and(|t| !t.trim().is_empty())
+    }
+
+    /// Bytes of text the answer stores: custom text, question note and option notes.
+    pub fn text_bytes(&self) -> usize {
+        self.custom_text.as_deref().map_or(0, str::len)
+            + self.note.as_deref().map_or(0, str::len)
+            + self
+                .option_notes
+                .iter()
+                .map(|(_, n)| n.len())
+                .sum::<usize>()
+    }
+
+    /// Whether the answer carries a question note or any option note.
+    pub fn has_notes(&self) -> bool {
+        self.note.is_some() || !self.option_notes.is_empty()
+    }
+
+    /// The note on option `option` (0-based), if any.
+    pub fn option_note(&self, option: usize) -> Option<&str> {
+        self.option_notes
+            .iter()
+            .find(|(i, _)| *i == option)
+            .map(|(_, n)| n.as_str())
+    }
+
+    /// Sets (non-blank) or removes (blank) the note on option `option`.
+    pub fn set_option_note(&mut self, option: usize, text: &str) {
+        let blank = text.trim().is_empty();
+        match self.option_notes.iter().position(|(i, _)| *i == option) {
+            Some(at) if blank => {
+                self.option_notes.remove(at);
+            }
+            Some(at) => self.option_notes[at].1 = text.to_owned(),
+            None if blank => {}
+            None => self.option_notes.push((option, text.to_owned())),
+        }
+    }
+
+    /// Sets (non-blank) or removes (blank) the question note.
+    pub fn set_note(&mut self, text: &str) {
+        self.note = (!text.trim().is_empty()).then(|| text.to_owned());
+    }
+}
+
+/// How a flow ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    /// The user chose Submit.
+    Submit,
+    /// The user chose Elaborate.
+    Elaborate,
+    /// The user cancelled (Esc, Cancel action, Ctrl+C, or `cancel` with reason `user`).
+    Cancelled,
+    /// The asker withdrew the request (`cancel` with reason `abort`, or `$/cancelRequest`).
+    Aborted,
+}

@@ -1,0 +1,174 @@
+//! The protocol's own nouns: its error codes, its method names, and the Step every session
+//! method answers.
+
+use std::borrow::Cow;
+
+use jsonrpsee::types::ErrorObjectOwned;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde_json::Value;
+
+use crate::dialect::dsh::schema::DshResult;
+use crate::dialect::pi::ToolResult;
+use crate::dialect::{AskError, Transcript};
+use crate::session::Status;
+use crate::view::{ScreenCache, View};
+
+/// JSON-RPC error codes of the protocol.
+pub mod code {
+    /// Invalid JSON.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// Not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// No such method.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Params missing or of the wrong shape.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// A request failed inside the server (its method panicked).
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// No session has that id.
+    pub const UNKNOWN_SESSION: i32 = -32001;
+    /// The session has already completed.
+    pub const COMPLETED: i32 = -32002;
+    /// `insert` needs an open editor.
+    pub const NO_EDITOR: i32 = -32003;
+    /// A limit was exceeded.
+    pub const LIMIT: i32 = -32004;
+    /// A dsh `UserQuestionError`.
+    pub const USER_QUESTION: i32 = crate::dialect::dsh::USER_QUESTION_CODE;
+}
+
+/// Every method the server answers, as `initialize` lists them.
+pub const METHODS: &[&str] = &[
+    "initialize",
+    "open",
+    "ask",
+    "key",
+    "keys",
+    "insert",
+    "saveCustom",
+    "setNote",
+    "submitAnswers",
+    "getView",
+    "getResult",
+    "cancel",
+    "close",
+    "snapshot",
+    "restore",
+    "sessions",
+    "shutdown",
+    "exit",
+];
+
+/// A JSON-RPC error without data.
+pub fn error(code: i32, message: impl Into<String>) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(code, message.into(), None::<()>)
+}
+
+/// A dialect's error as a JSON-RPC error.
+pub fn ask_error(e: AskError) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(e.code, e.message, e.data)
+}
+
+/// What every method that changes a session answers: `{ session, status, view, result?,
+/// transcript? }`, and `steps` for a traced `keys`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Step {
+    /// The session id.
+    pub session: String,
+    /// `open` or `done`.
+    pub status: Status,
+    /// The view after the change.
+    pub view: View,
+    /// The result, present exactly when `status` is `done`: the pi tool output, or the dsh
+    /// `{ answer }` or `{ error }`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<StepResult>")]
+    pub result: Option<Value>,
+    /// The transcript lines, present exactly when `status` is `done`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<Transcript>,
+    /// `keys` with `trace: true`: the Step after each key applied, in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<Step>>,
+}
+
+/// A method's result, written right after its reply's envelope.
+pub trait Answer {
+    /// Writes the result as serde_json writes it, taking what it can from `cache`.
+    fn write(&self, out: &mut Vec<u8>, cache: &mut ScreenCache) -> serde_json::Result<()>;
+}
+
+impl Answer for Value {
+    fn write(&self, out: &mut Vec<u8>, _: &mut ScreenCache) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+impl Answer for View {
+    fn write(&self, out: &mut Vec<u8>, cache: &mut ScreenCache) -> serde_json::Result<()> {
+        serde_json::to_writer(out, &cache.json(self))
+    }
+}
+
+impl Answer for Step {
+    /// The Step's own view goes through the cache; the Steps of a trace are written plainly.
+    fn write(&self, out: &mut Vec<u8>, cache: &mut ScreenCache) -> serde_json::Result<()> {
+        serde_json::to_writer(
+            out,
+            &CachedStep {
+                step: self,
+                view: cache.json(&self.view),
+            },
+        )
+    }
+}
+
+/// A Step whose view is written through a [`ScreenCache`].
+struct CachedStep<'a> {
+    step: &'a Step,
+    view: crate::view::CachedView<'a>,
+}
+
+impl Serialize for CachedStep<'_> {
+    /// The fields of [`Step`] in its order and under its names, as its derived implementation
+    /// writes them (a test compares the two byte for byte).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let step = self.step;
+        let mut s = serializer.serialize_struct("Step", 6)?;
+        s.serialize_field("session", &step.session)?;
+        s.serialize_field("status", &step.status)?;
+        s.serialize_field("view", &self.view)?;
+        match &step.result {
+            Some(result) => s.serialize_field("result", result)?,
+            None => s.skip_field("result")?,
+        }
+        match &step.transcript {
+            Some(transcript) => s.serialize_field("transcript", transcript)?,
+            None => s.skip_field("transcript")?,
+        }
+        match &step.steps {
+            Some(steps) => s.serialize_field("steps", steps)?,
+            None => s.skip_field("steps")?,
+        }
+        s.end()
+    }
+}
+
+/// The result of a finished flow, as the schemas describe it: the pi tool output, or the dsh
+/// answer or error.
+pub struct StepResult;
+
+impl JsonSchema for StepResult {
+    fn schema_name() -> Cow<'static, str> {
+        "StepResult".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "The result of a finished flow: the pi `ask_user` tool output, or the dsh `{ answer }` or `{ error }`.",
+            "oneOf": [generator.subschema_for::<ToolResult>(), generator.subschema_for::<DshResult>()],
+        })
+    }
+}

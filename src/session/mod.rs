@@ -1,0 +1,213 @@
+//! One ask from the engine's point of view: a request opened in its dialect into a flow (or
+//! into a finished ask when it failed validation), keys and direct operations applied to it,
+//! its result and transcript, and its snapshot ([`snapshot`]).
+//!
+//! This is the pure entry point the protocol shell drives; it knows nothing of ids,
+//! transports or other sessions.
+//!
+//! Architecture invariant: `session` imports only `core` and `dialect`, and asks its dialect
+//! for everything that differs between dialects.
+
+pub mod snapshot;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::core::{Flow, FlowError, FlowSpec, Key, Keymap, Outcome};
+use crate::dialect::{AskError, DialectId, Ending, Invalid, Rejection, Transcript};
+
+/// How to open an ask.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// The request's dialect; `None` infers it ([`DialectId::infer`]).
+    pub dialect: Option<DialectId>,
+    /// `false` completes at once with the non-interactive result.
+    pub has_ui: bool,
+    /// The keymap in force for this flow.
+    pub keymap: Arc<Keymap>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            dialect: None,
+            has_ui: true,
+            keymap: Arc::new(Keymap::default()),
+        }
+    }
+}
+
+/// Whether an ask still takes input.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum Status {
+    /// Waiting for the user.
+    Open,
+    /// Completed; the result is final.
+    Done,
+}
+
+/// One ask: a live or finished flow, or a request that failed validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "almost every session is a flow; boxing it would add an indirection to every key"
+)]
+pub enum Session {
+    /// A validated request and its flow state.
+    Flow {
+        /// The dialect the request came in.
+        dialect: DialectId,
+        /// The flow.
+        flow: Flow,
+        /// Opened without UI: the flow completed at once with the non-interactive result.
+        non_interactive: bool,
+    },
+    /// A request that failed validation but opened (pi); complete from the start.
+    Invalid {
+        /// The dialect the request came in.
+        dialect: DialectId,
+        /// What validation found, and the result it answers with.
+        invalid: Box<Invalid>,
+    },
+}
+
+impl Session {
+    /// Validates `payload` in its dialect and opens it; a refused request is the error its
+    /// dialect answers with.
+    pub fn open(payload: &Value, options: &OpenOptions) -> Result<Session, AskError> {
+        let dialect = options.dialect.unwrap_or_else(|| DialectId::infer(payload));
+        match dialect.open(payload) {
+            Ok(spec) => Ok(Session::from_spec(dialect, Arc::new(spec), options)),
+            Err(Rejection::Invalid(invalid)) => Ok(Session::Invalid { dialect, invalid }),
+            Err(Rejection::Refused(error)) => Err(error),
+        }
+    }
+
+    /// Opens a flow on an already validated spec of `dialect`.
+    pub fn from_spec(dialect: DialectId, spec: Arc<FlowSpec>, options: &OpenOptions) -> Session {
+        let mut flow = Flow::new(spec, options.keymap.clone());
+        if !options.has_ui {
+            // A fresh flow is open, so cancelling cannot fail.
+            let _ = flow.cancel(Outcome::Cancelled);
+        }
+        Session::Flow {
+            dialect,
+            flow,
+            non_interactive: !options.has_ui,
+        }
+    }
+
+    /// The flow, unless the request was invalid.
+    pub fn flow(&self) -> Option<&Flow> {
+        match self {
+            Session::Flow { flow, .. } => Some(flow),
+            Session::Invalid { .. } => None,
+        }
+    }
+
+    /// The flow for changing, or `Completed` when there is none to change.
+    pub fn flow_mut(&mut self) -> Result<&mut Flow, FlowError> {
+        match self {
+            Session::Flow { flow, .. } => Ok(flow),
+            Session::Invalid { .. } => Err(FlowError::Completed),
+        }
+    }
+
+    /// The dialect of the ask.
+    pub fn dialect(&self) -> DialectId {
+        match self {
+            Session::Flow { dialect, .. } | Session::Invalid { dialect, .. } => *dialect,
+        }
+    }
+
+    /// The flow's title, if any.
+    pub fn title(&self) -> Option<&str> {
+        match self {
+            Session::Flow { flow, .. } => flow.spec().title.as_deref(),
+            Session::Invalid { invalid, .. } => invalid.title.as_deref(),
+        }
+    }
+
+    /// Open or done.
+    pub fn status(&self) -> Status {
+        match self.flow() {
+            Some(flow) if flow.outcome().is_none() => Status::Open,
+            _ => Status::Done,
+        }
+    }
+
+    /// Applies one key.
+    pub fn press(&mut self, key: Key) -> Result<(), FlowError> {
+        self.flow_mut()?.press(key)
+    }
+
+    /// How a finished flow ended, as its dialect answers it; `None` while open or invalid.
+    fn ending(&self) -> Option<(&Flow, Ending)> {
+        match self {
+            Session::Flow {
+                flow,
+                non_interactive: true,
+                ..
+            } => Some((flow, Ending::NoUi)),
+            Session::Flow { flow, .. } => flow.outcome().map(|o| (flow, Ending::Outcome(o))),
+            Session::Invalid { .. } => None,
+        }
+    }
+
+    /// The result as JSON once done, in the dialect's shape (the pi tool output, the dsh
+    /// `{ answer }` / `{ error }`, …).
+    pub fn result(&self) -> Option<Value> {
+        if let Session::Invalid { invalid, .. } = self {
+            return Some(invalid.result.clone());
+        }
+        let (flow, ending) = self.ending()?;
+        Some(self.dialect().result(flow.spec(), flow.answers(), ending))
+    }
+
+    /// What a pending `ask` resolves with once done: the result, or the error the dialect
+    /// fails it with.
+    pub fn ask_reply(&self) -> Option<Result<Value, AskError>> {
+        if let Session::Invalid { invalid, .. } = self {
+            return Some(Ok(invalid.result.clone()));
+        }
+        let (flow, ending) = self.ending()?;
+        Some(
+            self.dialect()
+                .ask_reply(flow.spec(), flow.answers(), ending),
+        )
+    }
+
+    /// Completes the flow from a whole answer set, in the shapes its dialect takes.
+    /// Nothing changes when the set is invalid.
+    pub fn submit_answer_set(
+        &mut self,
+        answers: &Value,
+        outcome: Outcome,
+    ) -> Result<(), FlowError> {
+        let dialect = self.dialect();
+        let flow = self.flow_mut()?;
+        if flow.outcome().is_some() {
+            return Err(FlowError::Completed);
+        }
+        let parsed = dialect
+            .parse_answers(flow.spec(), answers)
+            .map_err(FlowError::InvalidAnswers)?;
+        flow.submit_answers(parsed, outcome)
+    }
+
+    /// The transcript's call and result lines, once done.
+    pub fn transcript(&self) -> Option<Transcript> {
+        if let Session::Invalid { invalid, .. } = self {
+            return Some(invalid.transcript.clone());
+        }
+        let (flow, ending) = self.ending()?;
+        Some(
+            self.dialect()
+                .transcript(flow.spec(), flow.answers(), ending),
+        )
+    }
+}

@@ -1,0 +1,221 @@
+//! Versioned JSON snapshots of a session, and their checked restoration.
+//!
+//! A snapshot is opaque to clients but plain JSON: `{ format: "askd.session", version: 1, … }`.
+//! Restoring checks the format, the version and every invariant of the flow before anything
+//! is built, so a malformed or foreign snapshot is rejected whole with a reason.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::core::{
+    Answer, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome, Question, TextEditor,
+};
+use crate::dialect::{DialectId, pi};
+use crate::session::Session;
+
+/// The `format` tag of every snapshot.
+pub const FORMAT: &str = "askd.session";
+/// The snapshot version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// The envelope. (`deny_unknown_fields` cannot be combined with `flatten`; the bodies deny them.)
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Snapshot {
+    format: String,
+    version: u32,
+    #[serde(flatten)]
+    body: Body,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Body {
+    Flow(Box<FlowState>),
+    Invalid(InvalidState),
+}
+
+/// What a flow asks, with the dialect it was asked in (whose rules the flow follows).
+#[derive(Serialize, Deserialize)]
+struct SpecState {
+    dialect: DialectId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+    questions: Vec<Question>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FlowState {
+    spec: SpecState,
+    keymap: Value,
+    non_interactive: bool,
+    tab: usize,
+    row: usize,
+    review_action: usize,
+    editor: Option<EditorState>,
+    answers: Vec<Answer>,
+    outcome: Option<Outcome>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct EditorState {
+    question: usize,
+    target: EditorTarget,
+    text: String,
+    cursor: usize,
+    initial: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct InvalidState {
+    title: Option<String>,
+    issues: Vec<Issue>,
+    labels: Vec<String>,
+}
+
+/// Why a snapshot was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid snapshot: {0}")]
+pub struct SnapshotError(pub String);
+
+/// Serialises a session to a snapshot.
+pub fn save(session: &Session) -> Value {
+    let body = match session {
+        Session::Flow {
+            dialect,
+            flow,
+            non_interactive,
+        } => Body::Flow(Box::new(FlowState {
+            spec: SpecState {
+                dialect: *dialect,
+                title: flow.spec().title.clone(),
+                questions: flow.spec().questions.clone(),
+            },
+            keymap: flow.keymap().overrides(),
+            non_interactive: *non_interactive,
+            tab: flow.tab(),
+            row: flow.row(),
+            review_action: flow.review_action(),
+            editor: flow.editor().map(|e| EditorState {
+                question: e.question,
+                target: e.target,
+                text: e.text.text().to_owned(),
+                cursor: e.text.cursor(),
+                initial: e.initial.clone(),
+            }),
+            answers: flow.answers().to_vec(),
+            outcome: flow.outcome(),
+        })),
+        Session::Invalid { invalid, .. } => Body::Invalid(InvalidState {
+            title: invalid.title.clone(),
+            issues: invalid.issues.clone(),
+            labels: invalid.labels.clone(),
+        }),
+    };
+    serde_json::to_value(Snapshot {
+        format: FORMAT.to_owned(),
+        version: VERSION,
+        body,
+    })
+    .unwrap_or(Value::Null)
+}
+
+/// Rebuilds a session from a snapshot, or says why it cannot.
+pub fn restore(state: &Value) -> Result<Session, SnapshotError> {
+    let fail = |m: String| SnapshotError(m);
+    let object = state
+        .as_object()
+        .ok_or_else(|| fail("expected an object".into()))?;
+    match object.get("format").and_then(Value::as_str) {
+        Some(FORMAT) => {}
+        Some(other) => return Err(fail(format!("unknown format {other:?}"))),
+        None => return Err(fail(format!("missing \"format\": {FORMAT:?}"))),
+    }
+    match object.get("version").and_then(Value::as_u64) {
+        Some(v) if v == u64::from(VERSION) => {}
+        Some(v) => {
+            return Err(fail(format!(
+                "version {v} is not supported (this build reads version {VERSION})"
+            )));
+        }
+        None => return Err(fail("missing \"version\"".into())),
+    }
+    let snapshot: Snapshot =
+        serde_json::from_value(state.clone()).map_err(|e| fail(e.to_string()))?;
+    match snapshot.body {
+        // Only pi payloads open when invalid.
+        Body::Invalid(s) => Ok(Session::Invalid {
+            dialect: DialectId::PI,
+            invalid: Box::new(pi::invalid(s.title, s.issues, s.labels)),
+        }),
+        Body::Flow(s) => restore_flow(*s).map_err(fail),
+    }
+}
+
+fn restore_flow(s: FlowState) -> Result<Session, String> {
+    let dialect = s.spec.dialect;
+    let spec = FlowSpec {
+        title: s.spec.title,
+        questions: s.spec.questions,
+        rules: dialect.rules(),
+    };
+    check_spec(&spec)?;
+    let keymap = Keymap::default()
+        .with_overrides(&s.keymap)
+        .map_err(|e| e.to_string())?;
+    let editor = match s.editor {
+        None => None,
+        Some(e) => Some(OpenEditor {
+            question: e.question,
+            target: e.target,
+            text: TextEditor::from_parts(&e.text, e.cursor)
+                .ok_or("the editor's cursor is not on a character boundary")?,
+            initial: e.initial,
+        }),
+    };
+    if s.non_interactive && s.outcome != Some(Outcome::Cancelled) {
+        return Err("a non-interactive session must be cancelled".into());
+    }
+    let flow = Flow::from_parts(
+        Arc::new(spec),
+        Arc::new(keymap),
+        s.tab,
+        s.row,
+        s.review_action,
+        editor,
+        s.answers,
+        s.outcome,
+    )?;
+    Ok(Session::Flow {
+        dialect,
+        flow,
+        non_interactive: s.non_interactive,
+    })
+}
+
+/// The spec invariants validation guarantees: questions, unique ids, options with unique values.
+fn check_spec(spec: &FlowSpec) -> Result<(), String> {
+    if spec.questions.is_empty() {
+        return Err("the spec has no questions".into());
+    }
+    let mut ids = HashSet::new();
+    for q in &spec.questions {
+        if q.id.trim().is_empty() || !ids.insert(q.id.as_str()) {
+            return Err(format!("question id {:?} is blank or repeated", q.id));
+        }
+        if q.options.is_empty() && !spec.rules.free_text {
+            return Err(format!("question {:?} has no options", q.id));
+        }
+        let mut values = HashSet::new();
+        if q.options.iter().any(|o| !values.insert(o.value.as_str())) {
+            return Err(format!("question {:?} repeats an option value", q.id));
+        }
+    }
+    Ok(())
+}

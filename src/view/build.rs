@@ -1,0 +1,441 @@
+//! Building the view of a session: every decision a renderer would otherwise have to take
+//! (which rows are in the window, what the review lists, which hints apply) is taken here.
+
+use crate::core::{
+    Action, Answer, Context, EditorTarget, Flow, Focus, Key, KeyNames, OpenEditor, PLAN_REVIEW,
+    Question, ReviewAction,
+};
+use crate::session::{Session, Status};
+use crate::view::model::{
+    CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
+    EditorView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
+    QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion,
+    ReviewView, RowView, TabKind, TabView, View,
+};
+
+/// A label without its recommended marker, and whether it had one.
+pub fn strip_recommended(label: &str) -> (&str, bool) {
+    let trimmed = label.trim_end();
+    for marker in ["(Recommended)", "(recommended)", "（推荐）", "(推荐)"] {
+        if let Some(rest) = trimmed.strip_suffix(marker) {
+            return (rest.trim_end(), true);
+        }
+    }
+    (label, false)
+}
+
+/// The 0-based rows `start..end` of the window shown out of `count` rows, `active` active:
+/// all of them when they fit, otherwise [`ROW_WINDOW`] rows with the active one fifth
+/// from the top where it can be.
+pub fn row_window(count: usize, active: usize) -> (usize, usize) {
+    if count <= ROW_WINDOW {
+        (0, count)
+    } else {
+        let start = active
+            .saturating_sub(ROW_WINDOW / 2 - 1)
+            .min(count - ROW_WINDOW);
+        (start, start + ROW_WINDOW)
+    }
+}
+
+/// The view of `session` under id `id`, without rendered lines; `all_rows` carries every row
+/// of the question instead of the window the screen shows.
+pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
+    let status = session.status();
+    let outcome = match session.flow() {
+        Some(flow) => flow.outcome().map(OutcomeView::from),
+        None => Some(OutcomeView::Invalid),
+    };
+    let title = session.title().map(str::to_owned);
+    let dialect = session.dialect();
+    let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
+        return View {
+            session: id.to_owned(),
+            status,
+            dialect,
+            title,
+            focus: Focus::Review,
+            tabs: session.flow().map(tabs).unwrap_or_default(),
+            active_tab: session.flow().map_or(0, Flow::tab),
+            question: None,
+            review: None,
+            editor: None,
+            hints: Vec::new(),
+            outcome,
+            lines: None,
+        };
+    };
+    View {
+        session: id.to_owned(),
+        status,
+        dialect,
+        title,
+        focus: flow.focus(),
+        tabs: tabs(flow),
+        active_tab: flow.tab(),
+        question: flow
+            .current_question()
+            .map(|q| question_view(flow, q, &flow.answers()[flow.tab()], all_rows)),
+        review: (flow.focus() == Focus::Review).then(|| review_view(flow)),
+        editor: flow.editor().map(|e| editor_view(flow, e)),
+        hints: hints(flow),
+        outcome,
+        lines: None,
+    }
+}
+
+fn tabs(flow: &Flow) -> Vec<TabView> {
+    let questions = &flow.spec().questions;
+    let mut tabs = Vec::with_capacity(questions.len() + 1);
+    tabs.extend(
+        questions
+            .iter()
+            .zip(flow.answers())
+            .enumerate()
+            .map(|(i, (q, a))| TabView {
+                label: q.label.clone(),
+                kind: TabKind::Question,
+                answered: a.is_answered(),
+                has_notes: a.has_notes(),
+                active: i == flow.tab(),
+            }),
+    );
+    tabs.push(TabView {
+        label: ReviewAction::Submit.label().to_owned(),
+        kind: TabKind::Review,
+        answered: false,
+        has_notes: false,
+        active: flow.tab() == flow.spec().questions.len(),
+    });
+    tabs
+}
+
+fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> QuestionView {
+    let row_count = q.options.len() + usize::from(q.has_custom_row());
+    let (shown_start, shown_end) = row_window(row_count, flow.row());
+    let (start, end) = if all_rows {
+        (0, row_count)
+    } else {
+        (shown_start, shown_end)
+    };
+    let options_end = end.min(q.options.len());
+    let mut rows: Vec<RowView> = Vec::with_capacity(end - start);
+    rows.extend(
+        q.options[start.min(options_end)..options_end]
+            .iter()
+            .zip(start..)
+            .map(|(o, i)| {
+                let (label, recommended) = strip_recommended(&o.label);
+                RowView {
+                    index: i + 1,
+                    value: o.value.clone(),
+                    label: label.to_owned(),
+                    description: o.description.clone(),
+                    preview: o.preview.clone(),
+                    selected: answer.selected.contains(&i),
+                    active: flow.row() == i,
+                    custom: false,
+                    note: answer.option_note(i).map(str::to_owned),
+                    recommended,
+                }
+            }),
+    );
+    if q.has_custom_row() && end == row_count {
+        let i = q.options.len();
+        rows.push(RowView {
+            index: i + 1,
+            value: CUSTOM_VALUE.to_owned(),
+            label: CUSTOM_LABEL.to_owned(),
+            description: None,
+            preview: None,
+            selected: answer.custom_text.is_some(),
+            active: flow.row() == i,
+            custom: true,
+            note: None,
+            recommended: false,
+        });
+    }
+    QuestionView {
+        id: q.id.clone(),
+        label: q.label.clone(),
+        prompt: q.prompt.clone(),
+        kind: q.kind,
+        required: q.required,
+        detail: q.detail.clone(),
+        note: answer.note.clone(),
+        custom_text: answer.custom_text.clone(),
+        active_option: flow.row(),
+        row_count,
+        rows_above: shown_start,
+        rows_below: row_count - shown_end,
+        preview: q.options.get(flow.row()).and_then(|o| o.preview.clone()),
+        has_previews: flow.has_previews(flow.tab()),
+        plan_review: q
+            .intent
+            .as_ref()
+            .filter(|intent| intent.kind == PLAN_REVIEW)
+            .map(|intent| PlanReviewView {
+                plan: q.detail.clone().unwrap_or_default(),
+                approve_label: intent.approve.clone(),
+            }),
+        rows,
+    }
+}
+
+fn review_view(flow: &Flow) -> ReviewView {
+    let actions = flow.review_actions();
+    let active = actions[flow.review_action()];
+    let show_all_notes = active == ReviewAction::Elaborate;
+    let questions = flow
+        .spec()
+        .questions
+        .iter()
+        .zip(flow.answers())
+        .map(|(q, a)| {
+            let answered = a.is_answered();
+            let show_notes = show_all_notes || answered;
+            let mut answers: Vec<ReviewAnswer> = a
+                .selected
+                .iter()
+                .map(|&i| ReviewAnswer {
+                    label: strip_recommended(&q.options[i].label).0.to_owned(),
+                    custom: false,
+                    note: a.option_note(i).filter(|_| show_notes).map(str::to_owned),
+                })
+                .collect();
+            if let Some(text) = &a.custom_text {
+                answers.push(ReviewAnswer {
+                    label: text.clone(),
+                    custom: true,
+                    note: None,
+                });
+            }
+            let other_notes = if show_all_notes {
+                a.option_notes
+                    .iter()
+                    .filter(|(i, _)| !a.selected.contains(i))
+                    .map(|(i, note)| ReviewOptionNote {
+                        value: q.options[*i].value.clone(),
+                        label: strip_recommended(&q.options[*i].label).0.to_owned(),
+                        note: note.clone(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            ReviewQuestion {
+                id: q.id.clone(),
+                label: q.label.clone(),
+                answered,
+                answers,
+                note: a.note.clone().filter(|_| show_notes),
+                other_notes,
+            }
+        })
+        .collect();
+    ReviewView {
+        actions: actions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| ReviewActionView {
+                key: (i + 1).to_string(),
+                label: a.label().to_owned(),
+                active: i == flow.review_action(),
+            })
+            .collect(),
+        active_action: flow.review_action(),
+        questions,
+    }
+}
+
+fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
+    let question = &flow.spec().questions[editor.question];
+    let (kind, option_value, placeholder) = match editor.target {
+        EditorTarget::Custom => ("custom", None, INPUT_PLACEHOLDER),
+        EditorTarget::QuestionNote => ("questionNote", None, NOTE_PLACEHOLDER),
+        EditorTarget::OptionNote { option } => (
+            "optionNote",
+            Some(question.options[option].value.clone()),
+            NOTE_PLACEHOLDER,
+        ),
+    };
+    let text = editor.text.text();
+    let position = editor.text.position();
+    let byte = editor.text.cursor();
+    EditorView {
+        target: EditorTargetView {
+            kind,
+            question_id: question.id.clone(),
+            option_value,
+        },
+        text: text.to_owned(),
+        cursor: CursorView {
+            offset: position.offset,
+            byte,
+            utf16: text[..byte].encode_utf16().count(),
+            line: position.line,
+            grapheme: position.grapheme,
+            column: position.column,
+        },
+        placeholder,
+        completion: flow.completion().map(|list| CompletionView {
+            items: list
+                .items
+                .iter()
+                .map(|item| CompletionItemView {
+                    path: item.path.clone(),
+                    is_dir: item.is_dir,
+                })
+                .collect(),
+            selected: list.selected,
+            query: list.query.to_owned(),
+        }),
+    }
+}
+
+/// The actions a focus shows hints for, in display order.
+fn hint_actions(flow: &Flow) -> &'static [Action] {
+    match flow.focus() {
+        Focus::Options => &[
+            Action::MainUp,
+            Action::MainDown,
+            Action::MainNextTab,
+            Action::MainPrevTab,
+            Action::MainConfirm,
+            Action::MainToggle,
+            Action::MainOptionNote,
+            Action::MainQuestionNote,
+            Action::MainCancel,
+            Action::GlobalDismiss,
+        ],
+        Focus::Review => &[
+            Action::ReviewUp,
+            Action::ReviewDown,
+            Action::ReviewConfirm,
+            Action::ReviewNextTab,
+            Action::ReviewPrevTab,
+            Action::ReviewCancel,
+            Action::GlobalDismiss,
+        ],
+        Focus::Input => &[
+            Action::EditorSubmit,
+            Action::EditorNewline,
+            Action::EditorClose,
+            Action::GlobalDismiss,
+        ],
+        Focus::Note => &[
+            Action::NoteEditorSubmit,
+            Action::EditorNewline,
+            Action::NoteEditorClose,
+            Action::GlobalDismiss,
+        ],
+    }
+}
+
+/// Whether `key` is bound to an editing action (cursor movement, deletion, new line), which
+/// keeps editing while a completion list is open.
+fn edits(flow: &Flow, key: &Key) -> bool {
+    flow.keymap().actions(Context::Editor, *key).any(|a| {
+        !matches!(
+            a,
+            Action::EditorSubmit
+                | Action::EditorClose
+                | Action::EditorUp
+                | Action::EditorDown
+                | Action::EditorNextTab
+                | Action::EditorPrevTab
+        )
+    })
+}
+
+/// The hints while a completion list is open: what accepts, moves and closes it.
+fn completion_hints(flow: &Flow) -> Vec<Hint> {
+    let table = if flow.focus() == Focus::Note {
+        [
+            (Action::NoteEditorSubmit, "accept"),
+            (Action::NoteEditorNextTab, "accept"),
+            (Action::NoteEditorUp, "previous"),
+            (Action::NoteEditorDown, "next"),
+            (Action::NoteEditorClose, "close list"),
+            (Action::GlobalDismiss, Action::GlobalDismiss.description()),
+        ]
+    } else {
+        [
+            (Action::EditorSubmit, "accept"),
+            (Action::EditorNextTab, "accept"),
+            (Action::EditorUp, "previous"),
+            (Action::EditorDown, "next"),
+            (Action::EditorClose, "close list"),
+            (Action::GlobalDismiss, Action::GlobalDismiss.description()),
+        ]
+    };
+    table
+        .into_iter()
+        .filter_map(|(action, label)| {
+            let keys: Vec<String> = flow
+                .keymap()
+                .keys(action)
+                .iter()
+                .filter(|key| action == Action::GlobalDismiss || !edits(flow, key))
+                .map(ToString::to_string)
+                .collect();
+            (!keys.is_empty()).then(|| Hint {
+                action: action.name(),
+                keys: keys.into(),
+                label,
+            })
+        })
+        .collect()
+}
+
+fn hints(flow: &Flow) -> Vec<Hint> {
+    if flow.completion().is_some() {
+        return completion_hints(flow);
+    }
+    let keymap = flow.keymap();
+    let notes = flow.spec().rules.notes;
+    let actions = hint_actions(flow);
+    // Room for the digits too.
+    let mut hints = Vec::with_capacity(actions.len() + 1);
+    hints.extend(
+        actions
+            .iter()
+            .filter(|a| notes || !matches!(a, Action::MainOptionNote | Action::MainQuestionNote))
+            .filter(|a| !keymap.keys(**a).is_empty())
+            .map(|&action| Hint {
+                action: action.name(),
+                keys: keymap.key_names(action),
+                label: action.description(),
+            }),
+    );
+    let digits = match flow.focus() {
+        Focus::Options => flow.current_question().map(|q| q.row_count().min(9)),
+        Focus::Review => Some(flow.review_actions().len()),
+        _ => None,
+    };
+    if let Some(n) = digits.filter(|&n| n > 0) {
+        // The digits go just before the ways out (cancel, dismiss), whatever is bound.
+        let ways_out = [
+            Action::MainCancel.name(),
+            Action::ReviewCancel.name(),
+            Action::GlobalDismiss.name(),
+        ];
+        let at = hints
+            .iter()
+            .position(|h| ways_out.contains(&h.action))
+            .unwrap_or(hints.len());
+        hints.insert(
+            at,
+            Hint {
+                action: "digits",
+                keys: KeyNames::digits(n),
+                label: if flow.focus() == Focus::Review {
+                    "run action"
+                } else {
+                    "quick select"
+                },
+            },
+        );
+    }
+    hints
+}

@@ -1,0 +1,56 @@
+//! The model a client draws: the view of a session ([`View`], plain data, field for field what
+//! the protocol sends), built from a session ([`build`]), drawn as styled terminal lines at a
+//! width ([`render`]), and written as JSON view after view through a [`ScreenCache`] that lends
+//! each view the JSON of the parts it shares with the last ones.
+//!
+//! The arrows run one way: the renderer reads the view model, the cache reads both; the view
+//! model imports neither.
+//!
+//! Architecture invariant: `view` imports only `core`, `dialect` and `session`; it decides
+//! nothing about the flow, only how the flow is shown. **API boundary**: [`View`] and
+//! [`Line`] are the protocol's view.
+
+mod build;
+mod cache;
+mod line;
+mod model;
+mod recent;
+mod render;
+
+use crate::session::Session;
+
+pub use build::build_view;
+pub use cache::{CachedView, ScreenCache};
+pub use line::{Line, Span, Style};
+pub use model::{
+    CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
+    EditorView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
+    QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion,
+    ReviewView, RowView, TabKind, TabView, View, ViewOptions,
+};
+pub use render::{MAX_EDITOR_LINES, MAX_WIDTH, MIN_WIDTH, SIDE_BY_SIDE_WIDTH, plain, render};
+
+/// The view of a session, without rendered lines.
+pub fn build(id: &str, session: &Session) -> View {
+    build_with(id, session, ViewOptions::default())
+}
+
+/// The view of a session; with a width (terminal columns) it carries the rendered `lines`.
+pub fn build_with_width(id: &str, session: &Session, width: Option<usize>) -> View {
+    build_with(
+        id,
+        session,
+        ViewOptions {
+            width,
+            all_rows: false,
+        },
+    )
+}
+
+/// The view of a session as `options` ask, built afresh (a [`ScreenCache`] builds the same
+/// view reusing what it keeps).
+pub fn build_with(id: &str, session: &Session, options: ViewOptions) -> View {
+    let mut view = build_view(id, session, options.all_rows);
+    view.lines = options.width.map(|width| render(&view, width));
+    view
+}

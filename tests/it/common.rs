@@ -1,0 +1,280 @@
+//! Shared fixtures and helpers of the engine-core test suites (flow rules, results, properties).
+
+use std::sync::Arc;
+
+use askd::core::Keymap;
+use askd::core::{Answer, FlowSpec, OptionItem, Question, QuestionType};
+use askd::core::{EditorTarget, Flow, FlowError, Focus};
+use askd::core::{Key, parse_sequence};
+use askd::dialect::DialectId;
+use askd::session::{OpenOptions, Session};
+use serde_json::{Value, json};
+
+/// The main fixture: a single question (`scope`, rows Small, Large, custom), a multi question
+/// (`langs`, rows Rust, Go, Python, custom) and a preview question (`layout`, rows Grid, List).
+/// Tabs: 0 scope, 1 langs, 2 layout, 3 review.
+pub fn payload() -> Value {
+    json!({
+        "title": "Setup",
+        "questions": [
+            {
+                "id": "scope",
+                "label": "Scope",
+                "prompt": "Which scope?",
+                "options": [
+                    { "value": "small", "label": "Small" },
+                    { "value": "large", "label": "Large", "description": "Everything" }
+                ]
+            },
+            {
+                "id": "langs",
+                "label": "Langs",
+                "prompt": "Which languages?",
+                "type": "multi",
+                "options": [
+                    { "value": "rs", "label": "Rust" },
+                    { "value": "go", "label": "Go" },
+                    { "value": "py", "label": "Python" }
+                ]
+            },
+            {
+                "id": "layout",
+                "label": "Layout",
+                "prompt": "Which layout?",
+                "type": "preview",
+                "required": true,
+                "options": [
+                    { "value": "grid", "label": "Grid", "preview": "# grid" },
+                    { "value": "list", "label": "List", "preview": "- list" }
+                ]
+            }
+        ]
+    })
+}
+
+/// One way of driving a session, named in test tables.
+pub type Step = fn(&mut Session);
+
+/// Tab of the `scope` question.
+pub const SCOPE: usize = 0;
+/// Tab of the `langs` question.
+pub const LANGS: usize = 1;
+/// Tab of the `layout` question.
+pub const LAYOUT: usize = 2;
+/// The review tab of the main fixture.
+pub const REVIEW: usize = 3;
+
+/// Opens `payload` with the default options; it must open (pi dialect).
+pub fn open(payload: &Value) -> Session {
+    Session::open(payload, &OpenOptions::default()).expect("a pi payload always opens")
+}
+
+/// Opens the main fixture.
+pub fn open_main() -> Session {
+    open(&payload())
+}
+
+/// Opens `payload` with keymap overrides applied to the defaults.
+pub fn open_with_keymap(payload: &Value, overrides: &Value) -> Session {
+    let keymap = Keymap::default()
+        .with_overrides(overrides)
+        .expect("valid overrides");
+    let options = OpenOptions {
+        keymap: Arc::new(keymap),
+        ..OpenOptions::default()
+    };
+    Session::open(payload, &options).expect("a pi payload always opens")
+}
+
+/// One key by name.
+pub fn key(name: &str) -> Key {
+    Key::parse(name).unwrap_or_else(|e| panic!("{name:?}: {e}"))
+}
+
+/// Presses every key of a Vim-notation sequence; each must be accepted.
+pub fn press(session: &mut Session, keys: &str) {
+    for k in parse_sequence(keys).unwrap_or_else(|e| panic!("{keys:?}: {e}")) {
+        session
+            .press(k)
+            .unwrap_or_else(|e| panic!("{keys:?} at {k}: {e}"));
+    }
+}
+
+/// Presses one key by name; it must be accepted.
+pub fn press_key(session: &mut Session, name: &str) {
+    session
+        .press(key(name))
+        .unwrap_or_else(|e| panic!("{name:?}: {e}"));
+}
+
+/// Types `text` one character key at a time.
+pub fn type_text(session: &mut Session, text: &str) {
+    for c in text.chars() {
+        session
+            .press(askd::core::char_key(c))
+            .unwrap_or_else(|e| panic!("typing {c:?}: {e}"));
+    }
+}
+
+/// Pastes `text` into the open editor.
+pub fn paste(session: &mut Session, text: &str) {
+    session
+        .flow_mut()
+        .and_then(|f| f.insert(text))
+        .unwrap_or_else(|e| panic!("pasting {text:?}: {e}"));
+}
+
+/// The flow of a session that has one.
+pub fn flow(session: &Session) -> &Flow {
+    session.flow().expect("a flow session")
+}
+
+/// Where the flow stands: tab, row, focus and review action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At {
+    /// Active tab.
+    pub tab: usize,
+    /// Active row.
+    pub row: usize,
+    /// Focus.
+    pub focus: Focus,
+    /// Active review action.
+    pub action: usize,
+}
+
+/// Where `session` stands.
+pub fn at(session: &Session) -> At {
+    let f = flow(session);
+    At {
+        tab: f.tab(),
+        row: f.row(),
+        focus: f.focus(),
+        action: f.review_action(),
+    }
+}
+
+/// A position with review action 0.
+pub fn pos(tab: usize, row: usize, focus: Focus) -> At {
+    At {
+        tab,
+        row,
+        focus,
+        action: 0,
+    }
+}
+
+/// The review tab of the main fixture with `action` active.
+pub fn review(action: usize) -> At {
+    At {
+        tab: REVIEW,
+        row: 0,
+        focus: Focus::Review,
+        action,
+    }
+}
+
+/// The open editor as (target, text, cursor byte offset).
+pub fn editor(session: &Session) -> Option<(EditorTarget, String, usize)> {
+    flow(session)
+        .editor()
+        .map(|e| (e.target, e.text.text().to_owned(), e.text.cursor()))
+}
+
+/// An editor state, for comparison with [`editor`].
+pub fn ed(
+    target: EditorTarget,
+    text: &str,
+    cursor: usize,
+) -> Option<(EditorTarget, String, usize)> {
+    Some((target, text.to_owned(), cursor))
+}
+
+/// The answer of question `index`.
+pub fn answer(session: &Session, index: usize) -> Answer {
+    flow(session).answers()[index].clone()
+}
+
+/// An answer with only a selection.
+pub fn selected(rows: &[usize]) -> Answer {
+    Answer {
+        selected: rows.to_vec(),
+        ..Answer::default()
+    }
+}
+
+/// An answer with only custom text.
+pub fn custom(text: &str) -> Answer {
+    Answer {
+        custom_text: Some(text.to_owned()),
+        ..Answer::default()
+    }
+}
+
+/// The error of a key press that must be refused.
+pub fn press_err(session: &mut Session, name: &str) -> FlowError {
+    session
+        .press(key(name))
+        .expect_err("the key must be refused")
+}
+
+/// A question for hand-built specs: label `ID`, prompt `id?`, each option's value and label `label`.
+pub fn question(id: &str, kind: QuestionType, options: &[&str]) -> Question {
+    Question {
+        id: id.to_owned(),
+        label: id.to_uppercase(),
+        prompt: format!("{id}?"),
+        kind,
+        required: false,
+        options: options
+            .iter()
+            .map(|label| OptionItem {
+                value: (*label).to_owned(),
+                label: (*label).to_owned(),
+                description: None,
+                preview: None,
+            })
+            .collect(),
+        detail: None,
+        intent: None,
+    }
+}
+
+/// A session on a hand-built spec.
+pub fn from_spec(dialect: DialectId, questions: Vec<Question>) -> Session {
+    let spec = FlowSpec {
+        title: None,
+        questions,
+        rules: dialect.rules(),
+    };
+    Session::from_spec(dialect, Arc::new(spec), &OpenOptions::default())
+}
+
+/// Every `null` in `value`, as JSON pointers.
+pub fn null_paths(value: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![(String::new(), value)];
+    while let Some((path, v)) = pending.pop() {
+        match v {
+            Value::Null => found.push(path),
+            Value::Array(items) => pending.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| (format!("{path}/{i}"), item)),
+            ),
+            Value::Object(fields) => {
+                pending.extend(fields.iter().map(|(k, item)| (format!("{path}/{k}"), item)))
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The keys of a JSON object, in order.
+pub fn keys_of(value: &Value) -> Vec<String> {
+    value
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}

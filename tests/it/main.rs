@@ -1,0 +1,32 @@
+//! The integration tests, one binary: the engine through its library API and the real `askd`
+//! binary through its pipes.
+
+// Shared helpers.
+/// Fixtures and drivers of the engine-core suites.
+mod common;
+/// A JSON-RPC client of the real binary.
+mod support;
+
+// The engine core, through the library.
+/// The dsh dialect (BEHAVIOR §7).
+mod dsh_core;
+/// Editors: editing keys, the cursor, `@` completion.
+mod editors;
+/// The flow, rule by rule (BEHAVIOR §2–§5), and snapshots.
+mod flow_rules;
+/// The folder layout: which layer may import which.
+mod layout;
+/// Random payloads and keys: invariants, contract, snapshots.
+mod properties;
+/// Results through the flow (BEHAVIOR §6).
+mod results_e2e_core;
+/// Rendered screens (insta snapshots) and scripted flows.
+mod screens;
+
+// The real binary.
+/// The language-neutral scenarios of `protocol/scenarios/`.
+mod conformance;
+/// `askd serve` end to end.
+mod e2e_server;
+/// The generated protocol documents against the code and the binary.
+mod schema;
