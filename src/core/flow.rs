@@ -1,5 +1,5 @@
 //! The flow state machine: tabs, rows, focus, editors and answers, and every key of
-//! BEHAVIOR §3–§5 and every direct operation applied to them.
+//! `protocol/behaviour.md` §3–§5 and every direct operation applied to them.
 //!
 //! Editors offer `@` file completion (see [`crate::core::FileIndex`]) once the shell has handed the
 //! flow a file index with [`Flow::set_file_index`]. While an editor's completion list is open,
@@ -693,7 +693,7 @@ impl Flow {
         Ok(())
     }
 
-    /// A key in an editor without an open completion list (BEHAVIOR §5).
+    /// A key in an editor without an open completion list (`protocol/behaviour.md` §5).
     fn press_editor_key(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
             return Ok(());

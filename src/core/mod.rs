@@ -1,5 +1,5 @@
 //! The pure flow: what a flow asks, its state, and every key and direct operation applied to
-//! it (BEHAVIOR §2–§5), with the text editor, the keymap, `@` completion matching and the
+//! it (`protocol/behaviour.md` §2–§5), with the text editor, the keymap, `@` completion matching and the
 //! per-flow limits.
 //!
 //! Values in, values out: nothing here reads a file, a clock or a socket, nothing is async,
@@ -9,7 +9,7 @@
 //! Architecture invariant: `core` imports nothing of `dialect`, `session`, `view`, `server`
 //! or `cli`, no async runtime and no file or process I/O (`tests/it/layout.rs` checks it).
 //!
-//! Where to start: [`Flow::press`] and its `press_*` functions are BEHAVIOR §3–§5.
+//! Where to start: [`Flow::press`] and its `press_*` functions are `protocol/behaviour.md` §3–§5.
 
 mod completion;
 mod editor;

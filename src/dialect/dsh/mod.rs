@@ -1,4 +1,4 @@
-//! The dsh user-questions dialect (BEHAVIOR §7): an `AskUserQuestionRequest` validated into a
+//! The dsh user-questions dialect (`protocol/behaviour.md` §7): an `AskUserQuestionRequest` validated into a
 //! [`FlowSpec`], the `AskUserQuestionAnswer` a finished flow yields, answer batches collected
 //! elsewhere and checked the way hosts check them, the `UserQuestionError` codes, and the
 //! transcript lines. Everything here is pure: values in, values out.

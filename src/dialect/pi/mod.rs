@@ -1,4 +1,4 @@
-//! The pi dialect: the `ask_user` contract (BEHAVIOR §1–§6). Its payload is validated with
+//! The pi dialect: the `ask_user` contract (`protocol/behaviour.md` §1–§6). Its payload is validated with
 //! every issue collected ([`validate`]); an invalid payload opens as a finished ask whose result
 //! is the contract's `invalid_input` result; results, elaborations and transcripts follow
 //! the contract ([`flow_result`]); answer sets of `submitAnswers` are keyed by question id
