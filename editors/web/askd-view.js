@@ -374,8 +374,8 @@ const PROBE_CELLS = 50;
 
 /**
  * The columns that fit a width: how many whole cells of `cellWidth` fit `contentWidth`, never
- * fewer than {@link MIN_COLUMNS}. A width short of a whole cell by less than a thousandth of a
- * cell still counts it (sub-pixel rounding).
+ * fewer than {@link MIN_COLUMNS}. A width short of a whole cell by less than a hundredth of a
+ * cell still counts it: layout rounds widths to fractions of a pixel.
  *
  * @param {number} contentWidth the width available to the text, in CSS pixels
  * @param {number} cellWidth the width of one monospace cell, in CSS pixels
@@ -383,7 +383,7 @@ const PROBE_CELLS = 50;
  */
 export function columnsFromWidths(contentWidth, cellWidth) {
   if (!(cellWidth > 0) || !(contentWidth > 0)) return MIN_COLUMNS;
-  return Math.max(MIN_COLUMNS, Math.floor(contentWidth / cellWidth + 1e-3));
+  return Math.max(MIN_COLUMNS, Math.floor(contentWidth / cellWidth + 0.01));
 }
 
 /**
@@ -405,8 +405,17 @@ export function columnsFor(element) {
   const cellWidth = probe.getBoundingClientRect().width / PROBE_CELLS;
   probe.remove();
   const style = doc.defaultView.getComputedStyle(element);
-  const padding = (parseFloat(style.paddingLeft) || 0) + (parseFloat(style.paddingRight) || 0);
-  return columnsFromWidths(element.clientWidth - padding, cellWidth);
+  const px = (value) => parseFloat(value) || 0;
+  const borders = px(style.borderLeftWidth) + px(style.borderRightWidth);
+  const scrollbar = Math.max(0, element.offsetWidth - element.clientWidth - borders);
+  // The element's fractional width, where clientWidth would round it to whole pixels.
+  const content =
+    element.getBoundingClientRect().width -
+    borders -
+    scrollbar -
+    px(style.paddingLeft) -
+    px(style.paddingRight);
+  return columnsFromWidths(content, cellWidth);
 }
 
 // ---------------------------------------------------------------------------------------------
