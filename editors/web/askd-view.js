@@ -336,7 +336,7 @@ export function keyFromEvent(event) {
     return `${ctrl ? "ctrl+" : ""}${alt ? "alt+" : ""}${shift ? "shift+" : ""}${named}`;
   }
   if (!isOneCodePoint(key) || /^\p{Cc}$/u.test(key)) return null;
-  if (key === " " || key === "\u00a0") {
+  if (key === " ") {
     return `${ctrl ? "ctrl+" : ""}${alt ? "alt+" : ""}space`;
   }
   const altGraph =
@@ -445,10 +445,10 @@ export function isStale(shown, incoming) {
  * @returns {string}
  */
 export function describeError(method, error) {
-  const message =
-    error && typeof error === "object" && typeof error.message === "string" && error.message
-      ? error.message
-      : String(error);
+  let message = String(error);
+  if (error && typeof error === "object") {
+    message = typeof error.message === "string" && error.message ? error.message : "no reason given";
+  }
   const code =
     error && typeof error === "object" && typeof error.code === "number" ? ` (${error.code})` : "";
   return `askd could not ${ACTIONS[method] ?? `run ${method}`}: ${message}${code}`;

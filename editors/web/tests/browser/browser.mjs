@@ -33,7 +33,7 @@ const EXECUTABLE = process.env.CHROMIUM || "/usr/bin/chromium";
 /**
  * Starts a headless Chromium with a fresh profile.
  *
- * @returns {Promise<{ browser: import("playwright-core").Browser, close: () => Promise<void> }>}
+ * @returns {Promise<{ context: import("playwright-core").BrowserContext, close: () => Promise<void> }>}
  */
 export async function launch() {
   const profile = mkdtempSync(join(tmpdir(), "askd-web-chromium-"));
@@ -67,7 +67,9 @@ export async function launch() {
  */
 async function serveClient(context) {
   await context.route(`${ORIGIN}/**`, async (route) => {
-    const path = decodeURIComponent(new URL(route.request().url()).pathname);
+    const asked = decodeURIComponent(new URL(route.request().url()).pathname);
+    // The page askd serves at `GET /`.
+    const path = asked === "/" ? "/index.html" : asked;
     const file = normalize(join(WEB_ROOT, path));
     if (!file.startsWith(WEB_ROOT) || file.includes("node_modules")) {
       await route.fulfill({ status: 404, body: "not found" });

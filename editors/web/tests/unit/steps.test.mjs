@@ -33,5 +33,8 @@ test("describeError: the request and askd's words, with the error code", () => {
     "askd could not draw the flow: the connection to askd closed",
   );
   assert.equal(describeError("keys", "timed out"), "askd could not take the typed text: timed out");
-  assert.equal(describeError("snapshot", { message: "" }), "askd could not run snapshot: [object Object]");
+  assert.equal(
+    describeError("snapshot", { code: -32603 }),
+    "askd could not run snapshot: no reason given (-32603)",
+  );
 });
