@@ -2,7 +2,8 @@
 // (down and up in turn on a question), p50 and p99, twice. First over the test bridge to a real
 // askd, with the share of that spent in the transport (request sent to answer received); then
 // with an instant transport that answers the same Steps, recorded beforehand, at once: the
-// client's own cost. A benchmark, not a test: it prints its figures and checks nothing.
+// client's own cost. Then renderLines alone, drawing whole screens against redrawing only the
+// lines that changed. A benchmark, not a test: it prints its figures and checks nothing.
 //
 // Run from editors/web: ASKD_BIN=path/to/askd node tests/browser/latency.mjs [keys]
 
@@ -33,7 +34,7 @@ function percentile(values, share) {
 function report(label, values) {
   const ms = (value) => `${value.toFixed(2)} ms`.padStart(9);
   console.log(
-    `  ${label.padEnd(34)} p50 ${ms(percentile(values, 0.5))}   p99 ${ms(percentile(values, 0.99))}` +
+    `  ${label.padEnd(40)} p50 ${ms(percentile(values, 0.5))}   p99 ${ms(percentile(values, 0.99))}` +
       `   max ${ms(Math.max(...values))}`,
   );
 }
@@ -120,6 +121,31 @@ try {
   await page.waitForSelector(".askd-flow .askd-line");
   const instant = await measureKeys(page);
 
+  // renderLines alone: drawing a screen whole, against redrawing only its changed lines, for
+  // the same alternation of screens, each followed by the layout the browser needs to paint.
+  const drawing = await page.evaluate(
+    ([screens, rounds]) => {
+      const box = document.getElementById("scratch");
+      const time = (prepare) => {
+        const samples = [];
+        for (let round = 0; round < rounds; round += 1) {
+          prepare();
+          const began = performance.now();
+          window.askdView.renderLines(box, screens[round % 2]);
+          void box.offsetHeight;
+          samples.push(performance.now() - began);
+        }
+        return samples;
+      };
+      box.replaceChildren();
+      const whole = time(() => box.replaceChildren());
+      const changed = time(() => {});
+      box.replaceChildren();
+      return { whole, changed };
+    },
+    [[down.view.lines, up.view.lines], 400],
+  );
+
   console.log(`keydown to repainted flow, ${count} keys, ${columns} columns:`);
   report("bridge: to the changed DOM", bridged.map((s) => s.dom));
   report("bridge: to the next frame", bridged.map((s) => s.frame));
@@ -127,6 +153,9 @@ try {
   report("bridge: the rest (the client)", bridged.map((s) => s.dom - s.transport));
   report("instant transport: to the changed DOM", instant.map((s) => s.dom));
   report("instant transport: to the next frame", instant.map((s) => s.frame));
+  console.log("renderLines and layout, 400 draws of a key's two screens:");
+  report("the whole screen", drawing.whole);
+  report("only the changed lines", drawing.changed);
 } finally {
   await harness.close();
   await chromium.close();
