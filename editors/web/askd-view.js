@@ -735,12 +735,25 @@ export function mountFlow(element, transport, options) {
     sendText(text);
   }
 
-  /** Keeps the keyboard on the hidden text area while the flow has focus. */
+  /** Whether a mouse button went down in the flow and is not up yet. */
+  let pressing = false;
+
+  /**
+   * Keeps the keyboard on the hidden text area while the flow has focus, except while a mouse
+   * button is down, which may be selecting text (moving the focus would clear the selection).
+   *
+   * @param {FocusEvent} event
+   */
   function onFocus(event) {
-    if (event.target === element) input.focus({ preventScroll: true });
+    if (event.target === element && !pressing) input.focus({ preventScroll: true });
   }
 
-  /** A click in the flow that selected nothing gives it the keyboard. */
+  function onMouseDown() {
+    pressing = true;
+    doc.addEventListener("mouseup", () => (pressing = false), { once: true });
+  }
+
+  /** A click in the flow that selected nothing gives the hidden text area the keyboard. */
   function onMouseUp() {
     if (!hasSelection()) input.focus({ preventScroll: true });
   }
@@ -785,6 +798,7 @@ export function mountFlow(element, transport, options) {
   element.addEventListener("keydown", onKeyDown);
   element.addEventListener("paste", onPaste);
   element.addEventListener("focus", onFocus);
+  element.addEventListener("mousedown", onMouseDown);
   element.addEventListener("mouseup", onMouseUp);
   input.addEventListener("compositionend", onCompositionEnd);
   input.addEventListener("input", onInput);
@@ -821,6 +835,7 @@ export function mountFlow(element, transport, options) {
       element.removeEventListener("keydown", onKeyDown);
       element.removeEventListener("paste", onPaste);
       element.removeEventListener("focus", onFocus);
+      element.removeEventListener("mousedown", onMouseDown);
       element.removeEventListener("mouseup", onMouseUp);
       element.replaceChildren();
       element.classList.remove("askd-flow");

@@ -280,3 +280,30 @@ test("Ctrl+C copies selected text, and dismisses the flow otherwise", async () =
     await waitForScreen(page, play(FLOW_PAYLOAD, "<C-c>", columns).screens.at(-1), "ctrl+c");
   });
 });
+
+test("a click gives the flow the keyboard, and a drag selects its text", async () => {
+  await withHarness({}, async (harness) => {
+    const { page } = harness;
+    const columns = await mountPayload(harness, payload);
+    await page.evaluate(() => document.activeElement.blur());
+    assert.equal(await page.evaluate(() => document.activeElement.tagName), "BODY");
+    const title = await page.locator(".askd-flow .askd-line").nth(1).boundingBox();
+    await page.mouse.click(title.x + 4, title.y + title.height / 2);
+    assert.equal(await page.evaluate(() => document.activeElement.className), "askd-input");
+    await page.keyboard.press("ArrowDown");
+    await checkAgainstPlay(page, "<Down>", columns);
+
+    await page.mouse.move(title.x + 1, title.y + title.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(title.x + 200, title.y + title.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const selected = await page.evaluate(() => document.getSelection().toString());
+    assert.ok(selected.startsWith(" Release"), `selected ${JSON.stringify(selected)}`);
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], {
+      origin: new URL(page.url()).origin,
+    });
+    await page.keyboard.press("Control+C");
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), selected);
+    assert.deepEqual(changes(harness.calls), [["key", "down"]]);
+  });
+});
