@@ -94,7 +94,8 @@ function showList(transport) {
 }
 
 /**
- * Shows what the page should show now: the flow asked for, the only open flow, or the list.
+ * Shows what the page should show now: the flow asked for, the only flow waiting for an answer
+ * (done ones aside), or the list.
  *
  * @param {ReturnType<typeof connectRpc>} transport
  */
@@ -108,7 +109,7 @@ function choose(transport) {
     return;
   }
   const open = openSessions();
-  if (open.length === 1 && sessions.size === 1) showFlow(transport, open[0].session);
+  if (open.length === 1) showFlow(transport, open[0].session);
   else showList(transport);
 }
 

@@ -179,3 +179,22 @@ test("a connection that drops is said so", async () => {
     },
   );
 });
+
+test("the one flow waiting for an answer is shown, flows already done aside", async () => {
+  await withPage(
+    "?token=secret-token",
+    async (listener) => {
+      await listener.openFlow("call-1", other);
+      await listener.pressElsewhere("call-1", "<Esc>");
+      await listener.openFlow("call-2", payload);
+    },
+    async (page) => {
+      await page.waitForSelector(".askd-flow .askd-line");
+      assert.equal(new URL(page.url()).searchParams.get("session"), "call-2");
+      assert.equal(await page.isVisible(".askd-page-back"), true);
+      await page.click(".askd-page-back");
+      await page.waitForSelector(".askd-session");
+      assert.deepEqual(await listedFlows(page), ["Lunch done", "Release plan waiting for an answer"]);
+    },
+  );
+});
