@@ -97,6 +97,7 @@ export function splitWide(text) {
   for (let index = 0; index < chars.length; index += 1) {
     const char = chars[index];
     const next = chars[index + 1];
+    // An emoji presentation sequence is wide; digits, `#` and `*` (emoji only in keycaps) are not.
     const wide =
       isWide(char.codePointAt(0)) || (next === "\ufe0f" && EMOJI.test(char) && char > "\u00ff");
     if (!wide) {
