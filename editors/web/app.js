@@ -129,7 +129,8 @@ function onNotification(transport, method, params) {
     } else if (flow === null) choose(transport);
   } else if (method === "session/changed") {
     const entry = sessions.get(params.session);
-    if (entry) entry.status = params.status;
+    if (entry === undefined || entry.status === params.status) return;
+    entry.status = params.status;
     if (flow === null && shownSession === null) showList(transport);
   } else if (method === "session/closed") {
     sessions.delete(params.session);
