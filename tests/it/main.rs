@@ -8,6 +8,8 @@ mod common;
 mod support;
 
 // The engine core, through the library.
+/// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
+mod behaviour_doc;
 /// The dsh dialect (BEHAVIOR §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
