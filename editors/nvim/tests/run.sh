@@ -18,7 +18,7 @@ if [[ ! -x "$ASKD_BIN" ]]; then
 fi
 export ASKD_BIN
 export ASKD_NVIM_PLUGIN="$(dirname "$here")"
-exec nvim --headless -u NONE -i NONE \
+exec "${NVIM:-nvim}" --headless -u NONE -i NONE \
   -c 'lua vim.opt.runtimepath:append(os.getenv("ASKD_NVIM_PLUGIN"))' \
   -c 'runtime plugin/askd.lua' \
   -c 'lua local ok, err = pcall(dofile, os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/run.lua")
