@@ -34,6 +34,59 @@ local cases = {}
 -- ASKD_TEST_FILTER (a Lua pattern) runs only the cases whose names match.
 local FILTER = os.getenv("ASKD_TEST_FILTER")
 
+-- Screens of the cases on scrolling and borders.
+local HINTS_44 = {
+  " ↑ up · ↓ down · tab/→ next tab ·",
+  " shift+tab/← previous tab · enter confirm ·",
+  " space toggle · n option note ·",
+  " N question note · 1-9 quick select ·",
+  " esc cancel · ctrl+c dismiss",
+  string.rep("─", 44),
+}
+local SCROLL_TOP = table.concat({
+  string.rep("─", 44),
+  " Tall",
+  " [□ Q1]  ✓ Submit ",
+  "",
+  " Pick one",
+  "",
+  " ❯ 1. ○ Option 1",
+  "   2. ○ Option 2",
+  "   3. ○ Option 3",
+  table.concat(HINTS_44, "\n"),
+}, "\n")
+local SCROLL_DOWN = table.concat({
+  "",
+  "   1. ○ Option 1",
+  "   2. ○ Option 2",
+  "   3. ○ Option 3",
+  "   4. ○ Option 4",
+  "   5. ○ Option 5",
+  "   6. ○ Option 6",
+  "   7. ○ Option 7",
+  " ❯ 8. ○ Option 8",
+  table.concat(HINTS_44, "\n"),
+}, "\n")
+local BORDERED = table.concat({
+  " Setup",
+  " [□ Size]  ✓ Submit ",
+  "",
+  " Pick a size",
+  "",
+  " ❯ 1. ○ Small",
+  "        Fits in a pocket",
+  "   2. ○ Medium",
+  "   3. ○ Large",
+  "   4. ○ Type your own",
+  "",
+  " ↑ up · ↓ down · tab/→ next tab ·",
+  " shift+tab/← previous tab ·",
+  " enter confirm · space toggle ·",
+  " n option note · N question note ·",
+  " 1-4 quick select · esc cancel ·",
+  " ctrl+c dismiss",
+}, "\n")
+
 local function case(name, fn)
   if not FILTER or FILTER == "" or name:find(FILTER) then
     table.insert(cases, { name = name, fn = fn })
@@ -141,7 +194,7 @@ end
 --- Starts a flow; returns a table that gets `done`, `result` and `err` once on_done runs.
 local function start(payload, opts)
   local run = { done = false }
-  askd.ask(payload, opts or {}, function(result, err)
+  run.handle = askd.ask(payload, opts or {}, function(result, err)
     run.done, run.result, run.err = true, result, err
     run.calls = (run.calls or 0) + 1
   end)
@@ -198,6 +251,23 @@ local function methods(requests)
   return list
 end
 
+--- The entries of the `:checkhealth` buffer as `{ kind, text }` (the report's format differs
+--- between Neovim versions: `- OK: text` on 0.7, `- ✅ OK text` from 0.10).
+local function health_entries()
+  local entries = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    local item = line:match("^%s*%- (.*)$")
+    if item then
+      item = item:gsub("^[^%w]+", "")
+      local kind, text = item:match("^(%u+):? (.*)$")
+      if kind then
+        table.insert(entries, { kind, text })
+      end
+    end
+  end
+  return entries
+end
+
 local ROOT = locate.root
 local PATH = vim.env.PATH
 local LINES, COLUMNS = vim.o.lines, vim.o.columns
@@ -219,7 +289,11 @@ local bench
 
 local function finish(passed, failed, skipped)
   if bench then
-    bench()
+    local run_bench = bench
+    bench = nil
+    return run_bench(function()
+      finish(passed, failed, skipped)
+    end)
   end
   local line = string.format("%d passed, %d failed", passed, failed)
   if skipped > 0 then
@@ -1128,6 +1202,680 @@ case("the dsh dialect: answers and a cancel come back in its own shapes", functi
 end)
 
 ---------------------------------------------------------------------------------------------
+-- Paste
+
+case("a bracketed paste goes into the open editor through insert", function()
+  local requests = log_requests()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4")
+  wait_screen("Type answer...")
+  -- What the terminal UI calls for a bracketed paste (`tmux paste-buffer -p`).
+  local ok, pasted = pcall(vim.api.nvim_paste, "line one\nline two", true, -1)
+  eq({ ok, pasted }, { true, true }, "nvim_paste")
+  wait_screen("line two")
+  -- A paste in chunks arrives as one text.
+  vim.api.nvim_paste(" and", true, 1)
+  vim.api.nvim_paste(" more\nthree", true, 2)
+  vim.api.nvim_paste("!", true, 3)
+  wait_screen("three!")
+  feed("<CR>1")
+  wait_done(run)
+  eq(
+    run.result.details.answers.size.customText,
+    "line one\nline two and more\nthree!",
+    "custom text"
+  )
+  local inserts = {}
+  for _, r in ipairs(requests()) do
+    if r.method == "insert" then
+      table.insert(inserts, r.params.text)
+    end
+  end
+  eq(inserts, { "line one\nline two", " and", " more\nthree", "!" }, "insert requests")
+  eq(notes, {}, "notifications")
+end)
+
+case("<C-r> pastes a register into the open editor", function()
+  vim.fn.setreg("a", "from a")
+  vim.fn.setreg("b", { "first", "second" }, "l")
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4<C-r>a ")
+  wait_screen("from a ")
+  feed("<C-r>b")
+  wait_screen("second")
+  feed("<CR>1")
+  wait_done(run)
+  eq(run.result.details.answers.size.customText, "from a first\nsecond", "custom text")
+end)
+
+case("a paste with no editor open warns once and changes nothing", function()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local before = screen()
+  vim.api.nvim_paste("hello", true, 1)
+  vim.api.nvim_paste(" world", true, 3)
+  wait_for("the warning", function()
+    return #notes > 0
+  end)
+  sleep(50)
+  eq(notes, {
+    {
+      message = "askd: nothing to paste into: open an answer (Type your own) or a note first",
+      level = vim.log.levels.WARN,
+    },
+  }, "one warning")
+  eq(screen(), before, "screen")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+---------------------------------------------------------------------------------------------
+-- The float keeps its buffer
+
+case("<C-o>, <C-i>, <C-^> and tag keys leave the float showing the flow", function()
+  local first, second = vim.fn.tempname(), vim.fn.tempname()
+  vim.fn.writefile({ "first file" }, first)
+  vim.fn.writefile({ "second file" }, second)
+  vim.cmd("edit " .. first)
+  vim.cmd("edit " .. second)
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local win = floats()[1]
+  local buf = vim.api.nvim_win_get_buf(win)
+  local before = screen()
+  feed("<C-o><C-^><C-6><C-]><C-t><F1>")
+  sleep(50)
+  eq(vim.api.nvim_win_get_buf(win), buf, "the float's buffer after <C-o> <C-^> <C-]> <C-t>")
+  eq(screen(), before, "screen")
+  feed("<C-i>")
+  sleep(50)
+  eq(vim.api.nvim_win_get_buf(win), buf, "the float's buffer after <C-i>")
+  eq(vim.api.nvim_get_current_win(), win, "the float keeps the focus")
+  eq(run.done, false, "the flow goes on")
+  vim.cmd("bwipeout! " .. vim.fn.bufnr(first))
+  vim.cmd("bwipeout! " .. vim.fn.bufnr(second))
+  vim.api.nvim_set_current_win(win)
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("a buffer put into the float is replaced by the flow's", function()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local win = floats()[1]
+  local buf = vim.api.nvim_win_get_buf(win)
+  local other = vim.api.nvim_create_buf(true, false)
+  -- Refused where the float has 'winfixbuf'; put back by the plugin elsewhere.
+  pcall(vim.api.nvim_win_set_buf, win, other)
+  wait_for("the flow's buffer back in its float", function()
+    return vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == buf
+  end)
+  vim.api.nvim_buf_delete(other, { force = true })
+  vim.api.nvim_set_current_win(win)
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Medium", "the flow still works")
+end)
+
+case("wiping the flow's buffer completes it as cancelled, once", function()
+  local events = {}
+  local group = vim.api.nvim_create_augroup("askd.test", { clear = true })
+  vim.api.nvim_create_autocmd("User", {
+    group = group,
+    pattern = "AskdDone",
+    callback = function()
+      table.insert(events, askd.last_event.session)
+    end,
+  })
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local buf = vim.api.nvim_win_get_buf(floats()[1])
+  vim.cmd("bwipeout! " .. buf)
+  wait_done(run)
+  sleep(50)
+  vim.api.nvim_del_augroup_by_id(group)
+  eq(run.result.content, { { type = "text", text = "User cancelled the ask flow" } }, "content")
+  eq(run.result.details.cancelled, true, "cancelled")
+  eq(run.calls, 1, "on_done calls")
+  eq(#events, 1, "AskdDone events")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Typeahead
+
+case("the float has the focus and a placeholder before the engine answers", function()
+  local run = start(payload(SIZE))
+  -- Nothing has come back from the engine yet: this runs before the main loop turns.
+  eq(vim.api.nvim_win_get_config(0).relative, "editor", "the current window is the float")
+  eq(screen(), " …", "placeholder")
+  wait_screen("Pick a size")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("keys typed in the same burst as :AskdDemo reach the flow", function()
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "keep me" })
+  type_keys(":AskdDemo<CR>x2")
+  wait_screen("Which languages do you write this week?")
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "keep me" }, "the user's buffer")
+  local session = askd.last_event.session
+  vim.api.nvim_win_close(floats()[1], true)
+  wait_for("the demo to end", function()
+    return askd.last_event.event == "AskdDone" and askd.last_event.session == session
+  end)
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
+---------------------------------------------------------------------------------------------
+-- Options sent to the engine
+
+case("the dirty-dismiss guard is on by default; options reach ask as the engine names them", function()
+  local requests = log_requests()
+  local function last_ask()
+    local found
+    for _, r in ipairs(requests()) do
+      if r.method == "ask" then
+        found = r.params
+      end
+    end
+    return found
+  end
+  local function ask_with(opts)
+    local before = #requests()
+    local run = start(payload(SIZE), opts)
+    wait_for("the ask request", function()
+      return #requests() >= before + 2
+    end)
+    wait_screen("Pick a size")
+    feed("<Esc>")
+    wait_done(run)
+    return last_ask()
+  end
+  local params = ask_with({})
+  eq(params.behaviour, { confirmDismissWhenDirty = true }, "default behaviour")
+  eq({ params.keymapPreset, params.timeoutMs }, { nil, nil }, "no preset, no timeout")
+  truthy(params.session:match("^nvim%-%d+$"), "a session id of the plugin: " .. params.session)
+  local cmd = askd.config.cmd
+  askd.setup({ cmd = cmd, confirm_dismiss = false, keymap_preset = "vim" })
+  params = ask_with({})
+  eq(params.behaviour, { confirmDismissWhenDirty = false }, "confirm_dismiss = false")
+  eq(params.keymapPreset, "vim", "keymap_preset")
+  askd.setup({ cmd = cmd, behaviour = { profile = "pi-0.9", presentSingleAsMulti = true } })
+  params = ask_with({
+    behaviour = { presentSingleAsMulti = false },
+    timeout_ms = 90000,
+    session = "call-7",
+    keymap_preset = "vim",
+    cwd = "/tmp",
+  })
+  eq(params.behaviour, {
+    profile = "pi-0.9",
+    presentSingleAsMulti = false,
+    confirmDismissWhenDirty = true,
+  }, "behaviour tables merged")
+  eq(
+    { params.timeoutMs, params.session, params.keymapPreset, params.cwd },
+    { 90000, "call-7", "vim", "/tmp" },
+    "flow options"
+  )
+  params = ask_with({ behaviour = { confirmDismissWhenDirty = false }, confirm_dismiss = true })
+  eq(params.behaviour.confirmDismissWhenDirty, false, "a behaviour table wins")
+  eq(notes, {}, "notifications")
+end)
+
+case("setup and ask warn about unknown options, naming them", function()
+  askd.setup({ cmd = ASKD, widht = 60, zzz = 1 })
+  eq(notes, {
+    {
+      message = 'askd: unknown setup option "widht" (did you mean "width"?)',
+      level = vim.log.levels.WARN,
+    },
+    { message = 'askd: unknown setup option "zzz"', level = vim.log.levels.WARN },
+  }, "setup warnings")
+  eq({ askd.config.width, askd.config.widht }, { 80, nil }, "the typo is not kept")
+  notes = {}
+  local run = start(payload(SIZE), { bordr = "rounded" })
+  wait_screen("Pick a size")
+  eq(notes, {
+    {
+      message = 'askd: unknown ask option "bordr" (did you mean "border"?)',
+      level = vim.log.levels.WARN,
+    },
+  }, "ask warnings")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+---------------------------------------------------------------------------------------------
+-- Lua API
+
+case("ask returns a handle: its session, abort() and close()", function()
+  local aborted = start(payload(SIZE), { session = "call-1" })
+  eq(aborted.handle.session, "call-1", "the session given")
+  wait_screen("Pick a size")
+  aborted.handle.abort()
+  wait_done(aborted)
+  eq(aborted.result.details.cancelled, true, "aborted: cancelled")
+  local closed = start(payload(SIZE))
+  truthy(closed.handle.session:match("^nvim%-%d+$"), "a session made by the plugin")
+  wait_screen("Pick a size")
+  closed.handle.close()
+  wait_done(closed)
+  eq(closed.result.content[1].text, "User cancelled the ask flow", "closed")
+  -- Both are no-ops once the flow is done.
+  closed.handle.close()
+  closed.handle.abort()
+  sleep(50)
+  eq({ aborted.calls, closed.calls }, { 1, 1 }, "on_done calls")
+end)
+
+case("ask may be called from a luv callback", function()
+  local run = { done = false }
+  local timer = (vim.uv or vim.loop).new_timer()
+  timer:start(0, 0, function()
+    timer:close()
+    run.in_fast = vim.in_fast_event()
+    run.handle = askd.ask(payload(SIZE), {}, function(result, err)
+      run.done, run.result, run.err = true, result, err
+    end)
+  end)
+  wait_screen("Pick a size")
+  eq(run.in_fast, true, "called in a fast event")
+  eq(type(run.handle.session), "string", "the handle came back at once")
+  feed("3")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Large", "result")
+end)
+
+case("User AskdOpen and AskdDone carry the session and the result", function()
+  local events = {}
+  local group = vim.api.nvim_create_augroup("askd.test", { clear = true })
+  for _, name in ipairs({ "AskdOpen", "AskdDone" }) do
+    vim.api.nvim_create_autocmd("User", {
+      group = group,
+      pattern = name,
+      callback = function(args)
+        local event = askd.last_event
+        local data = vim.fn.has("nvim-0.8") == 1 and args.data or event
+        table.insert(events, {
+          event.event,
+          data.session,
+          data.result and data.result.content[1].text,
+          data.error,
+        })
+      end,
+    })
+  end
+  local run = start(payload(SIZE), { session = "ev-1" })
+  wait_screen("Pick a size")
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  local failed = start({ questions = {} }, { session = "ev-2" })
+  wait_done(failed)
+  vim.api.nvim_del_augroup_by_id(group)
+  eq(events, {
+    { "AskdOpen", "ev-1", nil, nil },
+    { "AskdDone", "ev-1", "Size: Medium", nil },
+    { "AskdOpen", "ev-2", nil, nil },
+    { "AskdDone", "ev-2", nil, failed.err },
+  }, "events")
+end)
+
+case("schema() decodes the repository's JSON Schemas", function()
+  local pi = askd.schema("pi")
+  eq({ pi.title, pi.type, pi.required }, { "PiPayload", "object", { "questions" } }, "pi")
+  eq(pi.properties.questions.items, { ["$ref"] = "#/$defs/PiQuestion" }, "pi references")
+  eq(askd.schema().title, "PiPayload", "pi by default")
+  eq(askd.schema("dsh").title, "AskUserQuestionRequest", "dsh")
+  local inline = askd.schema("pi", { inline = true })
+  eq({ inline["$defs"], inline["$schema"] }, { nil, nil }, "no definitions left")
+  eq(inline.properties.questions.items.required, pi["$defs"].PiQuestion.required, "inlined")
+  eq(
+    inline.properties.questions.items.properties.options.items.required,
+    { "value", "label" },
+    "nested references inlined"
+  )
+  local ok, err = pcall(askd.schema, "klingon")
+  eq(
+    { ok, err },
+    { false, 'askd: unknown dialect "klingon" (one of pi, dsh, claude, codex, opencode, mcp)' },
+    "unknown dialect"
+  )
+  locate.root = vim.fn.tempname()
+  ok, err = pcall(askd.schema, "dsh")
+  eq({ ok, err }, {
+    false,
+    "askd: no JSON Schema for the dsh dialect in "
+      .. locate.root
+      .. "/protocol/schemas (looked for dsh-payload.json and dsh-request.json)",
+  }, "no schema")
+end)
+
+--- The Lua block of the README that follows `<!-- codecompanion-tool -->`.
+local function readme_tool()
+  local path = os.getenv("ASKD_NVIM_PLUGIN") .. "/README.md"
+  local text = table.concat(vim.fn.readfile(path), "\n")
+  local code = text:match("<!%-%- codecompanion%-tool %-%->\n```lua\n(.-)\n```")
+  truthy(code, "the README has the tool's code block")
+  local chunk = assert(loadstring(code, "README codecompanion tool"))
+  return chunk()
+end
+
+case("the README's codecompanion ask_user tool runs a flow and reports its text", function()
+  local tool = readme_tool()
+  eq(tool.name, "ask_user", "name")
+  local fn = tool.schema["function"]
+  eq({ tool.schema.type, fn.name }, { "function", "ask_user" }, "schema")
+  eq(fn.parameters, askd.schema("pi", { inline = true }), "parameters")
+  local outputs = {}
+  tool.cmds[1](tool, payload(SIZE), {
+    output_cb = function(msg)
+      table.insert(outputs, msg)
+    end,
+  })
+  wait_screen("Pick a size")
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the tool's output", function()
+    return #outputs > 0
+  end)
+  eq(outputs, { { status = "success", data = "Size: Medium" } }, "output")
+  local chat = { added = {} }
+  function chat:add_tool_output(t, text)
+    table.insert(self.added, { t == tool, text })
+  end
+  tool.output.success(tool, { outputs[1].data }, { tools = { chat = chat } })
+  tool.cmds[1](tool, { questions = {} }, {
+    output_cb = function(msg)
+      table.insert(outputs, msg)
+    end,
+  })
+  wait_for("the tool's error", function()
+    return #outputs > 1
+  end)
+  local invalid = "Invalid ask_user payload:\n- questions: At least one question is required"
+  eq(outputs[2], { status = "error", data = invalid }, "error output")
+  tool.output.error(tool, { outputs[2].data }, { tools = { chat = chat } })
+  eq(chat.added, { { true, "Size: Medium" }, { true, invalid } }, "chat outputs")
+end)
+
+---------------------------------------------------------------------------------------------
+-- The help file
+
+case("doc/askd.txt: tags generate, every link resolves, no tag is defined twice", function()
+  local source = os.getenv("ASKD_NVIM_PLUGIN") .. "/doc/askd.txt"
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local lines = vim.fn.readfile(source)
+  vim.fn.writefile(lines, dir .. "/askd.txt")
+  local ok, err = pcall(vim.cmd, "helptags " .. vim.fn.fnameescape(dir))
+  eq({ ok, err }, { true, nil }, ":helptags")
+  local ours = {}
+  for _, line in ipairs(vim.fn.readfile(dir .. "/tags")) do
+    ours[line:match("^([^\t]+)")] = true
+  end
+  local defined, twice = {}, {}
+  local links = {}
+  for _, line in ipairs(lines) do
+    -- Example blocks (between `>` and `<`) hold code, not tags or links.
+    for tag in line:gmatch("%*([^%s%*|]+)%*") do
+      if defined[tag] then
+        table.insert(twice, tag)
+      end
+      defined[tag] = true
+    end
+    for link in line:gmatch("|([^%s|]+)|") do
+      table.insert(links, link)
+    end
+  end
+  eq(twice, {}, "tags defined twice")
+  truthy(ours["askd"] and ours["askd.txt"], "the askd and askd.txt tags")
+  local runtime = {}
+  for _, line in ipairs(vim.fn.readfile(vim.env.VIMRUNTIME .. "/doc/tags")) do
+    runtime[line:match("^([^\t]+)")] = true
+  end
+  local unresolved = {}
+  for _, link in ipairs(links) do
+    if not ours[link] and not runtime[link] then
+      table.insert(unresolved, link)
+    end
+  end
+  eq(unresolved, {}, "links that resolve to no tag")
+  truthy(#links >= 10, "the help file links its parts: " .. #links .. " links")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Long lists and small windows
+
+case("PageDown, PageUp, Home and End reach the engine", function()
+  local requests = log_requests()
+  local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(15) } } })
+  wait_screen("Pick")
+  feed("<PageDown><PageUp><End><Home>")
+  local function sent()
+    local list = {}
+    for _, r in ipairs(requests()) do
+      if r.method == "key" then
+        table.insert(list, r.params.key)
+      end
+    end
+    return list
+  end
+  wait_for(function()
+    return "four keys; keys sent: " .. vim.inspect(sent())
+  end, function()
+    return #sent() == 4
+  end)
+  eq(sent(), { "pagedown", "pageup", "end", "home" }, "keys sent")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("a screen taller than the float scrolls: active row and footer stay in sight", function()
+  vim.o.lines = 18
+  local run = start({
+    title = "Tall",
+    questions = { { id = "a", prompt = "Pick one", options = many_options(9) } },
+  }, { width = 44 })
+  wait_screen("Pick one")
+  eq(screen(), SCROLL_TOP, "first screen")
+  feed("<Down><Down><Down><Down><Down><Down><Down>")
+  wait_screen("❯ 8. ○ Option 8")
+  eq(screen(), SCROLL_DOWN, "after moving down")
+  feed("<Up><Up><Up><Up><Up><Up><Up>")
+  wait_screen("❯ 1. ○ Option 1")
+  eq(screen(), SCROLL_TOP, "back at the top row, the top of the screen shows again")
+  eq(vim.api.nvim_win_get_height(floats()[1]), 15, "float height")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("a float narrower than the engine's minimum says so, and recovers", function()
+  local requests = log_requests()
+  vim.o.columns = 18
+  local run = start(payload(SIZE))
+  wait_screen("askd needs")
+  eq(
+    screen(),
+    "askd needs 20\ncolumns; this\nwindow has 16.\nWiden the\neditor.",
+    "message at 16 columns"
+  )
+  eq(requests()[1].params.width, 20, "the engine renders at its minimum")
+  vim.o.columns = 80
+  vim.cmd("doautocmd VimResized")
+  wait_screen("Pick a size")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("a bordered float shows the engine's screen without its rules", function()
+  local run = start(payload(SIZE), { border = "rounded", width = 40 })
+  wait_screen("Pick a size")
+  eq(screen(), BORDERED, "screen")
+  local config = vim.api.nvim_win_get_config(floats()[1])
+  eq({ config.width, config.height }, { 40, 17 }, "float size")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+---------------------------------------------------------------------------------------------
+-- Countdown
+
+case("a view's deadline is shown as a countdown", function()
+  local now = 1700000000000
+  local view = {
+    deadline = now + 65000,
+    lines = {
+      { { text = string.rep("─", 24), style = "border" } },
+      { { text = " ", style = "text" }, { text = "Title", style = "title" } },
+      { { text = string.rep("─", 24), style = "border" } },
+    },
+  }
+  local function texts(frame)
+    return render.flatten(ui.screen(view, frame)).texts
+  end
+  eq(texts({ width = 24, border = "none", now = now }), {
+    string.rep("─", 17) .. " 1:05 ─",
+    " Title",
+    "────────────────────────",
+  }, "in the top rule")
+  eq(texts({ width = 24, border = "rounded", now = now + 60500 }), {
+    " Title" .. string.rep(" ", 13) .. "0:05",
+  }, "beside the title of a bordered float")
+  view.lines[2] = { { text = " " .. string.rep("x", 20), style = "title" } }
+  eq(texts({ width = 24, border = "rounded", now = now + 70000 }), {
+    string.rep(" ", 19) .. "0:00",
+    " xxxxxxxxxxxxxxxxxxxx",
+  }, "on a line of its own")
+  eq(layout.countdown(now + 3723000, now), "1:02:03", "hours")
+  local marks = render.flatten(ui.screen(view, { width = 24, border = "none", now = now })).marks
+  eq(marks[2], { 0, 51, 57, "muted" }, "the countdown's style")
+  marks = render.flatten(ui.screen(view, { width = 24, border = "none", now = now + 56000 })).marks
+  eq(marks[2], { 0, 51, 57, "warning" }, "the last ten seconds")
+end)
+
+--- Records the luv timers made while `fn` runs.
+local function timers_made(fn)
+  local uv = vim.uv or vim.loop
+  local new_timer = uv.new_timer
+  local made = {}
+  uv.new_timer = function()
+    local timer = new_timer()
+    if debug.getinfo(2, "S").source:find("askd/init.lua", 1, true) then
+      table.insert(made, timer)
+    end
+    return timer
+  end
+  local ok, err = pcall(fn)
+  uv.new_timer = new_timer
+  assert(ok, err)
+  return made
+end
+
+case("the countdown in the float is redrawn every second and stops with the flow", function()
+  -- The engine's views get a deadline 65 s ahead, as an engine with timeouts sends.
+  local file = vim.fn.tempname()
+  askd.setup({
+    cmd = {
+      "sh",
+      "-c",
+      'd=$(( $(date +%s) * 1000 + 65000 )); echo "$d" > "$1"; "$0" | '
+        .. 'sed -u "s/\\"status\\":\\"open\\",\\"dialect\\"/\\"status\\":\\"open\\",\\"deadline\\":$d,\\"dialect\\"/g"',
+      ASKD,
+      file,
+    },
+  })
+  local run
+  local timers = timers_made(function()
+    run = start(payload(SIZE), { width = 40 })
+    wait_screen("Pick a size")
+  end)
+  eq(#timers, 1, "one countdown timer")
+  local deadline = tonumber(vim.fn.readfile(file)[1])
+  local function top_line()
+    return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(floats()[1]), 0, 1, false)[1]
+  end
+  local function expected()
+    return string.rep("─", 33) .. " " .. layout.countdown(deadline, ui.now_ms()) .. " ─"
+  end
+  wait_for(function()
+    return "the countdown " .. expected() .. "; the float shows " .. top_line()
+  end, function()
+    return top_line() == expected()
+  end)
+  local shown = top_line()
+  wait_for("the next second", function()
+    return top_line() ~= shown
+  end)
+  eq(top_line(), expected(), "the countdown a second later")
+  feed("<Esc>")
+  wait_done(run)
+  eq(timers[1]:is_closing(), true, "the timer is closed once the flow is done")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Finding the engine
+
+case("without cmd, the engine is askd on PATH, else the repository's build", function()
+  local tree = vim.fn.tempname()
+  vim.fn.mkdir(tree .. "/bin", "p")
+  vim.env.PATH = tree .. "/bin"
+  eq(locate.engine(tree), nil, "nothing found")
+  vim.fn.mkdir(tree .. "/target/debug", "p")
+  vim.loop.fs_symlink(ASKD, tree .. "/target/debug/askd")
+  eq(locate.engine(tree), tree .. "/target/debug/askd", "the debug build")
+  vim.fn.mkdir(tree .. "/target/release", "p")
+  vim.loop.fs_symlink(ASKD, tree .. "/target/release/askd")
+  eq(locate.engine(tree), tree .. "/target/release/askd", "the release build first")
+  vim.loop.fs_symlink(ASKD, tree .. "/bin/askd")
+  eq(locate.engine(tree), "askd", "askd on PATH first")
+  vim.fn.delete(tree .. "/bin/askd")
+  -- setup without cmd runs the repository's build.
+  locate.root = tree
+  askd.setup({})
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("1")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Small", "a flow on the found engine")
+  vim.cmd("checkhealth askd")
+  local found = health_entries()[2]
+  vim.cmd("bwipeout!")
+  eq(found, { "OK", "found: " .. tree .. "/target/release/askd (the repository's build)" }, "health")
+end)
+
+case("without cmd and without any engine, the flow reports where it looked", function()
+  local tree = vim.fn.tempname()
+  vim.fn.mkdir(tree, "p")
+  vim.env.PATH = tree
+  locate.root = tree
+  askd.setup({})
+  local run = start(payload(SIZE))
+  wait_done(run)
+  local message = "askd: askd is not on PATH, and there is no "
+    .. tree
+    .. "/target/release/askd nor "
+    .. tree
+    .. "/target/debug/askd (run `cargo build --release` in the repository, or set"
+    .. " require('askd').setup{ cmd = ... })"
+  eq(run.err, message, "error")
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+end)
+
+---------------------------------------------------------------------------------------------
 -- Failures
 
 case("an invalid payload reports the engine's issues", function()
@@ -1230,18 +1978,293 @@ case(":AskdDemo runs the demo flow and echoes the result", function()
 end)
 
 case(":checkhealth askd finds the engine and its answer", function()
+  local init = engine_answers({ { id = 1, method = "initialize" } })[1].result
   vim.cmd("checkhealth askd")
-  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  local found = health_entries()
   vim.cmd("bwipeout!")
-  truthy(text:find("OK: found: " .. vim.fn.exepath(ASKD), 1, true), "found:\n" .. text)
-  truthy(text:find("OK: answers initialize: askd ", 1, true), "initialize:\n" .. text)
-  truthy(not text:find("ERROR", 1, true), "no error:\n" .. text)
+  eq(found, {
+    { "OK", "Neovim 0.7 or later" },
+    { "OK", "found: " .. vim.fn.exepath(ASKD) },
+    {
+      "OK",
+      string.format(
+        "answers initialize: askd %s, protocol %d",
+        init.serverInfo.version,
+        init.protocolVersion
+      ),
+    },
+    { "OK", "views carry rendered lines" },
+  }, "report of a working engine")
   askd.setup({ cmd = "/nonexistent/askd" })
   vim.cmd("checkhealth askd")
-  text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  found = health_entries()
   vim.cmd("bwipeout!")
-  truthy(text:find("ERROR: askd: /nonexistent/askd was not found", 1, true), "missing:\n" .. text)
+  eq(found, {
+    { "OK", "Neovim 0.7 or later" },
+    {
+      "ERROR",
+      "askd: /nonexistent/askd was not found or is not executable"
+        .. " (set require('askd').setup{ cmd = ... })",
+    },
+  }, "report of a missing engine")
 end)
+
+---------------------------------------------------------------------------------------------
+-- Engine features not in every askd. Each case needs one feature (see FEATURES) and is
+-- skipped, with the reason printed, against an engine that lacks it.
+
+local CLOSED_BY_CLIENT = "closed"
+
+engine_case("cancelled results name why: user, dismissed, aborted, closed", "cancel_reason", function()
+  local function reason_of(run)
+    wait_done(run)
+    return run.result.details.cancelReason
+  end
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("<Esc>")
+  eq(reason_of(run), "user", "Esc")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("<C-c>")
+  eq(reason_of(run), "dismissed", "Ctrl+C")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  run.handle.abort()
+  eq(reason_of(run), "aborted", "handle.abort()")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  run.handle.close()
+  eq(reason_of(run), CLOSED_BY_CLIENT, "handle.close()")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  vim.api.nvim_win_close(floats()[1], true)
+  eq(reason_of(run), CLOSED_BY_CLIENT, "the float closed")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  vim.cmd("bwipeout! " .. vim.api.nvim_win_get_buf(floats()[1]))
+  eq(reason_of(run), CLOSED_BY_CLIENT, "the buffer wiped")
+  eq(run.calls, 1, "on_done calls")
+end)
+
+engine_case("with the guard on by default, the first Esc on a dirty flow only warns", "confirm_dismiss", function()
+  local run = start(payload(SIZE, LANGS))
+  wait_screen("Pick a size")
+  feed("1")
+  wait_screen("Which languages?")
+  feed("<Esc>")
+  wait_screen("Unsaved ask answers or drafts. Press cancel/dismiss again to discard.")
+  eq(run.done, false, "the flow is still open")
+  feed("<Esc>")
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "cancelled by the second Esc")
+  eq(run.result.details.answers.size.values, { "small" }, "answers kept")
+end)
+
+engine_case("confirm_dismiss = false: one Esc ends a dirty flow", "confirm_dismiss", function()
+  askd.setup({ cmd = ASKD, confirm_dismiss = false })
+  local run = start(payload(SIZE, LANGS))
+  wait_screen("Pick a size")
+  feed("1")
+  wait_screen("Which languages?")
+  feed("<Esc>")
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "cancelled")
+end)
+
+engine_case('keymap_preset = "vim": j/k move, q cancels', "vim_preset", function()
+  local run = start(payload(SIZE), { keymap_preset = "vim" })
+  wait_screen("Pick a size")
+  feed("jj")
+  wait_screen("❯ 3. ")
+  feed("k")
+  wait_screen("❯ 2. ")
+  feed("q")
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "q cancels")
+end)
+
+engine_case("PageDown, End, PageUp and Home move the active row", "paging", function()
+  local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(15) } } })
+  wait_screen("❯ 1. ")
+  feed("<PageDown>")
+  wait_screen("❯ 11. ")
+  feed("<End>")
+  wait_screen("❯ 16. ")
+  feed("<Home>")
+  wait_screen("❯ 1. ")
+  feed("<End><PageUp>")
+  wait_screen("❯ 6. ")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+engine_case("? opens the engine's help overlay and closes it again", "help", function()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local before = screen()
+  feed("?")
+  wait_for("the help overlay", function()
+    return screen() ~= before
+  end)
+  feed("?")
+  wait_for("the question again", function()
+    return screen() == before
+  end)
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+engine_case("timeout_ms: a countdown to the deadline, then the flow times out", "deadline", function()
+  local run = start(payload(SIZE), { timeout_ms = 2500, width = 40 })
+  wait_screen("Pick a size")
+  local top = screen():match("^[^\n]*")
+  truthy(top:match("^─+ 0:0[0-3] ─$"), "a countdown in the top rule: " .. top)
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "cancelled")
+  eq(run.result.details.cancelReason, "timeout", "reason")
+end)
+
+engine_case("the dialects claude, codex, opencode and mcp come back in their own shapes", "dialects", function()
+  local claude = {
+    questions = {
+      {
+        question = "Which database?",
+        header = "DB",
+        multiSelect = false,
+        options = {
+          { label = "Postgres", description = "A server" },
+          { label = "SQLite", description = "A file" },
+        },
+      },
+    },
+  }
+  local run = start(claude, { dialect = "claude" })
+  wait_screen("Which database?")
+  feed("2")
+  wait_screen("Cancel")
+  feed("1")
+  wait_done(run)
+  eq(run.result, {
+    behavior = "allow",
+    updatedInput = { questions = claude.questions, answers = { ["Which database?"] = "SQLite" } },
+  }, "claude submit")
+  local cancels = {
+    {
+      "codex",
+      {
+        questions = {
+          {
+            id = "db",
+            header = "DB",
+            question = "Which database?",
+            options = {
+              { label = "Postgres", description = "A server" },
+              { label = "SQLite", description = "A file" },
+            },
+          },
+        },
+      },
+      { answers = {} },
+    },
+    {
+      "opencode",
+      {
+        questions = {
+          {
+            header = "DB",
+            question = "Which database?",
+            options = {
+              { label = "Postgres", description = "A server" },
+              { label = "SQLite", description = "A file" },
+            },
+          },
+        },
+      },
+      { rejected = true },
+    },
+    {
+      "mcp",
+      {
+        message = "Pick a database",
+        requestedSchema = {
+          type = "object",
+          properties = { db = { type = "string", enum = { "postgres", "sqlite" } } },
+        },
+      },
+      { action = "cancel" },
+    },
+  }
+  for _, c in ipairs(cancels) do
+    local extra = c[1] == "mcp" and { mcp = { requester = { name = "test" } } } or nil
+    local cancelled = start(c[2], { dialect = c[1], params = extra })
+    wait_for(c[1] .. " flow", function()
+      return #floats() == 1 and screen() ~= " …"
+    end)
+    feed("<Esc>")
+    wait_done(cancelled)
+    eq(cancelled.result, c[3], c[1] .. " cancel")
+  end
+end)
+
+---------------------------------------------------------------------------------------------
+-- Benchmark (printed, never asserted): from a key put into the input queue with nvim_input
+-- to the float's buffer holding the engine's new screen.
+
+local BENCH_KEYS = 200
+
+local function percentile(sorted, p)
+  return sorted[math.max(1, math.ceil(#sorted * p))]
+end
+
+bench = function(done)
+  if FILTER and FILTER ~= "" and not ("bench"):find(FILTER) then
+    return done()
+  end
+  reset()
+  local co = coroutine.create(function()
+    local uv = vim.uv or vim.loop
+    local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(30) } } })
+    wait_screen("Pick")
+    local buf = vim.api.nvim_win_get_buf(floats()[1])
+    local changed_at
+    vim.api.nvim_buf_attach(buf, false, {
+      on_lines = function()
+        changed_at = uv.hrtime()
+      end,
+    })
+    local samples = {}
+    for i = 1, BENCH_KEYS do
+      changed_at = nil
+      local sent_at = uv.hrtime()
+      type_keys((i - 1) % 40 < 20 and "<Down>" or "<Up>")
+      while not changed_at do
+        sleep(0)
+      end
+      table.insert(samples, (changed_at - sent_at) / 1e6)
+    end
+    table.sort(samples)
+    out(string.format(
+      "bench: key to screen over %d keys: p50 %.2f ms, p99 %.2f ms (%s)",
+      BENCH_KEYS,
+      percentile(samples, 0.5),
+      percentile(samples, 0.99),
+      string.format("nvim %d.%d.%d", vim.version().major, vim.version().minor, vim.version().patch)
+    ))
+    feed("<Esc>")
+    wait_done(run)
+  end)
+  resume_current = function()
+    local ok, err = coroutine.resume(co)
+    if not ok then
+      out("bench: failed: " .. tostring(err))
+      vim.schedule(done)
+    elseif coroutine.status(co) == "dead" then
+      vim.schedule(done)
+    end
+  end
+  resume_current()
+end
 
 ---------------------------------------------------------------------------------------------
 

@@ -136,21 +136,29 @@ end
 
 local draw
 
---- Keeps a countdown running while the view has a deadline: a redraw at every whole second.
+--- Milliseconds past a whole second of the countdown at which it is redrawn (timers may
+--- fire a little early).
+local TICK_MARGIN_MS = 20
+
+--- Keeps a countdown running while the view has a deadline: a redraw just after each whole
+--- second left.
 local function tick(F)
   local deadline = F.view and F.view.deadline
   if type(deadline) ~= "number" then
     stop_timer(F)
     return
   end
-  if F.timer then
+  local left = deadline - ui.now_ms()
+  if left <= 0 then
     return
   end
-  F.timer = uv.new_timer()
-  local first = (deadline - ui.now_ms()) % 1000
+  F.timer = F.timer or uv.new_timer()
+  if F.timer:is_active() then
+    return
+  end
   F.timer:start(
-    math.max(1, first),
-    1000,
+    left % 1000 + TICK_MARGIN_MS,
+    0,
     vim.schedule_wrap(function()
       draw(F)
     end)

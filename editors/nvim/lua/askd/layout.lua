@@ -93,7 +93,8 @@ end
 
 --- The lines a float `height` rows tall shows: all of them when they fit; otherwise the
 --- footer stays at the bottom and the rest scrolls, from line `top` (the first line shown
---- last time), just enough to keep the focus line in sight. A footer taller than the float
+--- last time), just enough to keep the focus line in sight (from the first line whenever
+--- the focus line fits with it). A footer taller than the float
 --- leaves room for the focus line only. Returns the lines and the new `top`.
 function M.fit(lines, height, top)
   local count = #lines
@@ -110,7 +111,10 @@ function M.fit(lines, height, top)
   top = math.max(1, top or 1)
   local focus = M.focus_line(lines)
   if focus and focus <= body then
-    if focus < top then
+    if focus <= room then
+      -- The top of the screen (title, tabs, prompt) shows whenever the focus line fits with it.
+      top = 1
+    elseif focus < top then
       top = focus
     elseif focus > top + room - 1 then
       top = focus - room + 1
