@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs the plugin's tests in a headless Neovim against the askd binary named by $ASKD_BIN.
+# $NVIM names the Neovim to run (default: nvim on PATH).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 if [[ -z "${ASKD_BIN:-}" ]]; then

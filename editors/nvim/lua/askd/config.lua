@@ -37,6 +37,7 @@ M.ASK_KEYS = {
   "session",
   "timeout_ms",
   "cwd",
+  "params",
 }
 
 --- Levenshtein distance of two short strings.

@@ -509,6 +509,9 @@ local function start(F, payload, opts)
     timeoutMs = opts.timeout_ms,
     cwd = opts.cwd,
   }
+  for key, value in pairs(opts.params or {}) do
+    params[key] = value
+  end
   engine:request("ask", params, function(err, result)
     if F.finished then
       return
@@ -530,7 +533,8 @@ end
 
 --- Runs an ask flow. `payload` is the tool input as the agent sent it; `opts` (optional) is
 --- `{ width?, border?, keymap?, keymap_preset?, confirm_dismiss?, behaviour?, dialect?,
---- session?, timeout_ms?, cwd? }`. `on_done(result)` runs once with the engine's result
+--- session?, timeout_ms?, cwd?, params? }` (`params`: further engine params, sent as they
+--- are). `on_done(result)` runs once with the engine's result
 --- when the flow completes, or `on_done(nil, message)` on failure. May be called from any
 --- context. Returns a handle `{ session, close(), abort() }`.
 function M.ask(payload, opts, on_done)
