@@ -1494,6 +1494,17 @@ case("ask may be called from a luv callback", function()
   feed("1")
   wait_done(run)
   eq(run.result.content[1].text, "Size: Large", "result")
+  -- The handle too works from a luv callback, before the float has opened.
+  local closed = { done = false }
+  timer = (vim.uv or vim.loop).new_timer()
+  timer:start(0, 0, function()
+    timer:close()
+    askd.ask(payload(SIZE), {}, function(result, err)
+      closed.done, closed.result, closed.err = true, result, err
+    end).close()
+  end)
+  wait_done(closed)
+  eq(closed.result.content[1].text, "User cancelled the ask flow", "closed at once")
 end)
 
 case("User AskdOpen and AskdDone carry the session and the result", function()

@@ -462,6 +462,15 @@ local function ask_result(F, err, result)
   return result
 end
 
+--- Withdraws a flow's question: it completes as aborted.
+local function abort(F)
+  if live(F) then
+    F.client:request("cancel", { session = F.id, reason = "abort" }, function(err, step)
+      on_step(F, err, step)
+    end)
+  end
+end
+
 --- Reports a flow that could not start (no window was opened): `on_done(nil, message)`
 --- runs on the next turn of the main loop, after `ask` has returned.
 local function refuse(F, message)
@@ -529,6 +538,12 @@ local function start(F, payload, opts)
       draw(F)
     end
   end)
+  -- A close() or abort() of the handle that came before the flow started.
+  if F.later == "close" then
+    gone(F)
+  elseif F.later == "abort" then
+    abort(F)
+  end
 end
 
 --- Runs an ask flow. `payload` is the tool input as the agent sent it; `opts` (optional) is
@@ -570,16 +585,18 @@ function M.ask(payload, opts, on_done)
     on_main_loop(function()
       if F.client then
         gone(F)
+      else
+        F.later = "close"
       end
     end)
   end
   --- Withdraws the question: the flow completes as aborted.
   function handle.abort()
     on_main_loop(function()
-      if F.client and live(F) then
-        F.client:request("cancel", { session = F.id, reason = "abort" }, function(err, step)
-          on_step(F, err, step)
-        end)
+      if F.client then
+        abort(F)
+      else
+        F.later = F.later or "abort"
       end
     end)
   end

@@ -93,9 +93,29 @@ local function win_config(width, height, border)
   }
 end
 
+-- The last configuration given to each float, so that an unchanged one is not set again.
+local configs = setmetatable({}, { __mode = "k" })
+
+--- Places the float unless it is placed so already.
+local function place(win, config)
+  local last = configs[win]
+  if
+    last
+    and last.width == config.width
+    and last.height == config.height
+    and last.row == config.row
+    and last.col == config.col
+  then
+    return
+  end
+  vim.api.nvim_win_set_config(win, config)
+  configs[win] = config
+end
+
 --- Writes lines of spans into the float, fits its height and places Neovim's cursor on the
---- engine's cursor, else on the focus line.
-local function paint(buf, win, lines, width, border)
+--- engine's cursor, else on the focus line. `fits`: no line is wider than the float (the
+--- engine's screens), so that each takes one row.
+local function paint(buf, win, lines, width, border, fits)
   local flat = render.flatten(lines)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, flat.texts)
@@ -111,8 +131,8 @@ local function paint(buf, win, lines, width, border)
       })
     end
   end
-  local height = math.min(display_rows(flat.texts, width), M.max_height(border))
-  vim.api.nvim_win_set_config(win, win_config(width, height, border))
+  local rows = fits and #flat.texts or display_rows(flat.texts, width)
+  place(win, win_config(width, math.min(rows, M.max_height(border)), border))
   local cursor = { 1, 0 }
   if flat.cursor then
     cursor = { flat.cursor[1] + 1, flat.cursor[2] }
@@ -142,7 +162,8 @@ function M.open(width, border)
     vim.wo[win].winfixbuf = true
   end
   vim.bo[buf].filetype = "askd"
-  paint(buf, win, M.PLACEHOLDER, width, border)
+  configs[win] = config
+  paint(buf, win, M.PLACEHOLDER, width, border, false)
   return buf, win
 end
 
@@ -184,7 +205,8 @@ function M.draw(buf, win, view, frame)
   if not vim.api.nvim_buf_is_valid(buf) or not vim.api.nvim_win_is_valid(win) then
     return
   end
-  paint(buf, win, M.screen(view, frame), frame.width, frame.border)
+  local fits = type(view.lines) == "table" and frame.width >= layout.MIN_WIDTH
+  paint(buf, win, M.screen(view, frame), frame.width, frame.border, fits)
 end
 
 --- Closes the float and deletes its buffer, whichever of them is still there.
