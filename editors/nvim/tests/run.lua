@@ -1667,6 +1667,31 @@ case("doc/askd.txt: tags generate, every link resolves, no tag is defined twice"
   truthy(#links >= 10, "the help file links its parts: " .. #links .. " links")
 end)
 
+case("the plugin calls none of the option and highlight functions Neovim deprecated", function()
+  local deprecated = {
+    "nvim_buf_set_option",
+    "nvim_buf_get_option",
+    "nvim_win_set_option",
+    "nvim_win_get_option",
+    "nvim_buf_add_highlight",
+  }
+  local found = {}
+  local dir = os.getenv("ASKD_NVIM_PLUGIN")
+  local files = vim.fn.glob(dir .. "/lua/askd/*.lua", false, true)
+  table.insert(files, dir .. "/plugin/askd.lua")
+  truthy(#files >= 9, "the plugin's files: " .. #files)
+  for _, file in ipairs(files) do
+    for n, line in ipairs(vim.fn.readfile(file)) do
+      for _, name in ipairs(deprecated) do
+        if line:find(name, 1, true) then
+          table.insert(found, vim.fn.fnamemodify(file, ":t") .. ":" .. n .. " " .. name)
+        end
+      end
+    end
+  end
+  eq(found, {}, "deprecated calls")
+end)
+
 ---------------------------------------------------------------------------------------------
 -- Long lists and small windows
 
@@ -2068,7 +2093,7 @@ engine_case("by default the first Esc on a dirty flow only warns", "confirm_dism
   feed("1")
   wait_screen("Which languages?")
   feed("<Esc>")
-  wait_screen("Unsaved ask answers or drafts. Press cancel/dismiss again to discard.")
+  wait_screen("Unsaved ask answers or drafts.")
   eq(run.done, false, "the flow is still open")
   feed("<Esc>")
   wait_done(run)
