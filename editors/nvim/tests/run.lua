@@ -67,6 +67,40 @@ local SCROLL_DOWN = table.concat({
   " ❯ 8. ○ Option 8",
   table.concat(HINTS_44, "\n"),
 }, "\n")
+local EDITOR_HINTS_44 = {
+  " enter save ·",
+  " shift+enter/alt+enter new line ·",
+  " esc close · ctrl+c dismiss",
+  string.rep("─", 44),
+}
+local SCROLL_EDITOR = table.concat({
+  "   3. ○ Option 3",
+  "   4. ○ Option 4",
+  "   5. ○ Option 5",
+  "   6. ○ Option 6",
+  "   7. ○ Option 7",
+  "   8. ○ Option 8",
+  "   9. ○ Option 9",
+  " ❯    ○ Type your own",
+  "   ╭─ Your answer ────────────────────────╮",
+  "   │ Type answer...                       │",
+  "   ╰──────────────────────────────────────╯",
+  table.concat(EDITOR_HINTS_44, "\n"),
+}, "\n")
+local SCROLL_EDITOR_TWO_LINES = table.concat({
+  "   4. ○ Option 4",
+  "   5. ○ Option 5",
+  "   6. ○ Option 6",
+  "   7. ○ Option 7",
+  "   8. ○ Option 8",
+  "   9. ○ Option 9",
+  " ❯    ○ Type your own",
+  "   ╭─ Your answer ────────────────────────╮",
+  "   │ ab                                   │",
+  "   │ cd                                   │",
+  "   ╰──────────────────────────────────────╯",
+  table.concat(EDITOR_HINTS_44, "\n"),
+}, "\n")
 local BORDERED = table.concat({
   " Setup",
   " [□ Size]  ✓ Submit ",
@@ -1408,12 +1442,14 @@ case("the dirty-dismiss guard is on by default; options reach ask by the engine'
   eq(params.behaviour, { confirmDismissWhenDirty = false }, "confirm_dismiss = false")
   eq(params.keymapPreset, "vim", "keymap_preset")
   askd.setup({ cmd = cmd, behaviour = { profile = "pi-0.9", presentSingleAsMulti = true } })
+  local folder = vim.fn.tempname()
+  vim.fn.mkdir(folder, "p")
   params = ask_with({
     behaviour = { presentSingleAsMulti = false },
     timeout_ms = 90000,
     session = "call-7",
     keymap_preset = "vim",
-    cwd = "/tmp",
+    cwd = folder,
   })
   eq(params.behaviour, {
     profile = "pi-0.9",
@@ -1422,7 +1458,7 @@ case("the dirty-dismiss guard is on by default; options reach ask by the engine'
   }, "behaviour tables merged")
   eq(
     { params.timeoutMs, params.session, params.keymapPreset, params.cwd },
-    { 90000, "call-7", "vim", "/tmp" },
+    { 90000, "call-7", "vim", folder },
     "flow options"
   )
   params = ask_with({ behaviour = { confirmDismissWhenDirty = false }, confirm_dismiss = true })
@@ -1724,7 +1760,7 @@ case("a screen taller than the float scrolls: active row and footer stay in sigh
   local run = start({
     title = "Tall",
     questions = { { id = "a", prompt = "Pick one", options = many_options(9) } },
-  }, { width = 44 })
+  }, { width = 44, confirm_dismiss = false })
   wait_screen("Pick one")
   eq(screen(), SCROLL_TOP, "first screen")
   feed("<Down><Down><Down><Down><Down><Down><Down>")
@@ -1734,7 +1770,14 @@ case("a screen taller than the float scrolls: active row and footer stay in sigh
   wait_screen("❯ 1. ○ Option 1")
   eq(screen(), SCROLL_TOP, "back at the top row, the top of the screen shows again")
   eq(vim.api.nvim_win_get_height(floats()[1]), 15, "float height")
-  feed("<Esc>")
+  -- The custom row opens its editor: the whole box stays in sight as it grows.
+  feed("<Down><Down><Down><Down><Down><Down><Down><Down><Down>")
+  wait_screen("Type answer...")
+  eq(screen(), SCROLL_EDITOR, "the editor box")
+  feed("ab<M-CR>cd")
+  wait_screen("│ cd ")
+  eq(screen(), SCROLL_EDITOR_TWO_LINES, "the editor box of two lines")
+  feed("<C-c>")
   wait_done(run)
 end)
 

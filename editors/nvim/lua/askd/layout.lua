@@ -91,10 +91,34 @@ function M.focus_line(lines)
   return nil
 end
 
+--- The last line of the block the focus line belongs to: the bottom edge (`╰`) of the
+--- editor box holding the cursor, else the focus line itself.
+function M.focus_end(lines, focus)
+  local has_cursor = false
+  for _, s in ipairs(lines[focus] or {}) do
+    if s.style == "cursor" then
+      has_cursor = true
+    end
+  end
+  if not has_cursor then
+    return focus
+  end
+  for i = focus + 1, #lines do
+    local text = M.text(lines[i])
+    if is_blank(lines[i]) then
+      return focus
+    end
+    if text:find("╰", 1, true) then
+      return i
+    end
+  end
+  return focus
+end
+
 --- The lines a float `height` rows tall shows: all of them when they fit; otherwise the
 --- footer stays at the bottom and the rest scrolls, from line `top` (the first line shown
---- last time), just enough to keep the focus line in sight (from the first line whenever
---- the focus line fits with it). A footer taller than the float
+--- last time), just enough to keep the focus line in sight with the rest of its editor box
+--- (from the first line whenever they fit with it). A footer taller than the float
 --- leaves room for the focus line only. Returns the lines and the new `top`.
 function M.fit(lines, height, top)
   local count = #lines
@@ -111,13 +135,14 @@ function M.fit(lines, height, top)
   top = math.max(1, top or 1)
   local focus = M.focus_line(lines)
   if focus and focus <= body then
-    if focus <= room then
-      -- The top of the screen (title, tabs, prompt) shows whenever the focus line fits with it.
+    local last = math.min(M.focus_end(lines, focus), body, focus + room - 1)
+    if last <= room then
+      -- The top of the screen (title, tabs, prompt) shows whenever the focus fits with it.
       top = 1
     elseif focus < top then
       top = focus
-    elseif focus > top + room - 1 then
-      top = focus - room + 1
+    elseif last > top + room - 1 then
+      top = last - room + 1
     end
   end
   top = math.min(top, math.max(1, body - room + 1))
