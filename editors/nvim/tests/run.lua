@@ -1407,6 +1407,22 @@ case("keys typed in the same burst as :AskdDemo reach the flow", function()
   vim.api.nvim_buf_delete(buf, { force = true })
 end)
 
+case("a flow opened while the user types in Insert mode takes the keys that follow", function()
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  local run
+  vim.keymap.set("i", "<F2>", function()
+    run = start(payload(SIZE))
+  end, { buffer = buf })
+  type_keys("iab<F2>2")
+  wait_screen("Elaborate")
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "ab" }, "the user's buffer")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Medium", "result")
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
 ---------------------------------------------------------------------------------------------
 -- Options sent to the engine
 

@@ -162,6 +162,12 @@ function M.open(width, border)
     vim.wo[win].winfixbuf = true
   end
   vim.bo[buf].filetype = "askd"
+  -- Keys go to the float's Normal-mode mappings: leave Insert mode (a flow opened from an
+  -- Insert-mode mapping or while a chat buffer is being typed in).
+  local mode = vim.api.nvim_get_mode().mode
+  if mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R" then
+    vim.cmd("stopinsert")
+  end
   configs[win] = config
   paint(buf, win, M.PLACEHOLDER, width, border, false)
   return buf, win
