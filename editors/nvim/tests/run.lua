@@ -394,12 +394,6 @@ end
 
 --- What each feature needs of the engine, and how to tell.
 local FEATURES = {
-  progress = {
-    reason = "the engine's views carry no progress",
-    probe = function()
-      return view_of(probe_open({})[1]).progress ~= nil
-    end,
-  },
   deadline = {
     reason = "the engine takes no timeoutMs (its views carry no deadline)",
     probe = function()
