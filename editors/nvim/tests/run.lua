@@ -1265,6 +1265,67 @@ case("a bracketed paste goes into the open editor through insert", function()
   eq(notes, {}, "notifications")
 end)
 
+case("a terminal's bracketed paste (tmux paste-buffer -p) goes into the answer", function()
+  -- A Neovim of the same version in a real terminal: tmux on a server of its own.
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local result_file = dir .. "/result.json"
+  vim.fn.writefile({
+    "vim.opt.runtimepath:append(" .. vim.inspect(os.getenv("ASKD_NVIM_PLUGIN")) .. ")",
+    "require('askd').setup({ cmd = " .. vim.inspect(ASKD) .. " })",
+    "function _G.askd_test()",
+    "  require('askd').ask(" .. vim.inspect(payload(SIZE)):gsub("\n", " ") .. ", {},",
+    "    function(result) vim.fn.writefile({ vim.json.encode(result) }, "
+      .. vim.inspect(result_file)
+      .. ") end)",
+    "end",
+  }, dir .. "/init.lua")
+  local server = "askd-test-" .. vim.fn.getpid()
+  local function tmux(args)
+    local output = vim.fn.system(vim.list_extend({ "tmux", "-L", server }, args))
+    return output, vim.v.shell_error
+  end
+  local function pane()
+    return (tmux({ "capture-pane", "-p", "-t", "t" }))
+  end
+  local function wait_pane(text)
+    wait_for(function()
+      return "the terminal to show " .. fmt(text) .. "; it shows:\n" .. pane()
+    end, function()
+      return pane():find(text, 1, true) ~= nil
+    end)
+  end
+  local command = table.concat({
+    vim.fn.shellescape(vim.v.progpath),
+    "-u",
+    vim.fn.shellescape(dir .. "/init.lua"),
+    "-i NONE",
+  }, " ")
+  local _, code = tmux({ "new-session", "-d", "-s", "t", "-x", "90", "-y", "30", command })
+  eq(code, 0, "tmux new-session")
+  local ok, err = pcall(function()
+    wait_pane("~")
+    tmux({ "send-keys", "-t", "t", ":lua askd_test()", "Enter" })
+    wait_pane("Pick a size")
+    tmux({ "send-keys", "-t", "t", "4" })
+    wait_pane("Type answer...")
+    vim.fn.writefile({ "pasted in", "two lines" }, dir .. "/paste.txt", "b")
+    tmux({ "load-buffer", "-b", "p", dir .. "/paste.txt" })
+    tmux({ "paste-buffer", "-p", "-d", "-b", "p", "-t", "t" })
+    wait_pane("two lines")
+    tmux({ "send-keys", "-t", "t", "Enter" })
+    wait_pane("Elaborate")
+    tmux({ "send-keys", "-t", "t", "1" })
+    wait_for("the flow's result", function()
+      return vim.fn.filereadable(result_file) == 1
+    end)
+  end)
+  tmux({ "kill-server" })
+  assert(ok, err)
+  local result = vim.json.decode(vim.fn.readfile(result_file)[1])
+  eq(result.details.answers.size.customText, "pasted in\ntwo lines", "the pasted answer")
+end)
+
 case("<C-r> pastes a register into the open editor", function()
   vim.fn.setreg("a", "from a")
   vim.fn.setreg("b", { "first", "second" }, "l")
