@@ -861,6 +861,24 @@ case("engine lines are drawn as they come, styles mapped to highlight groups", f
   eq(vim.api.nvim_win_get_cursor(win), { 4, 4 }, "Neovim's cursor sits on the engine's cursor")
   local config = vim.api.nvim_win_get_config(win)
   eq({ config.width, config.height }, { 30, 5 }, "float size")
+  -- A screen of as many lines rewrites the lines that changed: their text or their styles.
+  view.lines[1] = { { text = "Other", style = "title" } }
+  view.lines[5] = { { text = "hint", style = "muted" }, { text = " x!", style = "dim" } }
+  ui.draw(buf, win, view, { width = 30, border = "rounded" })
+  eq(
+    vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+    { "Other", "", "❯ 1. Yes", "> abcd", "hint x!" },
+    "buffer text after a second screen"
+  )
+  eq(highlights(), {
+    { 0, 0, 5, "AskdTitle" },
+    { 2, 0, 4, "AskdAccent" },
+    { 2, 4, 10, "AskdSelected" },
+    { 3, 0, 4, "AskdText" },
+    { 3, 4, 5, "AskdCursor" },
+    { 4, 0, 4, "AskdMuted" },
+    { 4, 4, 7, "AskdDim" },
+  }, "highlights after a second screen")
   -- Without a cursor span, the active row stays in sight.
   table.remove(view.lines, 4)
   ui.draw(buf, win, view, { width = 30, border = "rounded" })

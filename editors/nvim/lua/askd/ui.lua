@@ -112,16 +112,37 @@ local function place(win, config)
   configs[win] = config
 end
 
---- Writes lines of spans into the float, fits its height and places Neovim's cursor on the
---- engine's cursor, else on the focus line. `fits`: no line is wider than the float (the
---- engine's screens), so that each takes one row.
-local function paint(buf, win, lines, width, border, fits)
-  local flat = render.flatten(lines)
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, flat.texts)
-  vim.bo[buf].modifiable = false
-  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+-- What each float's buffer shows, row by row (`{ text, marks }`), so that a new screen
+-- rewrites only the lines that changed.
+local shown = setmetatable({}, { __mode = "k" })
+
+--- The flattened screen's rows, each with its highlight ranges.
+local function rows_of(flat)
+  local rows = {}
+  for i, text in ipairs(flat.texts) do
+    rows[i] = { text = text, marks = {} }
+  end
   for _, mark in ipairs(flat.marks) do
+    table.insert(rows[mark[1] + 1].marks, mark)
+  end
+  return rows
+end
+
+local function same_marks(a, b)
+  if #a ~= #b then
+    return false
+  end
+  for i, mark in ipairs(a) do
+    local other = b[i]
+    if mark[2] ~= other[2] or mark[3] ~= other[3] or mark[4] ~= other[4] then
+      return false
+    end
+  end
+  return true
+end
+
+local function set_marks(buf, marks)
+  for _, mark in ipairs(marks) do
     local group = M.group(mark[4])
     if group then
       vim.api.nvim_buf_set_extmark(buf, M.ns, mark[1], mark[2], {
@@ -131,6 +152,40 @@ local function paint(buf, win, lines, width, border, fits)
       })
     end
   end
+end
+
+--- Puts a flattened screen into the buffer: every line when the number of lines changed,
+--- else only the lines whose text or highlights differ from what the buffer shows.
+local function write(buf, flat)
+  local rows = rows_of(flat)
+  local before = shown[buf]
+  vim.bo[buf].modifiable = true
+  if not before or #before ~= #rows then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, flat.texts)
+    vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+    set_marks(buf, flat.marks)
+  else
+    for i, row in ipairs(rows) do
+      local old = before[i]
+      if old.text ~= row.text then
+        vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { row.text })
+      end
+      if old.text ~= row.text or not same_marks(old.marks, row.marks) then
+        vim.api.nvim_buf_clear_namespace(buf, M.ns, i - 1, i)
+        set_marks(buf, row.marks)
+      end
+    end
+  end
+  vim.bo[buf].modifiable = false
+  shown[buf] = rows
+end
+
+--- Writes lines of spans into the float, fits its height and places Neovim's cursor on the
+--- engine's cursor, else on the focus line. `fits`: no line is wider than the float (the
+--- engine's screens), so that each takes one row.
+local function paint(buf, win, lines, width, border, fits)
+  local flat = render.flatten(lines)
+  write(buf, flat)
   local rows = fits and #flat.texts or display_rows(flat.texts, width)
   place(win, win_config(width, math.min(rows, M.max_height(border)), border))
   local cursor = { 1, 0 }
@@ -190,20 +245,20 @@ function M.screen(view, frame)
     end
   end
   local height = M.max_height(border)
-  local shown, top = layout.fit(lines, height, frame.top)
+  local visible, top = layout.fit(lines, height, frame.top)
   if type(view.deadline) == "number" then
     local now = frame.now or M.now_ms()
     local label = layout.countdown(view.deadline, now)
     local style = (view.deadline - now) <= COUNTDOWN_WARNING_S * 1000 and "warning" or "muted"
-    local labelled = layout.with_label(shown, width, label, style)
+    local labelled = layout.with_label(visible, width, label, style)
     if #labelled > height and height > 1 then
-      shown, top = layout.fit(lines, height - 1, frame.top)
-      labelled = layout.with_label(shown, width, label, style)
+      visible, top = layout.fit(lines, height - 1, frame.top)
+      labelled = layout.with_label(visible, width, label, style)
     end
-    shown = labelled
+    visible = labelled
   end
   frame.top = top
-  return shown
+  return visible
 end
 
 --- Draws a view into the float (see `screen`) and fits the float to it.
