@@ -12,12 +12,16 @@
 //! its method in the registry; everything else (batches, notifications, `ask`, errors) goes
 //! through the general path, which checks each rule in turn and words every error.
 
+pub mod access;
+pub mod assets;
 pub mod files;
 pub mod framing;
+pub mod listener;
 pub mod methods;
 pub mod params;
 mod protocol;
 pub mod state;
+mod ws;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -51,6 +55,15 @@ fn error_response(id: &Value, code: i32, message: &str) -> Vec<u8> {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
         .to_string()
         .into_bytes()
+}
+
+/// The answer to a message longer than the limit (`id: null`).
+fn too_large(limit: usize) -> Vec<u8> {
+    error_response(
+        &Value::Null,
+        code::LIMIT,
+        &format!("message too large: the limit is {limit} bytes"),
+    )
 }
 
 /// Bytes a success reply starts with room for: a view at 80 columns fits without growing.
@@ -106,23 +119,26 @@ struct Connection {
     asks: JoinSet<()>,
 }
 
-/// Serves one connection until end of input or `exit`.
+/// Serves one connection until end of input or `exit`, on state of its own.
 pub async fn serve<R, W>(reader: R, writer: W, config: Config) -> std::io::Result<()>
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let state: Shared = Arc::new(Mutex::new(State::new(config)));
-    let module = Arc::new(methods::module(state.clone()));
-    let mut frames = FrameReader::new(reader, config.max_message_bytes);
+    serve_shared(reader, writer, Arc::new(Mutex::new(State::new(config)))).await
+}
+
+/// Serves one byte-stream connection until end of input or `exit`, on `state`, which other
+/// connections (the WebSocket listener's) may share.
+pub async fn serve_shared<R, W>(reader: R, writer: W, state: Shared) -> std::io::Result<()>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let max_message_bytes = lock(&state).config().max_message_bytes;
+    let mut frames = FrameReader::new(reader, max_message_bytes);
     let (out, outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
-    let mut connection = Connection {
-        module,
-        state,
-        pending: Arc::default(),
-        out,
-        asks: JoinSet::new(),
-    };
+    let mut connection = Connection::new(state, out);
     let mut outgoing = Some(outgoing);
     // The framing is known once the first frame has been read; the writer starts then.
     let mut writer_task = None;
@@ -140,20 +156,7 @@ where
                 }
             }));
         }
-        let handled = match frame {
-            Err(FrameError::TooLarge { limit }) => Handled::Reply(error_response(
-                &Value::Null,
-                code::LIMIT,
-                &format!("message too large: the limit is {limit} bytes"),
-            )),
-            Err(FrameError::BadHeader(message)) => Handled::Reply(error_response(
-                &Value::Null,
-                code::PARSE_ERROR,
-                &format!("parse error: {message}"),
-            )),
-            Ok(bytes) => connection.handle_frame(bytes).await,
-        };
-        match handled {
+        match connection.handle(frame).await {
             Handled::Reply(message) => {
                 let _ = connection.out.send(message);
             }
@@ -161,12 +164,8 @@ where
             Handled::Exit => break,
         }
     }
-    // Asks whose flows completed still answer; those still pending end with the connection.
     // The writer stops once everything queued is written.
-    tokio::task::yield_now().await;
-    while connection.asks.try_join_next().is_some() {}
-    connection.asks.shutdown().await;
-    drop(connection);
+    connection.finish().await;
     if let Some(task) = writer_task {
         let _ = task.await;
     }
@@ -185,6 +184,39 @@ async fn poll_once<F: Future + Unpin>(f: &mut F) -> Result<Poll<F::Output>, ()> 
 }
 
 impl Connection {
+    /// A connection acting on `state`, sending what it answers outside [`Handled::Reply`]
+    /// (a batch's reply, a finished `ask`) to `out`.
+    fn new(state: Shared, out: mpsc::UnboundedSender<Vec<u8>>) -> Connection {
+        Connection {
+            module: Arc::new(methods::module(state.clone())),
+            state,
+            pending: Arc::default(),
+            out,
+            asks: JoinSet::new(),
+        }
+    }
+
+    /// Handles one frame, or answers why it could not be read.
+    async fn handle(&mut self, frame: Result<Vec<u8>, FrameError>) -> Handled {
+        match frame {
+            Err(FrameError::TooLarge { limit }) => Handled::Reply(too_large(limit)),
+            Err(FrameError::BadHeader(message)) => Handled::Reply(error_response(
+                &Value::Null,
+                code::PARSE_ERROR,
+                &format!("parse error: {message}"),
+            )),
+            Ok(bytes) => self.handle_frame(bytes).await,
+        }
+    }
+
+    /// Ends the connection: `ask`s whose flows completed still answer (to `out`); those still
+    /// pending end with it.
+    async fn finish(mut self) {
+        tokio::task::yield_now().await;
+        while self.asks.try_join_next().is_some() {}
+        self.asks.shutdown().await;
+    }
+
     async fn handle_frame(&mut self, bytes: Vec<u8>) -> Handled {
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,

@@ -593,6 +593,11 @@ impl State {
         self.step(&id)
     }
 
+    /// A session held, by id.
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.sessions.get(id).map(|entry| &entry.session)
+    }
+
     /// `sessions`: every session held, oldest first.
     pub fn list(&self) -> Value {
         let mut entries: Vec<(&String, &Entry)> = self.sessions.iter().collect();

@@ -32,3 +32,5 @@ mod conformance;
 mod e2e_server;
 /// The generated protocol documents against the code and the binary.
 mod schema;
+/// The WebSocket listener and `askd web` over real WebSocket connections.
+mod websocket;

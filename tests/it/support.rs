@@ -336,6 +336,11 @@ impl Server {
         rest
     }
 
+    /// The process id of the running server.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Everything written to stderr so far.
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
