@@ -64,6 +64,10 @@ pub async fn run(
                 break Some((close_code::SIZE, TOO_LARGE_REASON));
             }
         };
+        // Frames may come from the WebSocket layer's buffer without a read of the socket, which
+        // is where the runtime would take its turn: a client flooding the server with messages
+        // that are not answered must not keep the others waiting.
+        tokio::task::consume_budget().await;
         match connection.handle(Ok(bytes)).await {
             Handled::Reply(reply) => {
                 if send(&mut socket, reply).await.is_err() {
