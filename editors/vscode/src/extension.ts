@@ -107,7 +107,6 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
         engine,
         openPanel: () => openQuestionPanel(context.extensionUri, panelTitle(payload)),
         openParams: (columns) => openParams(payload, options, settings, { session, width: columns, cwd: firstFolder() }),
-        fixedWidth: settings.width,
         token: options.token,
         readyWaitMs: READY_WAIT_MS,
         warn: (message) => void vscode.window.showWarningMessage(message),

@@ -68,8 +68,6 @@ export interface FlowSetup {
   readonly openPanel: () => FlowPanel;
   /** The params of `open`, given the columns the panel's page measured. */
   readonly openParams: (columns: number) => OpenParams;
-  /** Columns the setting fixes (the page's size is then ignored), or 0. */
-  readonly fixedWidth: number;
   /** The asker's cancellation. */
   readonly token: AbortSignalLike | undefined;
   /** How long the page may take to report that it has loaded. */
@@ -90,7 +88,6 @@ class Flow {
   private panel: FlowPanel | undefined;
   private session: string | undefined;
   private sessionWidth = 0;
-  private columns = 0;
   private finished = false;
   private readonly disposables: Disposable[] = [];
   private resolve: (outcome: FlowOutcome) => void = () => undefined;
@@ -155,11 +152,7 @@ class Flow {
     switch (message.kind) {
       case "ready":
         loaded();
-        this.columns = message.columns;
-        void this.start();
-        return;
-      case "resize":
-        this.columns = message.columns;
+        void this.start(message.columns);
         return;
       case "request":
         void this.forward(message.id, message.method, message.params);
@@ -178,12 +171,12 @@ class Flow {
     return step;
   }
 
-  private async start(): Promise<void> {
+  private async start(columns: number): Promise<void> {
     if (this.session !== undefined || this.finished) {
       return;
     }
     try {
-      const step = await this.open(this.columns);
+      const step = await this.open(columns);
       if (this.finished) {
         return;
       }
@@ -191,7 +184,7 @@ class Flow {
         this.finish(step);
         return;
       }
-      this.panel?.post({ kind: "start", step });
+      this.panel?.post({ kind: "start", step, stepWidth: this.sessionWidth });
       if (this.setup.token?.isCancellationRequested) {
         await this.abort();
       }
@@ -214,10 +207,7 @@ class Flow {
     }
     const own = typeof params === "object" && params !== null && !Array.isArray(params) ? params : {};
     try {
-      let result = await this.setup.engine.request<unknown>(method, { ...own, session });
-      if (isStep(result, session)) {
-        result = await this.atPanelWidth(result);
-      }
+      const result = await this.setup.engine.request<unknown>(method, { ...own, session });
       this.panel?.post({ kind: "response", id, result });
       if (isStep(result, session) && result.status === "done") {
         this.finish(result);
@@ -233,23 +223,6 @@ class Flow {
       }
       refuse({ code: failure.code, message: failure.message, data: failure.data });
     }
-  }
-
-  /**
-   * The Step with its view rendered at the panel's current width. The engine renders a
-   * session's Steps at the width it was opened with; once the panel has been resized, the
-   * view is asked for again at the new width.
-   */
-  private async atPanelWidth(step: Step): Promise<Step> {
-    const wanted = this.setup.fixedWidth > 0 ? this.setup.fixedWidth : this.columns;
-    if (wanted === this.sessionWidth || wanted <= 0 || step.status === "done") {
-      return step;
-    }
-    const view = await this.setup.engine.request<Step["view"]>("getView", {
-      session: step.session,
-      width: wanted,
-    });
-    return { ...step, view };
   }
 
   /** Ends the flow as cancelled, by the person (`user`) or by the asker (`abort`). */

@@ -63,8 +63,6 @@ export interface RpcError {
 export type PageMessage =
   /** The page has loaded; `columns` is how many terminal columns its flow element holds. */
   | { readonly kind: "ready"; readonly columns: number }
-  /** The flow element now holds `columns` columns. */
-  | { readonly kind: "resize"; readonly columns: number }
   /** A request for the engine; answered by a `response` with the same `id`. */
   | { readonly kind: "request"; readonly id: number; readonly method: string; readonly params?: unknown }
   /** The page failed (a script error): the flow cannot go on. */
@@ -72,8 +70,8 @@ export type PageMessage =
 
 /** What the extension sends the page. */
 export type HostMessage =
-  /** Draw this first Step of the flow. */
-  | { readonly kind: "start"; readonly step: Step }
+  /** Draw this first Step of the flow; the session's Steps arrive rendered at `stepWidth`. */
+  | { readonly kind: "start"; readonly step: Step; readonly stepWidth: number }
   /** The answer to a `request`. */
   | { readonly kind: "response"; readonly id: number; readonly result?: unknown; readonly error?: RpcError }
   /** A change the page did not ask for (the flow was aborted by the asker). */
@@ -87,7 +85,6 @@ export function isPageMessage(value: unknown): value is PageMessage {
   const message = value as { kind?: unknown; columns?: unknown; id?: unknown; method?: unknown; message?: unknown };
   switch (message.kind) {
     case "ready":
-    case "resize":
       return typeof message.columns === "number" && Number.isFinite(message.columns);
     case "request":
       return typeof message.id === "number" && typeof message.method === "string";
