@@ -46,18 +46,20 @@ export interface AskdApi {
   readonly demoPayload: unknown;
 }
 
+/** The notification button that shows the whole result in the output channel. */
+const SHOW_RESULT = "Show Result";
 /** How long a new engine may take to answer `initialize`. */
 const INITIALIZE_WAIT_MS = 10_000;
 /** How long the question panel's page may take to load. */
 const READY_WAIT_MS = 20_000;
 
-/** The text a result is summed up by in a notification. */
+/** The text a result is summed up by in a notification (one line: line breaks become `; `). */
 export function summarise(result: unknown): string {
   if (typeof result === "object" && result !== null) {
     const pi = result as { content?: Array<{ text?: unknown }> };
     const text = pi.content?.[0]?.text;
     if (typeof text === "string") {
-      return text;
+      return text.split(/\r?\n/).filter((line) => line.trim() !== "").join("; ");
     }
     const dsh = result as { answer?: unknown; error?: { message?: unknown } };
     if (typeof dsh.error?.message === "string") {
@@ -125,7 +127,9 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
   const askAndShow = async (payload: unknown, source: AskSource): Promise<unknown> => {
     try {
       const report = await ask(payload, {}, source);
-      void vscode.window.showInformationMessage(`askd: ${summarise(report.result)}`);
+      void vscode.window
+        .showInformationMessage(`askd: ${summarise(report.result)}`, SHOW_RESULT)
+        .then((choice) => choice === SHOW_RESULT && output.show(true));
       return report.result;
     } catch (error) {
       reportFailure(error);

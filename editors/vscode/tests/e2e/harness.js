@@ -62,7 +62,7 @@ async function waitFor(what, check, ms = 30000, every = 100) {
  * workspace folder that it opens.
  *
  * @param {string} name the test's folder name under .test/run/
- * @param {{ settings?: object, vsix?: string[], files?: Record<string, string> }} options
+ * @param {{ settings?: object, vsix?: string[], files?: Record<string, string>, env?: Record<string, string> }} options
  */
 async function startVsCode(name, options) {
   const root = path.join(testRoot, "run", name);
@@ -91,7 +91,7 @@ async function startVsCode(name, options) {
   fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings, null, 2));
   const config = path.join(root, "code-server.yaml");
   fs.writeFileSync(config, "auth: none\ncert: false\n");
-  const env = { ...process.env, XDG_CONFIG_HOME: path.join(root, "config"), XDG_DATA_HOME: path.join(root, "data") };
+  const env = { ...process.env, ...(options.env ?? {}), XDG_CONFIG_HOME: path.join(root, "config"), XDG_DATA_HOME: path.join(root, "data") };
   for (const vsix of options.vsix ?? []) {
     execFileSync(
       codeServer,
@@ -152,7 +152,8 @@ async function openWorkbench(browser, url) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
   await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-  await page.locator("#askd\\.askd-vscode\\.askd\\.status, [id='askd.askd-vscode.askd.status']").first().waitFor({ timeout: 60000 });
+  await page.locator("[id='askd.askd-vscode.askd.status']").waitFor({ timeout: 60000 });
+  await page.locator("[id='askd-tests.askd-fixture.askdFixture.status']").waitFor({ timeout: 60000 });
   return page;
 }
 
