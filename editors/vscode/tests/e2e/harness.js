@@ -165,10 +165,13 @@ async function openWorkbench(browser, url) {
  * @param {string} title e.g. "askd: Demo"
  */
 async function runCommand(page, title) {
+  const input = page.locator(".quick-input-widget input");
   for (let attempt = 0; attempt < 10; attempt += 1) {
-    await page.keyboard.press("Escape");
+    // Escape only where it reaches the palette: in the question panel it would cancel a flow.
+    if (await input.isVisible()) {
+      await input.press("Escape");
+    }
     await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
     await input.waitFor({ timeout: 10000 });
     await input.fill(`>${title}`);
     const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();

@@ -59,6 +59,22 @@ function settle(name, promise) {
   );
 }
 
+/**
+ * Applies the user settings in the workspace's `fixture-settings.json` (`{ "<key>": value }`),
+ * then records `results/settings-applied.json`. (Code-server does not pick up a settings.json
+ * rewritten on disk while it runs.)
+ */
+async function applySettings() {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder === undefined) return;
+  const file = path.join(folder.uri.fsPath, "fixture-settings.json");
+  const settings = JSON.parse(fs.readFileSync(file, "utf8"));
+  for (const [key, value] of Object.entries(settings)) {
+    await vscode.workspace.getConfiguration().update(key, value, vscode.ConfigurationTarget.Global);
+  }
+  record("settings-applied", settings);
+}
+
 /** @param {vscode.ExtensionContext} context */
 async function activate(context) {
   const askd = vscode.extensions.getExtension("askd.askd-vscode");
@@ -84,6 +100,7 @@ async function activate(context) {
       settle("withdrawn", api.ask(PROCEED, { session: "fixture-withdrawn", token: withdrawable.token }));
     }),
     vscode.commands.registerCommand("askdFixture.withdraw", () => withdrawable?.cancel()),
+    vscode.commands.registerCommand("askdFixture.applySettings", applySettings),
   );
 
   const status = vscode.window.createStatusBarItem("askdFixture.status", vscode.StatusBarAlignment.Right, 0);
