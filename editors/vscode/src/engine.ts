@@ -10,11 +10,13 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
   ResponseError,
+  ErrorCodes as RpcErrorCodes,
   type MessageConnection,
 } from "vscode-jsonrpc/node";
 import type { EngineLocation } from "./discovery";
 import {
   STDERR_LINES_KEPT,
+  engineConnectionFailed,
   engineCouldNotStart,
   engineExited,
   engineRefused,
@@ -46,6 +48,22 @@ export const ErrorCode = {
   /** A limit (text size, message size, session count) refused the request. */
   limitExceeded: -32004,
 } as const;
+
+/** The codes vscode-jsonrpc itself fails a request with when the connection breaks. */
+const CONNECTION_FAILURES: ReadonlySet<number> = new Set([
+  RpcErrorCodes.MessageWriteError,
+  RpcErrorCodes.MessageReadError,
+  RpcErrorCodes.PendingResponseRejected,
+  RpcErrorCodes.ConnectionInactive,
+]);
+
+/** How long a failed connection waits for its process to end, to report how it ended. */
+const EXIT_WAIT_MS = 2000;
+
+/** Resolves after `ms` milliseconds. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
 
 /** How the extension starts a process (`child_process.spawn` unless a test replaces it). */
 export type Spawn = (command: string, args: readonly string[]) => childProcess.ChildProcess;
@@ -145,17 +163,24 @@ export class Engine {
     if (this.exitMessage !== undefined) {
       throw new AskdError(this.exitMessage);
     }
-    const sent = this.connection.sendRequest<T>(method, params);
+    // Without params the request has none (vscode-jsonrpc would send `[null]` for undefined).
+    const sent =
+      params === undefined
+        ? this.connection.sendRequest<T>(method)
+        : this.connection.sendRequest<T>(method, params);
     try {
       return await Promise.race([sent, this.exited]);
     } catch (error) {
-      if (error instanceof ResponseError) {
+      if (error instanceof ResponseError && !CONNECTION_FAILURES.has(error.code)) {
         throw new AskdError(engineRefused(error.message), error.code, error.data);
       }
       if (error instanceof AskdError) {
         throw error;
       }
-      throw new AskdError(this.exitMessage ?? engineRefused(String(error)));
+      // The connection failed: the process is going, and how it ended says more.
+      const reason = error instanceof Error ? error.message : String(error);
+      await Promise.race([this.exited, delay(EXIT_WAIT_MS)]);
+      throw new AskdError(engineConnectionFailed(this.path, reason));
     } finally {
       sent.catch(() => undefined);
     }

@@ -45,6 +45,11 @@ export function engineExited(
   return `${head} Its last stderr lines:\n${stderr.join("\n")}`;
 }
 
+/** The connection to a running engine failed (a write to its closed input, for instance). */
+export function engineConnectionFailed(path: string, reason: string): string {
+  return `askd: the connection to the engine "${path}" failed: ${reason}`;
+}
+
 /** The engine started but never answered `initialize`. */
 export function engineSilent(path: string, waitedMs: number): string {
   return `askd: the engine "${path}" did not answer initialize within ${waitedMs} ms; is it askd?`;
