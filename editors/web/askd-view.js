@@ -97,6 +97,7 @@ export function splitWide(text) {
   for (let index = 0; index < chars.length; index += 1) {
     const char = chars[index];
     const next = chars[index + 1];
+    // An emoji presentation sequence is wide; digits, `#` and `*` (emoji only in keycaps) are not.
     const wide =
       isWide(char.codePointAt(0)) || (next === "\ufe0f" && EMOJI.test(char) && char > "\u00ff");
     if (!wide) {
@@ -336,7 +337,7 @@ export function keyFromEvent(event) {
     return `${ctrl ? "ctrl+" : ""}${alt ? "alt+" : ""}${shift ? "shift+" : ""}${named}`;
   }
   if (!isOneCodePoint(key) || /^\p{Cc}$/u.test(key)) return null;
-  if (key === " " || key === "\u00a0") {
+  if (key === " ") {
     return `${ctrl ? "ctrl+" : ""}${alt ? "alt+" : ""}space`;
   }
   const altGraph =
@@ -374,8 +375,8 @@ const PROBE_CELLS = 50;
 
 /**
  * The columns that fit a width: how many whole cells of `cellWidth` fit `contentWidth`, never
- * fewer than {@link MIN_COLUMNS}. A width short of a whole cell by less than a thousandth of a
- * cell still counts it (sub-pixel rounding).
+ * fewer than {@link MIN_COLUMNS}. A width short of a whole cell by less than a hundredth of a
+ * cell still counts it: layout rounds widths to fractions of a pixel.
  *
  * @param {number} contentWidth the width available to the text, in CSS pixels
  * @param {number} cellWidth the width of one monospace cell, in CSS pixels
@@ -383,7 +384,7 @@ const PROBE_CELLS = 50;
  */
 export function columnsFromWidths(contentWidth, cellWidth) {
   if (!(cellWidth > 0) || !(contentWidth > 0)) return MIN_COLUMNS;
-  return Math.max(MIN_COLUMNS, Math.floor(contentWidth / cellWidth + 1e-3));
+  return Math.max(MIN_COLUMNS, Math.floor(contentWidth / cellWidth + 0.01));
 }
 
 /**
@@ -405,8 +406,17 @@ export function columnsFor(element) {
   const cellWidth = probe.getBoundingClientRect().width / PROBE_CELLS;
   probe.remove();
   const style = doc.defaultView.getComputedStyle(element);
-  const padding = (parseFloat(style.paddingLeft) || 0) + (parseFloat(style.paddingRight) || 0);
-  return columnsFromWidths(element.clientWidth - padding, cellWidth);
+  const px = (value) => parseFloat(value) || 0;
+  const borders = px(style.borderLeftWidth) + px(style.borderRightWidth);
+  const scrollbar = Math.max(0, element.offsetWidth - element.clientWidth - borders);
+  // The element's fractional width, where clientWidth would round it to whole pixels.
+  const content =
+    element.getBoundingClientRect().width -
+    borders -
+    scrollbar -
+    px(style.paddingLeft) -
+    px(style.paddingRight);
+  return columnsFromWidths(content, cellWidth);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,10 +446,10 @@ export function isStale(shown, incoming) {
  * @returns {string}
  */
 export function describeError(method, error) {
-  const message =
-    error && typeof error === "object" && typeof error.message === "string" && error.message
-      ? error.message
-      : String(error);
+  let message = String(error);
+  if (error && typeof error === "object") {
+    message = typeof error.message === "string" && error.message ? error.message : "no reason given";
+  }
   const code =
     error && typeof error === "object" && typeof error.code === "number" ? ` (${error.code})` : "";
   return `askd could not ${ACTIONS[method] ?? `run ${method}`}: ${message}${code}`;
@@ -726,12 +736,25 @@ export function mountFlow(element, transport, options) {
     sendText(text);
   }
 
-  /** Keeps the keyboard on the hidden text area while the flow has focus. */
+  /** Whether a mouse button went down in the flow and is not up yet. */
+  let pressing = false;
+
+  /**
+   * Keeps the keyboard on the hidden text area while the flow has focus, except while a mouse
+   * button is down, which may be selecting text (moving the focus would clear the selection).
+   *
+   * @param {FocusEvent} event
+   */
   function onFocus(event) {
-    if (event.target === element) input.focus({ preventScroll: true });
+    if (event.target === element && !pressing) input.focus({ preventScroll: true });
   }
 
-  /** A click in the flow that selected nothing gives it the keyboard. */
+  function onMouseDown() {
+    pressing = true;
+    doc.addEventListener("mouseup", () => (pressing = false), { once: true });
+  }
+
+  /** A click in the flow that selected nothing gives the hidden text area the keyboard. */
   function onMouseUp() {
     if (!hasSelection()) input.focus({ preventScroll: true });
   }
@@ -776,6 +799,7 @@ export function mountFlow(element, transport, options) {
   element.addEventListener("keydown", onKeyDown);
   element.addEventListener("paste", onPaste);
   element.addEventListener("focus", onFocus);
+  element.addEventListener("mousedown", onMouseDown);
   element.addEventListener("mouseup", onMouseUp);
   input.addEventListener("compositionend", onCompositionEnd);
   input.addEventListener("input", onInput);
@@ -812,6 +836,7 @@ export function mountFlow(element, transport, options) {
       element.removeEventListener("keydown", onKeyDown);
       element.removeEventListener("paste", onPaste);
       element.removeEventListener("focus", onFocus);
+      element.removeEventListener("mousedown", onMouseDown);
       element.removeEventListener("mouseup", onMouseUp);
       element.replaceChildren();
       element.classList.remove("askd-flow");

@@ -34,6 +34,7 @@ const testPageGlobals = {
   ClipboardEvent: "readonly",
   KeyboardEvent: "readonly",
   getComputedStyle: "readonly",
+  navigator: "readonly",
 };
 
 const strict = {
