@@ -86,6 +86,8 @@ async function startVsCode(name, options) {
     "security.workspace.trust.enabled": false,
     "workbench.tips.enabled": false,
     "chat.disableAIFeatures": true,
+    "git.enabled": false,
+    "git.openRepositoryInParentFolders": "never",
     ...(options.settings ?? {}),
   };
   fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings, null, 2));
@@ -117,6 +119,9 @@ async function startVsCode(name, options) {
     ],
     { env, detached: true, stdio: ["ignore", log, log] },
   );
+  // tests/run.sh ends this process group if the run is interrupted.
+  const pidFile = path.join(root, "code-server.pid");
+  fs.writeFileSync(pidFile, String(child.pid));
   const url = `http://127.0.0.1:${port}/`;
   await waitFor("code-server to answer", async () => {
     const response = await fetch(`${url}healthz`);
@@ -133,6 +138,7 @@ async function startVsCode(name, options) {
       } catch {
         // Already gone.
       }
+      fs.rmSync(pidFile, { force: true });
     },
   };
 }
