@@ -113,7 +113,18 @@ else
   echo "not ok - lint: tsc --noEmit (strict) of src/ and media/panel.js"
   failed=$((failed + 1))
 fi
-npx --no-install tsc -p tsconfig.json || abort "compiling the extension failed"
+
+if [[ "${ASKD_VSCODE_TESTS:-all}" == unit ]]; then
+  npx --no-install tsc -p tsconfig.json || abort "compiling the extension failed"
+else
+  # Packaging compiles the extension (its vscode:prepublish script) for the unit tests too.
+  echo "vscode: packaging"
+  npx --no-install vsce package --allow-missing-repository --skip-license --out "$work/askd-vscode.vsix" \
+    >"$work/package.log" 2>&1 || { cat "$work/package.log" >&2; abort "vsce package of the extension failed"; }
+  (cd "$here/fixture-extension" && "$ext/node_modules/.bin/vsce" package --no-dependencies \
+    --allow-missing-repository --skip-license --out "$work/askd-fixture.vsix") \
+    >"$work/package-fixture.log" 2>&1 || { cat "$work/package-fixture.log" >&2; abort "vsce package of the fixture failed"; }
+fi
 
 # `node --test` over the files given, its TAP kept to count the results.
 run_node_tests() {
@@ -138,13 +149,6 @@ echo "vscode: unit tests"
 run_node_tests unit tests/unit/*.test.js
 
 if [[ "${ASKD_VSCODE_TESTS:-all}" != unit ]]; then
-  echo "vscode: packaging"
-  npx --no-install vsce package --allow-missing-repository --skip-license --out "$work/askd-vscode.vsix" \
-    >"$work/package.log" 2>&1 || { cat "$work/package.log" >&2; abort "vsce package of the extension failed"; }
-  (cd "$here/fixture-extension" && "$ext/node_modules/.bin/vsce" package --no-dependencies \
-    --allow-missing-repository --skip-license --out "$work/askd-fixture.vsix") \
-    >"$work/package-fixture.log" 2>&1 || { cat "$work/package-fixture.log" >&2; abort "vsce package of the fixture failed"; }
-
   # End whatever code-server left behind if a test run is interrupted (its process groups).
   stop_code_servers() {
     for pid_file in "$work"/run/*/code-server.pid; do

@@ -387,6 +387,16 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
     await waitForLine(flow, /^ │ 한글 +│$/);
     await pasteInto(flow, " ünï");
     await waitForLine(flow, /^ │ 한글 ünï +│$/);
+    // Ctrl+W deletes a word in the editor; the workbench does not also close the panel, nor
+    // does Ctrl+K start a chord that would swallow the next key.
+    await page.keyboard.type(" draft");
+    await waitForLine(flow, /^ │ 한글 ünï draft +│$/);
+    await page.keyboard.press("Control+w");
+    await waitForLine(flow, /^ │ 한글 ünï  +│$/);
+    await page.keyboard.press("Control+k");
+    await page.keyboard.press("Backspace");
+    await waitForLine(flow, /^ │ 한글 ünï +│$/);
+    assert.equal(await page.locator("iframe.webview").count(), 1);
     await screenshot(page, "light-note");
     await page.keyboard.press("Enter");
     await waitForLine(flow, " [□ Editor✎]  □ Languages   □ Layout   ✓ Submit");
