@@ -401,6 +401,14 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
     await page.keyboard.press("Enter");
     await waitForLine(flow, " [□ Editor✎]  □ Languages   □ Layout   ✓ Submit");
 
+    // Another editor in front hides the panel; back in front, the flow is as it was.
+    await h.runCommand(page, "File: New Untitled Text File");
+    await page.locator(".tab.active", { hasText: "Untitled-1" }).waitFor();
+    await page.locator(".tab", { hasText: "askd demo" }).click();
+    await waitForLine(flow, " ✎ Note: 한글 ünï");
+    await page.keyboard.press("ArrowDown");
+    await waitForLine(flow, " ❯ 3. ○ Helix");
+
     // The theme changes while the panel is open; the panel follows it.
     for (const [theme, name, type] of [
       ["Default High Contrast", "hc-dark", "hc-black"],
@@ -413,7 +421,6 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
       );
       await screenshot(page, name);
     }
-    await flow.locator(".askd-input").focus();
 
     await page.keyboard.press("Escape");
     const finished = await readResult(vs.workspace, "finished-1");

@@ -18,7 +18,7 @@ function machine(machine) {
     pathVariable: machine.pathVariable ?? "/usr/local/bin:/usr/bin",
     extensionPath: machine.extensionPath ?? "/src/askd/editors/vscode",
     workspaceFolder: machine.workspaceFolder,
-    homeFolder: "/home/ada",
+    homeFolder: "/home/user",
     platform: machine.platform ?? "linux",
     isExecutable: (/** @type {string} */ file) => executables.has(file),
     exists: (/** @type {string} */ file) => files.has(file),
@@ -59,7 +59,7 @@ test("no engine anywhere: the message lists every place tried, in order", () => 
 });
 
 test("an installed extension (not in a checkout) looks on PATH only", () => {
-  const env = machine({ extensionPath: "/home/ada/.vscode/extensions/askd.askd-vscode-0.1.0", executables: [RELEASE] });
+  const env = machine({ extensionPath: "/home/user/.vscode/extensions/askd.askd-vscode-0.1.0", executables: [RELEASE] });
   assert.equal(checkoutRoot(env), undefined);
   assert.deepEqual(locateEngine("", env), {
     found: false,
@@ -78,12 +78,12 @@ test("a set askd.path is the only place looked at", () => {
 
 test("askd.path may be a name on PATH, a path under the home folder, or relative to the workspace", () => {
   const env = machine({
-    executables: ["/usr/bin/askd-nightly", "/home/ada/bin/askd", "/work/askd/target/debug/askd"],
-    workspaceFolder: "/work/askd",
+    executables: ["/usr/bin/askd-nightly", "/home/user/bin/askd", "/projects/askd/target/debug/askd"],
+    workspaceFolder: "/projects/askd",
   });
   assert.deepEqual(locateEngine("askd-nightly", env), { found: true, path: "/usr/bin/askd-nightly" });
-  assert.deepEqual(locateEngine("~/bin/askd", env), { found: true, path: "/home/ada/bin/askd" });
-  assert.deepEqual(locateEngine("target/debug/askd", env), { found: true, path: "/work/askd/target/debug/askd" });
+  assert.deepEqual(locateEngine("~/bin/askd", env), { found: true, path: "/home/user/bin/askd" });
+  assert.deepEqual(locateEngine("target/debug/askd", env), { found: true, path: "/projects/askd/target/debug/askd" });
   assert.deepEqual(locateEngine("askd-old", env), {
     found: false,
     message: 'askd: the engine "askd-old" (askd-old on PATH) set in askd.path was not found or is not executable.',
@@ -91,7 +91,7 @@ test("askd.path may be a name on PATH, a path under the home folder, or relative
   assert.deepEqual(locateEngine("target/release/askd", env), {
     found: false,
     message:
-      'askd: the engine "target/release/askd" (/work/askd/target/release/askd) set in askd.path was not found or is not executable.',
+      'askd: the engine "target/release/askd" (/projects/askd/target/release/askd) set in askd.path was not found or is not executable.',
   });
 });
 

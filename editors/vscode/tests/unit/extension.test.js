@@ -88,7 +88,7 @@ test("the API: options and settings reach the engine's open; the result comes ba
     "askd.keymap": { "main.toggle": ["x"] },
     "askd.behaviour.confirmDismissWhenDirty": true,
   };
-  stub.workspaceFolders = [{ uri: stub.vscode.Uri.file("/work/project") }];
+  stub.workspaceFolders = [{ uri: stub.vscode.Uri.file("/projects/project") }];
   pageTyping("2<CR>");
   const api = activate();
   /** @type {unknown[]} */
@@ -122,7 +122,7 @@ test("the API: options and settings reach the engine's open; the result comes ba
     session: "toolu_01",
     width: 70,
     dialect: "pi",
-    cwd: "/work/project",
+    cwd: "/projects/project",
     keymap: { "main.toggle": ["x"] },
     keymapPreset: "vim",
     behaviour: { confirmDismissWhenDirty: true, profile: "pi-0.9" },

@@ -7,7 +7,7 @@ const { test } = require("node:test");
 const { openParams, readSettings } = require("../../out/params.js");
 
 const PAYLOAD = { questions: [{ id: "q", prompt: "Q?", options: [{ value: "a", label: "A" }] }] };
-const DECIDED = { session: "vscode-7", width: 96, cwd: "/work/project" };
+const DECIDED = { session: "vscode-7", width: 96, cwd: "/projects/project" };
 
 /** The settings as VS Code answers them when the person changed nothing. */
 const DEFAULTS = {
@@ -33,7 +33,7 @@ test("default settings and no options: payload, session, the panel's width and t
     payload: PAYLOAD,
     session: "vscode-7",
     width: 96,
-    cwd: "/work/project",
+    cwd: "/projects/project",
   });
 });
 
