@@ -61,6 +61,8 @@ window.addEventListener("message", (event) => {
   } else if (message.kind === "notification") {
     for (const listener of listeners) listener(message.method, message.params);
   } else if (message.kind === "start" && flow === null) {
+    // The width the session was opened at: while it is the element's, Steps are drawn as sent.
+    element.dataset.stepWidth = String(message.stepWidth);
     flow = mountFlow(element, transport, {
       session: message.step.session,
       stepWidth: message.stepWidth,

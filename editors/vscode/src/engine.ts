@@ -43,8 +43,6 @@ export class AskdError extends Error {
 export const ErrorCode = {
   /** The session has already completed. */
   sessionCompleted: -32002,
-  /** `insert` while no editor is open. */
-  noEditor: -32003,
   /** A limit (text size, message size, session count) refused the request. */
   limitExceeded: -32004,
 } as const;
@@ -131,11 +129,6 @@ export class Engine {
   /** True until the process has ended (or failed to start). */
   get alive(): boolean {
     return this.exitMessage === undefined && !this.disposed;
-  }
-
-  /** The message describing how the process ended, once it has. */
-  get exitReason(): string | undefined {
-    return this.exitMessage;
   }
 
   /** Calls `listener` once with the exit message when the process ends (until disposed). */

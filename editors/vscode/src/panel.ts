@@ -46,7 +46,7 @@ export function panelHtml(cspSource: string, nonce: string, title: string, asset
 <title>${escaped}</title>
 </head>
 <body>
-<main id="askd-flow" class="askd-panel" aria-label="${escaped}"></main>
+<main id="askd-flow" class="askd askd-panel" aria-label="${escaped}"></main>
 <script type="module" nonce="${nonce}" src="${asset("panel.js")}"></script>
 </body>
 </html>`;

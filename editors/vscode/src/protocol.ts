@@ -15,7 +15,6 @@ export interface Step {
 /** The few fields of a view the extension itself reads; the page draws the rest. */
 export interface View {
   readonly outcome?: string | null;
-  readonly title?: string | null;
   readonly [field: string]: unknown;
 }
 

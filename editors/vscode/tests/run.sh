@@ -32,6 +32,7 @@ export ASKD_BIN
 passed=0
 failed=0
 finish() {
+  echo "vscode: took ${SECONDS}s"
   echo "vscode: $passed passed, $failed failed"
   [[ "$failed" -eq 0 ]]
 }
@@ -81,12 +82,12 @@ npm_ci() {
   cp "$from/package-lock.json" "$into/node_modules/.askd-lock.json"
 }
 
-echo "vscode: npm packages of the extension"
+echo "vscode: npm packages of the extension (at ${SECONDS}s)"
 npm_ci "$ext" "$ext" --omit=optional >"$work/npm-extension.log" 2>&1 \
   || { tail -30 "$work/npm-extension.log" >&2; abort "npm ci of the extension failed"; }
 
 if [[ "${ASKD_VSCODE_TESTS:-all}" != unit ]]; then
-  echo "vscode: code-server and playwright-core"
+  echo "vscode: code-server and playwright-core (at ${SECONDS}s)"
   # code-server's postinstall builds native modules with node's own headers (no download),
   # runs `npx node-gyp` unasked, refuses to run as root without unsafe-perm, and takes
   # ripgrep from the cache seeded here instead of downloading it.
@@ -118,7 +119,7 @@ if [[ "${ASKD_VSCODE_TESTS:-all}" == unit ]]; then
   npx --no-install tsc -p tsconfig.json || abort "compiling the extension failed"
 else
   # Packaging compiles the extension (its vscode:prepublish script) for the unit tests too.
-  echo "vscode: packaging"
+  echo "vscode: packaging (at ${SECONDS}s)"
   npx --no-install vsce package --allow-missing-repository --skip-license --out "$work/askd-vscode.vsix" \
     >"$work/package.log" 2>&1 || { cat "$work/package.log" >&2; abort "vsce package of the extension failed"; }
   (cd "$here/fixture-extension" && "$ext/node_modules/.bin/vsce" package --no-dependencies \
@@ -145,7 +146,7 @@ run_node_tests() {
   failed=$((failed + fail))
 }
 
-echo "vscode: unit tests"
+echo "vscode: unit tests (at ${SECONDS}s)"
 run_node_tests unit tests/unit/*.test.js
 
 if [[ "${ASKD_VSCODE_TESTS:-all}" != unit ]]; then
@@ -156,7 +157,7 @@ if [[ "${ASKD_VSCODE_TESTS:-all}" != unit ]]; then
     done
   }
   trap stop_code_servers EXIT
-  echo "vscode: end-to-end tests (code-server in headless Chromium)"
+  echo "vscode: end-to-end tests (code-server in headless Chromium) (at ${SECONDS}s)"
   TMPDIR="$work/tmp" run_node_tests e2e --test-concurrency=1 --test-timeout=240000 tests/e2e/*.test.js
   echo "vscode: screenshots in $work/screenshots/"
 fi

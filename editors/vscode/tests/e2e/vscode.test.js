@@ -367,6 +367,8 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
     // The screen is as wide as the panel: its rules take every column the panel holds.
     const wide = Number(await flow.getAttribute("data-columns"));
     assert.ok(wide > 60, `the panel holds ${wide} columns`);
+    // The session was opened at the width the page measured before the renderer mounted.
+    assert.equal(Number(await flow.getAttribute("data-step-width")), wide);
     assert.equal((await screenLines(flow))[0], "─".repeat(wide));
     await page.setViewportSize({ width: 900, height: 800 });
     await h.waitFor("the panel to measure fewer columns", async () => Number(await flow.getAttribute("data-columns")) < wide);
