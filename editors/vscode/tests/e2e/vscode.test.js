@@ -480,6 +480,20 @@ test("askd: Ask from File… asks a payload chosen from the workspace", async ()
     });
     assert.equal(finished.source, "file");
     await waitForNotification(page, "askd: Q1: Yes");
+    // Show Result opens the output channel, scrolled to its end: the last lines of the result JSON.
+    await page.locator(".notifications-toasts .monaco-button", { hasText: "Show Result" }).click();
+    const shown = await h.waitFor("the output channel", async () => {
+      const rows = await page.locator(".part.panel .view-lines .view-line").evaluateAll((elements) =>
+        elements
+          .map((row) => ({ top: parseFloat(/** @type {HTMLElement} */ (row).style.top), text: (row.textContent ?? "").replace(/\u00a0/g, " ") }))
+          .sort((a, b) => a.top - b.top)
+          .map((row) => row.text),
+      );
+      while (rows.length > 0 && rows[rows.length - 1] === "") rows.pop();
+      return rows.length >= 4 ? rows : undefined;
+    });
+    const written = ["file: session vscode-1 ended (submit)", ...JSON.stringify(finished.result, null, 2).split("\n")];
+    assert.deepEqual(shown, written.slice(written.length - shown.length));
 
     await h.runCommand(page, "askd: Ask from File…");
     await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/broken.json" }).waitFor();
