@@ -18,8 +18,8 @@
 //! non-empty value or `TERM` is `dumb`: then the text is drawn plain and the terminal's own
 //! cursor shows where the editor's cursor is.
 //!
-//! The terminal is restored (raw mode off, cursor shown, auto-wrap, bracketed paste and the
-//! keyboard protocol as they were, the inline area cleared or the alternate screen left) on
+//! The terminal is restored (raw mode off, cursor shown, auto-wrap on, bracketed paste off,
+//! the inline area cleared or the alternate screen left) on
 //! every way out: a finished flow, an error, a panic (by a panic hook, before the panic message
 //! is printed), and SIGTERM, SIGHUP, SIGINT and SIGQUIT (by a thread that restores the terminal
 //! and ends the process with status 128 + the signal's number). Ctrl+C is a key in raw mode:
@@ -41,8 +41,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crossterm::event::{
     self, DisableBracketedPaste, EnableBracketedPaste, Event, KeyCode as TermCode, KeyEvent,
-    KeyEventKind, KeyModifiers, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
-    PushKeyboardEnhancementFlags,
+    KeyEventKind, KeyModifiers,
 };
 use crossterm::style::{Attribute, Color, SetAttribute, SetForegroundColor};
 use crossterm::terminal::{
@@ -247,8 +246,6 @@ struct Terminal {
     tty: File,
     /// Drawing on the alternate screen rather than inline.
     fullscreen: bool,
-    /// The kitty keyboard protocol's flags were pushed (and are popped on restore).
-    enhanced_keys: bool,
     /// Styles drawn as ANSI attributes; otherwise plain text.
     colour: bool,
     /// Rows between the top of the drawn area and the cursor (inline).
@@ -278,33 +275,21 @@ impl Terminal {
         *terminal() = Some(Terminal {
             tty,
             fullscreen,
-            enhanced_keys: false,
             colour,
             parked: 0,
         });
-        // Terminals with the kitty keyboard protocol tell shift+enter from enter with it.
-        let enhanced_keys = terminal::supports_keyboard_enhancement().unwrap_or(false);
-        let mut held = terminal();
-        let Some(term) = held.as_mut() else {
-            return Ok(());
-        };
-        term.enhanced_keys = enhanced_keys;
-        term.set_up().map_err(|e| Failure::terminal(&e))
+        terminal()
+            .as_mut()
+            .map_or(Ok(()), Terminal::set_up)
+            .map_err(|e| Failure::terminal(&e))
     }
 
     /// Enters the alternate screen (fullscreen) or goes to the start of the cursor's line
-    /// (inline), and turns on what the flow needs: bracketed paste, the kitty keyboard
-    /// protocol where the terminal has it, no auto-wrap, no cursor.
+    /// (inline), and turns on what the flow needs: bracketed paste, no auto-wrap, no cursor.
     fn set_up(&mut self) -> io::Result<()> {
         let mut out = Vec::new();
         if self.fullscreen {
             queue!(out, EnterAlternateScreen)?;
-        }
-        if self.enhanced_keys {
-            queue!(
-                out,
-                PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-            )?;
         }
         queue!(out, EnableBracketedPaste, DisableLineWrap, cursor::Hide)?;
         out.push(b'\r');
@@ -400,9 +385,6 @@ impl Terminal {
                 }
                 out.push(b'\r');
                 queue!(out, Clear(ClearType::FromCursorDown))?;
-            }
-            if self.enhanced_keys {
-                queue!(out, PopKeyboardEnhancementFlags)?;
             }
             queue!(
                 out,
