@@ -306,6 +306,11 @@ fn a_whole_flow_answered_in_the_terminal_shows_plays_screens_and_prints_its_resu
         p.type_text("한국어 docs")
     });
     flow.step("after a backspace", "<BS>", |p| p.keys(&["BSpace"]));
+    flow.step("after alt+backspace", "<M-BS>", |p| p.keys(&["M-BSpace"]));
+    flow.step("after typing a word", "tests", |p| p.type_text("tests"));
+    flow.step("a word to the left", "<C-Left>", |p| p.keys(&["C-Left"]));
+    flow.step("after typing before it", "e2e ", |p| p.type_text("e2e "));
+    flow.step("at the line's end", "<C-e>", |p| p.keys(&["C-e"]));
     flow.step(
         "with the custom text saved, on the preview question",
         "<CR>",
@@ -345,7 +350,7 @@ fn a_whole_flow_answered_in_the_terminal_shows_plays_screens_and_prints_its_resu
     assert_eq!(
         result["content"][0]["text"],
         "Scope: Minor\nScope / Minor note: docs first\nthen code\n\
-         Checks: Unit tests, Screen snapshots, 性能テスト\n한국어 doc\n\
+         Checks: Unit tests, Screen snapshots, 性能テスト\n한국어 e2e tests\n\
          Notes: Table"
     );
     assert_eq!(pane.capture(false), "", "the area is cleared");
