@@ -18,18 +18,26 @@
 //! non-empty value or `TERM` is `dumb`: then the text is drawn plain and the terminal's own
 //! cursor shows where the editor's cursor is.
 //!
+//! Keys are decoded by crossterm and mapped onto the engine's keys by [`key_of`]; pastes
+//! arrive whole (bracketed paste) and go to the open editor as one `insert`. A terminal that
+//! sends shift+enter as plain enter (most do, unless they encode modified keys as `CSI u`)
+//! leaves alt+enter as the new-line key.
+//!
 //! The terminal is restored (raw mode off, cursor shown, auto-wrap on, bracketed paste off,
-//! the inline area cleared or the alternate screen left) on
-//! every way out: a finished flow, an error, a panic (by a panic hook, before the panic message
-//! is printed), and SIGTERM, SIGHUP, SIGINT and SIGQUIT (by a thread that restores the terminal
-//! and ends the process with status 128 + the signal's number). Ctrl+C is a key in raw mode:
-//! the engine's `global.dismiss`, which cancels the flow.
+//! the inline area cleared or the alternate screen left) on every way out: a finished flow,
+//! an error, a panic (by a panic hook, before the panic message is printed), and SIGTERM,
+//! SIGHUP, SIGINT and SIGQUIT (by a thread that restores the terminal and ends the process
+//! with status 128 + the signal's number). Ctrl+C is a key in raw mode: the engine's
+//! `global.dismiss`, which cancels the flow.
 //!
 //! Exit statuses: [`EXIT_SUBMITTED`] (0) for a submitted flow (Submit or Elaborate),
 //! [`EXIT_CANCELLED`] (1) for a cancelled one and for `--no-ui`, [`EXIT_INVALID`] (2) for a
 //! payload that cannot be read or fails validation (its issues on stderr, in the dialect's
-//! words; a pi payload's `invalid_input` result on stdout), [`EXIT_NO_TERMINAL`] (3) when there is
-//! no terminal to draw on or it fails, 101 on a panic, 128 + N on signal N.
+//! words; a pi payload's `invalid_input` result on stdout), [`EXIT_NO_TERMINAL`] (3) when
+//! there is no terminal to draw on or it fails, 101 on a panic, 128 + N on signal N.
+//!
+//! `--behaviour` takes the flow's behaviour options as a JSON object. The engine has none yet:
+//! the value is checked to be an object and a non-empty one is reported as not applied.
 //!
 //! For the tests of terminal restoration only: when [`PANIC_ENV`] is set, the first key pressed
 //! panics.
