@@ -367,13 +367,18 @@ fn cancelled_by(keys: &str) -> Value {
 /// Runs the example in a pane, waits for its first screen, presses `keys` and checks that
 /// `askd ask` exits with `status`, prints `result` and leaves the terminal as it found it.
 fn exit_path(name: &'static str, press: &[&str], status: i32, result: &Value) {
-    let mut pane = Pane::start(
+    exit_path_of(
         name,
-        EXAMPLE,
         "\"$ASKD\" ask flow.json > out.json 2> err.txt",
-        80,
-        40,
+        press,
+        status,
+        result,
     );
+}
+
+/// As [`exit_path`], running `command` (which writes `out.json` and `err.txt`).
+fn exit_path_of(name: &'static str, command: &str, press: &[&str], status: i32, result: &Value) {
+    let mut pane = Pane::start(name, EXAMPLE, command, 80, 40);
     pane.expect_screen("when the flow opens", &play_screen(EXAMPLE, "", 80));
     pane.keys(press);
     assert_eq!(pane.wait_exit(), status, "stderr: {}", pane.read("err.txt"));
@@ -395,9 +400,18 @@ fn ctrl_c_is_the_dismiss_key_cancelling_with_status_1_and_restoring_the_terminal
 }
 
 #[test]
-fn submitting_from_the_first_screen_exits_0_and_restores_the_terminal() {
+fn a_script_taking_the_result_of_a_submitted_flow_gets_status_0_and_a_restored_terminal() {
+    // The way a script takes the answer: `result=$(askd ask flow.json)`.
+    let command = "sh -c 'result=$(\"$ASKD\" ask flow.json 2> err.txt); status=$?; \
+                   printf \"%s\\n\" \"$result\" > out.json; exit $status'";
     let keys = ["1", "1", "Tab", "1", "1"];
-    exit_path("digits", &keys, 0, &play_result(EXAMPLE, "11<Tab>11"));
+    exit_path_of(
+        "digits",
+        command,
+        &keys,
+        0,
+        &play_result(EXAMPLE, "11<Tab>11"),
+    );
 }
 
 /// Runs the example in a pane, waits for its first screen, sends `signal` to `askd ask` and
