@@ -28,6 +28,8 @@ mod screens;
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// Shell completions and man pages.
+mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
 /// The generated protocol documents against the code and the binary.
