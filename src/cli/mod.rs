@@ -1,10 +1,12 @@
-//! The command line: `askd` (serve JSON-RPC on stdin/stdout), and the tools around the engine
-//! — scripted flows ([`play`]), the conformance runner ([`conformance`]) and the protocol's
-//! generated documents ([`schema`]).
+//! The command line: `askd` (serve JSON-RPC on stdin/stdout, and over WebSocket with
+//! `--listen`), and the tools around the engine — a flow answered in the terminal ([`ask`]) or
+//! in a browser ([`web`]), scripted flows ([`play`]), the conformance runner ([`conformance`])
+//! and the protocol's generated documents ([`schema`]).
 //!
 //! Architecture invariant: `cli` is the top layer; nothing imports it. Its tools read and
 //! write files and spawn processes; the engine below never calls them.
 
+pub mod ask;
 pub mod conformance;
 pub mod docs;
 pub mod play;
@@ -37,8 +39,12 @@ pub(crate) struct Cli {
 enum Command {
     /// Serve JSON-RPC on stdin/stdout (the default), and over WebSocket with --listen.
     Serve(ServeCommand),
+    /// Answer a flow in this terminal; the result JSON goes to stdout (exit 0 submitted,
+    /// 1 cancelled, 2 invalid payload, 3 no terminal).
+    Ask(ask::AskArgs),
     /// Answer a flow in a browser: prints the page's address on stderr and, once the flow
-    /// completes, the result JSON on stdout (exit 0 submitted, 1 cancelled, 2 invalid payload).
+    /// completes, the result JSON on stdout (exit 0 submitted, 1 cancelled, 2 invalid payload,
+    /// 3 no listener).
     Web(WebCommand),
     /// Run a payload through a key script, printing every screen and the result.
     Play(PlayArgs),
@@ -253,6 +259,7 @@ pub fn main() -> std::process::ExitCode {
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
+        Some(Command::Ask(args)) => return ask::run(&args),
         Some(Command::Web(args)) => return web::run(&args.web, args.limits.config()),
         Some(Command::Play(args)) => {
             let output = play::read_payload(&args.file).and_then(|payload| {
