@@ -2,7 +2,8 @@
 //! and takes JSON-RPC connections over WebSocket (RFC 6455) at `/rpc`, beside stdin/stdout.
 //!
 //! HTTP and the WebSocket protocol are axum's (hyper and tungstenite underneath); this module
-//! only routes, checks who may connect, and hands each connection to [`crate::server::ws`].
+//! only routes, checks who may connect, and hands each connection to the shell's WebSocket
+//! loop (`server/ws.rs`).
 //!
 //! Who may connect, checked in this order before the upgrade, each refusal an HTTP status with
 //! its reason as plain text:
