@@ -18,6 +18,7 @@ pub mod files;
 pub mod framing;
 pub mod listener;
 pub mod methods;
+pub mod notify;
 pub mod params;
 mod protocol;
 pub mod state;
