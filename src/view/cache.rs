@@ -196,7 +196,7 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = if view.lines.is_some() { 14 } else { 13 };
+        let fields = if view.lines.is_some() { 16 } else { 15 };
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
@@ -211,6 +211,8 @@ impl Serialize for CachedView<'_> {
         s.serialize_field("editor", &optional(&view.editor, &mut cache.editors))?;
         let hints = part_json(&view.hints, &mut cache.hints);
         s.serialize_field("hints", &Part(hints, &view.hints))?;
+        s.serialize_field("notices", &view.notices)?;
+        s.serialize_field("help", &view.help)?;
         s.serialize_field("outcome", &view.outcome)?;
         match &view.lines {
             Some(lines) => match cache.lines_json(lines) {

@@ -220,6 +220,7 @@ pub fn press_err(session: &mut Session, name: &str) -> FlowError {
 /// A question for hand-built specs: label `ID`, prompt `id?`, each option's value and label `label`.
 pub fn question(id: &str, kind: QuestionType, options: &[&str]) -> Question {
     Question {
+        asked: None,
         id: id.to_owned(),
         label: id.to_uppercase(),
         prompt: format!("{id}?"),
@@ -242,6 +243,7 @@ pub fn question(id: &str, kind: QuestionType, options: &[&str]) -> Question {
 /// A session on a hand-built spec.
 pub fn from_spec(dialect: DialectId, questions: Vec<Question>) -> Session {
     let spec = FlowSpec {
+        behaviour: Default::default(),
         title: None,
         questions,
         rules: dialect.rules(),

@@ -46,7 +46,7 @@ fn detail_questions() -> Value {
 }
 
 /// The transcript call line of [`payload`].
-const CALL_LINE: &str = "ask_user 2 questions (Database, Features)";
+const CALL_LINE: &str = "ask_user 2 question(s) (Database, Features)";
 
 /// The pi result of [`payload`] submitted with Postgres, and Auth + API.
 fn submitted_result() -> Value {
@@ -814,7 +814,7 @@ fn open_with_an_invalid_pi_payload_is_a_done_step_not_an_error() {
     assert_eq!(step["result"], invalid_result());
     assert_eq!(
         step["transcript"],
-        json!({ "call": "ask_user 2 questions (Q1, Q2)", "result": "Invalid input" })
+        json!({ "call": "ask_user 2 question(s) (Q1, Q2)", "result": "Invalid input" })
     );
     assert_eq!(
         s.ok("getResult", json!({ "session": "bad" })),

@@ -299,6 +299,7 @@ fn arb_session() -> impl Strategy<Value = Session> {
             })
             .collect();
         let spec = FlowSpec {
+            behaviour: Default::default(),
             rules: askd::dialect::dsh::RULES,
             title: None,
             questions,
@@ -380,7 +381,7 @@ fn check_flow(session: &Session) -> Result<(), TestCaseError> {
     prop_assert_eq!(flow.check_invariants(), Ok(()));
     let count = flow.spec().questions.len();
     match flow.current_question() {
-        Some(q) => prop_assert!(flow.row() < q.row_count()),
+        Some(q) => prop_assert!(flow.row() < flow.spec().row_count(q)),
         None => prop_assert_eq!(flow.row(), 0),
     }
     prop_assert!(flow.review_action() < flow.review_actions().len());

@@ -246,9 +246,11 @@ fn plan_review() -> Session {
         preview: None,
     };
     let spec = FlowSpec {
+        behaviour: Default::default(),
         rules: askd::dialect::dsh::RULES,
         title: None,
         questions: vec![Question {
+            asked: None,
             id: "plan".to_owned(),
             label: "Plan".to_owned(),
             prompt: "Approve this plan?".to_owned(),
@@ -851,7 +853,7 @@ fn play_json_prints_one_step_per_line() {
     );
     assert_eq!(
         steps[2]["transcript"],
-        json!({ "call": "ask_user 1 question (Color)", "result": "✓ Color: Red" })
+        json!({ "call": "ask_user 1 question(s) (Color)", "result": "✓ Color: Red" })
     );
 }
 
