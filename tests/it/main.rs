@@ -8,6 +8,8 @@ mod common;
 mod support;
 
 // The engine core, through the library.
+/// The behaviour options and the pi-0.9 profile (BEHAVIOR §9).
+mod behaviour;
 /// The dsh dialect (BEHAVIOR §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
@@ -22,6 +24,8 @@ mod properties;
 mod results_e2e_core;
 /// Rendered screens (insta snapshots) and scripted flows.
 mod screens;
+/// Six rules of the seed profile the reference pins down (BEHAVIOR §1, §3, §5, §6).
+mod seed_rules;
 
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
