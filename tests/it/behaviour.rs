@@ -1,4 +1,4 @@
-//! The behaviour options and the `pi-0.9` profile (BEHAVIOR §9), through the library: the four
+//! The behaviour options and the `pi-0.9` profile (behaviour §9), through the library: the four
 //! flags in either profile, what the profile changes (the custom row on preview questions, the
 //! selected state of multi custom text, auto-open only without saved text, the elaborate
 //! wording, the non-interactive listing), the question-type toggle, the help overlay, and the

@@ -8,28 +8,32 @@ mod common;
 mod support;
 
 // The engine core, through the library.
-/// The behaviour options and the pi-0.9 profile (BEHAVIOR §9).
+/// The behaviour options and the pi-0.9 profile (behaviour §9).
 mod behaviour;
-/// The dsh dialect (BEHAVIOR §7).
+/// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
+mod behaviour_doc;
+/// The dsh dialect (behaviour §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
 mod editors;
-/// The flow, rule by rule (BEHAVIOR §2–§5), and snapshots.
+/// The flow, rule by rule (behaviour §2–§5), and snapshots.
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
-/// Results through the flow (BEHAVIOR §6).
+/// Results through the flow (behaviour §6).
 mod results_e2e_core;
 /// Rendered screens (insta snapshots) and scripted flows.
 mod screens;
-/// Six rules of the seed profile the reference pins down (BEHAVIOR §1, §3, §5, §6).
+/// Six rules of the seed profile the reference pins down (behaviour §1, §3, §5, §6).
 mod seed_rules;
 
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// Shell completions and man pages.
+mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
 /// The generated protocol documents against the code and the binary.

@@ -1,5 +1,5 @@
 //! Six rules of the seed profile that the reference pins down and the engine once missed
-//! (BEHAVIOR §1, §3, §5, §6), each through the library: `Enter` saves trimmed text while `Esc`
+//! (behaviour §1, §3, §5, §6), each through the library: `Enter` saves trimmed text while `Esc`
 //! saves it as typed; `Up` and `Down` in an editor with text go to the start of its first line
 //! and the end of its last; choosing an option of a single-select question drops its custom
 //! text; an answer whose serialised form is empty is left out of results; a blank preview on a
