@@ -341,9 +341,9 @@ fn review_view(flow: &Flow) -> ReviewView {
                     note: a.option_note(i).filter(|_| show_notes).map(str::to_owned),
                 })
                 .collect();
-            if let Some(text) = &a.custom_text {
+            if let Some(text) = a.chosen_custom() {
                 answers.push(ReviewAnswer {
-                    label: text.clone(),
+                    label: text.to_owned(),
                     custom: true,
                     note: None,
                 });

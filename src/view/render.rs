@@ -6,12 +6,12 @@
 //! | style | used for |
 //! |---|---|
 //! | `text` | ordinary text: labels, answers, indentation and padding |
-//! | `title` | the flow title, the question prompt, the review heading, box titles |
-//! | `accent` | the active row's pointer and label, the active tab, the active review action, the focused editor's border, key names in the footer |
+//! | `title` | the flow title, the question prompt, the review heading, box titles, the help overlay's title and headings |
+//! | `accent` | the active row's pointer and label, the active tab, the active review action, the focused editor's border, key names in the footer and the help overlay |
 //! | `success` | answered markers, selection marks, answers on the review screen, badges such as `(recommended)` |
-//! | `muted` | unanswered markers, unselected marks, placeholders, hint descriptions, `unanswered` |
-//! | `dim` | option descriptions, "more" markers, separators |
-//! | `warning` | notes (question and option notes), the end of a cancelled flow |
+//! | `muted` | unanswered markers, unselected marks, placeholders, hint descriptions and those of the help overlay, `unanswered` |
+//! | `dim` | option descriptions, "more" markers, separators, the review-shortcut notice |
+//! | `warning` | notes (question and option notes), the end of a cancelled flow, the other notices |
 //! | `selected` | the label of a selected row, the saved custom text, the highlighted entry of a completion list |
 //! | `cursor` | the editor's cursor: the grapheme under it, or a space at the end of a line |
 //! | `border` | rules and the borders of boxes that do not have focus |
@@ -29,8 +29,10 @@
 //! others, descriptions, notes, the saved custom text, the open editor as a box with its cursor
 //! (long lines wrapped, at most [`MAX_EDITOR_LINES`] shown) and its `@` completion list under
 //! it while one is open, the preview of the active row beside the rows from
-//! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the end
-//! of the flow; then the key hints and a closing rule. At most [`ROW_WINDOW`] rows show
+//! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the help
+//! overlay in their place (the bindings by context, keys in a column), or the end of the flow;
+//! then the notices of the behaviour options, the key hints and a closing rule. At most
+//! [`ROW_WINDOW`] rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
 use std::borrow::Cow;
@@ -1101,11 +1103,17 @@ fn row_lines(out: &mut Vec<Laid>, row: &RowView, shape: RowShape, editor: Option
         }
         None => {
             if let Some(text) = custom_text {
+                // Custom text set aside (the row is not selected) is shown muted.
+                let (marker, style) = if row.selected {
+                    (Style::Success, Style::Selected)
+                } else {
+                    (Style::Muted, Style::Muted)
+                };
                 marked(
                     out,
                     label_col,
-                    ("→ ", Style::Success),
-                    (text, Style::Selected),
+                    ("→ ", marker),
+                    (text, style),
                     label_col + 2,
                     width,
                 );

@@ -605,7 +605,14 @@ fn custom_text_set_aside_answers_nothing_and_leaves_the_result() {
     press(&mut s, "<CR><Space>");
     assert!(!answer(&s, LANGS).is_answered());
     assert!(!view::build("s", &s).tabs[LANGS].answered);
-    press(&mut s, "<Tab><Tab>1");
+    // The review lists no answer for it.
+    press(&mut s, "<Tab><Tab>");
+    let review = serde_json::to_value(view::build("s", &s).review).expect("serialises");
+    assert_eq!(
+        review["questions"][LANGS],
+        json!({ "id": "langs", "label": "Langs", "answered": false, "answers": [], "note": null, "otherNotes": [] })
+    );
+    press(&mut s, "1");
     let result = s.result().expect("submitted");
     assert_eq!(result["details"]["answers"], json!({}));
 }
