@@ -1,10 +1,11 @@
 //! The command line: `askd` (serve JSON-RPC on stdin/stdout), and the tools around the engine
-//! — scripted flows ([`play`]), the conformance runner ([`conformance`]) and the protocol's
-//! generated documents ([`schema`]).
+//! — a flow answered in the terminal ([`ask`]), scripted flows ([`play`]), the conformance
+//! runner ([`conformance`]) and the protocol's generated documents ([`schema`]).
 //!
 //! Architecture invariant: `cli` is the top layer; nothing imports it. Its tools read and
 //! write files and spawn processes; the engine below never calls them.
 
+pub mod ask;
 pub mod conformance;
 pub mod docs;
 pub mod play;
@@ -30,6 +31,9 @@ pub(crate) struct Cli {
 enum Command {
     /// Serve JSON-RPC on stdin/stdout (the default).
     Serve(ServeArgs),
+    /// Answer a flow in this terminal; the result JSON goes to stdout (exit 0 submitted,
+    /// 1 cancelled, 2 invalid payload, 3 no terminal).
+    Ask(ask::AskArgs),
     /// Run a payload through a key script, printing every screen and the result.
     Play(PlayArgs),
     /// Play the built-in example flow.
@@ -188,6 +192,7 @@ pub fn main() -> std::process::ExitCode {
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
+        Some(Command::Ask(args)) => return ask::run(&args),
         Some(Command::Play(args)) => {
             let output = play::read_payload(&args.file).and_then(|payload| {
                 play::play(

@@ -38,3 +38,5 @@ mod docs;
 mod e2e_server;
 /// The generated protocol documents against the code and the binary.
 mod schema;
+/// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
+mod terminal;
