@@ -1043,7 +1043,7 @@ impl Flow {
     /// Saves the open editor's draft and closes it: trimmed of surrounding whitespace with
     /// `trim` (`Enter`), as typed otherwise (`Esc`, the empty-editor moves).
     ///
-    /// **[engine]** A draft whose trimmed text equals the trimmed text the editor opened with
+    /// An engine rule: a draft whose trimmed text equals the trimmed text the editor opened with
     /// changes nothing, except that saved custom text set aside is chosen again (as any save of
     /// custom text chooses it).
     fn save_editor(&mut self, trim: bool) -> Result<(), FlowError> {

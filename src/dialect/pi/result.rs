@@ -430,7 +430,7 @@ pub fn transcript_call(labels: &[&str]) -> String {
 
 /// The transcript result text of a finished flow (same arguments as [`flow_result`]).
 ///
-/// **[engine]** A submitted answer that holds only notes is headed `✓ Label: (no answer)`, so its
+/// An engine addition: a submitted answer that holds only notes is headed `✓ Label: (no answer)`, so its
 /// note lines still appear under the question they belong to.
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
