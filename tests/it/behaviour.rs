@@ -646,6 +646,14 @@ fn a_custom_row_with_saved_text_does_not_open_by_itself() {
     assert_eq!(editor(&s), ed(Custom, "mine", 4));
 }
 
+#[test]
+fn enter_on_an_empty_custom_editor_closes_it_for_good() {
+    let mut s = pi09(json!({}));
+    press(&mut s, "3<CR>");
+    assert_eq!(at(&s), pos(SCOPE, 2, Options));
+    assert_eq!(editor(&s), None);
+}
+
 // The pi-0.9 profile: the elaborate wording -----------------------------------------------------
 
 #[test]
