@@ -643,6 +643,7 @@ impl Flow {
     }
 
     /// Forgets a question-type switch waiting for its confirmation, and its notice.
+    #[inline]
     fn drop_type_confirmation(&mut self) {
         if matches!(self.prompts.type_change, Some(TypeChange::Confirm { .. })) {
             self.prompts.type_change = None;
@@ -1052,7 +1053,8 @@ impl Flow {
         };
         let draft = editor.text.text();
         if draft.trim() == editor.initial.trim() {
-            if editor.target == EditorTarget::Custom && !draft.trim().is_empty() {
+            // Custom text set aside is the text the editor opened with, never blank.
+            if editor.target == EditorTarget::Custom {
                 self.answers[editor.question].custom_off = false;
             }
             self.close_editor();
@@ -1189,24 +1191,29 @@ impl Flow {
     /// custom text); arriving on the review tab with every question answered and no note
     /// submits under [`crate::core::Behaviour::auto_submit_when_answered_without_notes`].
     fn after_move(&mut self) {
-        let behaviour = self.spec.behaviour;
-        match self.current_question() {
-            Some(q) => {
-                if self.spec.is_custom_row(q, self.row)
-                    && !(behaviour.auto_open_only_without_text
-                        && self.answers[self.tab].custom_text.is_some())
+        let spec = &*self.spec;
+        match spec.questions.get(self.tab) {
+            // The row test first: most moves land elsewhere.
+            Some(q) if self.row == q.options.len() && spec.has_custom_row(q) => {
+                if !(spec.behaviour.auto_open_only_without_text
+                    && self.answers[self.tab].custom_text.is_some())
                 {
                     self.open_editor(EditorTarget::Custom);
                 }
             }
-            None => {
-                if behaviour.auto_submit_when_answered_without_notes
-                    && self.answers.iter().all(Answer::is_answered)
-                    && !self.answers.iter().any(Answer::has_notes)
-                {
-                    self.finish(Outcome::Submit);
-                }
-            }
+            Some(_) => {}
+            None => self.auto_submit(),
+        }
+    }
+
+    /// On the review tab, under [`crate::core::Behaviour::auto_submit_when_answered_without_notes`]:
+    /// submits when every question is answered and none holds a note.
+    fn auto_submit(&mut self) {
+        if self.spec.behaviour.auto_submit_when_answered_without_notes
+            && self.answers.iter().all(Answer::is_answered)
+            && !self.answers.iter().any(Answer::has_notes)
+        {
+            self.finish(Outcome::Submit);
         }
     }
 
