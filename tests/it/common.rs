@@ -243,10 +243,10 @@ pub fn question(id: &str, kind: QuestionType, options: &[&str]) -> Question {
 /// A session on a hand-built spec.
 pub fn from_spec(dialect: DialectId, questions: Vec<Question>) -> Session {
     let spec = FlowSpec {
-        behaviour: Default::default(),
         title: None,
         questions,
         rules: dialect.rules(),
+        behaviour: Default::default(),
     };
     Session::from_spec(dialect, Arc::new(spec), &OpenOptions::default())
 }

@@ -43,8 +43,8 @@ fn question(id: &str, label: &str, prompt: &str, kind: QuestionType, labels: &[&
 
 fn dsh_spec(questions: Vec<Question>) -> FlowSpec {
     FlowSpec {
-        behaviour: Default::default(),
         rules: askd::dialect::dsh::RULES,
+        behaviour: Default::default(),
         title: None,
         questions,
     }

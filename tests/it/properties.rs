@@ -327,8 +327,8 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
             })
             .collect();
         let spec = FlowSpec {
-            behaviour: Default::default(),
             rules: askd::dialect::dsh::RULES,
+            behaviour: Default::default(),
             title: None,
             questions,
         };

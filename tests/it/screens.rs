@@ -246,15 +246,15 @@ fn plan_review() -> Session {
         preview: None,
     };
     let spec = FlowSpec {
-        behaviour: Default::default(),
         rules: askd::dialect::dsh::RULES,
+        behaviour: Default::default(),
         title: None,
         questions: vec![Question {
-            asked: None,
             id: "plan".to_owned(),
             label: "Plan".to_owned(),
             prompt: "Approve this plan?".to_owned(),
             kind: QuestionType::Single,
+            asked: None,
             required: false,
             options: vec![
                 option("Approve", Some("Start with step 1")),

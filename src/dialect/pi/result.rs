@@ -809,8 +809,8 @@ mod tests {
 
     fn flow(questions: Vec<Question>) -> FlowSpec {
         FlowSpec {
-            behaviour: Default::default(),
             rules: RULES,
+            behaviour: Default::default(),
             title: None,
             questions,
         }

@@ -1174,16 +1174,16 @@ mod tests {
             ]
         });
         let want = FlowSpec {
-            behaviour: Default::default(),
             rules: RULES,
+            behaviour: Default::default(),
             title: Some("  Setup  ".to_owned()),
             questions: vec![
                 Question {
-                    asked: None,
                     id: "scope".to_owned(),
                     label: "Q1".to_owned(),
                     prompt: "Which scope?".to_owned(),
                     kind: QuestionType::Single,
+                    asked: None,
                     required: false,
                     options: vec![
                         OptionItem {
@@ -1203,11 +1203,11 @@ mod tests {
                     intent: None,
                 },
                 Question {
-                    asked: None,
                     id: "langs".to_owned(),
                     label: "Languages".to_owned(),
                     prompt: "Which?".to_owned(),
                     kind: QuestionType::Multi,
+                    asked: None,
                     required: true,
                     options: vec![OptionItem {
                         value: "rs".to_owned(),
@@ -1219,11 +1219,11 @@ mod tests {
                     intent: None,
                 },
                 Question {
-                    asked: None,
                     id: "layout".to_owned(),
                     label: "Q3".to_owned(),
                     prompt: "Layout?".to_owned(),
                     kind: QuestionType::Preview,
+                    asked: None,
                     required: false,
                     options: vec![OptionItem {
                         value: "a".to_owned(),
@@ -1245,15 +1245,15 @@ mod tests {
         assert_eq!(
             spec,
             FlowSpec {
-                behaviour: Default::default(),
                 rules: RULES,
+                behaviour: Default::default(),
                 title: None,
                 questions: vec![Question {
-                    asked: None,
                     id: "q".to_owned(),
                     label: "Q1".to_owned(),
                     prompt: "P?".to_owned(),
                     kind: QuestionType::Single,
+                    asked: None,
                     required: false,
                     options: vec![OptionItem {
                         value: "a".to_owned(),
