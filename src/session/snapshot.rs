@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    Answer, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome, Question, TextEditor,
+    Answer, Behaviour, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome, Prompts,
+    Question, TextEditor,
 };
 use crate::dialect::{DialectId, pi};
 use crate::session::Session;
@@ -59,6 +60,17 @@ struct FlowState {
     editor: Option<EditorState>,
     answers: Vec<Answer>,
     outcome: Option<Outcome>,
+    /// The behaviour options (absent: the defaults).
+    #[serde(default, skip_serializing_if = "is_default")]
+    behaviour: Behaviour,
+    /// Notices, armed confirmations and the help overlay (absent: none).
+    #[serde(default, skip_serializing_if = "is_default")]
+    prompts: Prompts,
+}
+
+/// Whether `value` is its type's default (left out of snapshots).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -111,6 +123,8 @@ pub fn save(session: &Session) -> Value {
             }),
             answers: flow.answers().to_vec(),
             outcome: flow.outcome(),
+            behaviour: flow.spec().behaviour,
+            prompts: *flow.prompts(),
         })),
         Session::Invalid { invalid, .. } => Body::Invalid(InvalidState {
             title: invalid.title.clone(),
@@ -164,6 +178,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         title: s.spec.title,
         questions: s.spec.questions,
         rules: dialect.rules(),
+        behaviour: s.behaviour,
     };
     check_spec(&spec)?;
     let keymap = Keymap::default()
@@ -191,6 +206,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         editor,
         s.answers,
         s.outcome,
+        s.prompts,
     )?;
     Ok(Session::Flow {
         dialect,
