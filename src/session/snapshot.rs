@@ -164,6 +164,8 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         title: s.spec.title,
         questions: s.spec.questions,
         rules: dialect.rules(),
+        requester: None,
+        source: None,
     };
     check_spec(&spec)?;
     let keymap = Keymap::default()
@@ -177,6 +179,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
             text: TextEditor::from_parts(&e.text, e.cursor)
                 .ok_or("the editor's cursor is not on a character boundary")?,
             initial: e.initial,
+            refusal: None,
         }),
     };
     if s.non_interactive && s.outcome != Some(Outcome::Cancelled) {

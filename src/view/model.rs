@@ -64,6 +64,8 @@ pub enum OutcomeView {
     Cancelled,
     /// Withdrawn by the asker.
     Aborted,
+    /// Declined by the user.
+    Declined,
     /// The payload failed validation.
     Invalid,
 }
@@ -75,6 +77,7 @@ impl From<Outcome> for OutcomeView {
             Outcome::Elaborate => OutcomeView::Elaborate,
             Outcome::Cancelled => OutcomeView::Cancelled,
             Outcome::Aborted => OutcomeView::Aborted,
+            Outcome::Declined => OutcomeView::Declined,
         }
     }
 }

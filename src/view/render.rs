@@ -1394,6 +1394,7 @@ fn ending(out: &mut Vec<Laid>, outcome: Option<OutcomeView>, width: usize) {
         Some(OutcomeView::Elaborate) => ("✓ Sent back for elaboration", Style::Success),
         Some(OutcomeView::Cancelled) => ("✗ Cancelled", Style::Warning),
         Some(OutcomeView::Aborted) => ("✗ Withdrawn by the asker", Style::Warning),
+        Some(OutcomeView::Declined) => ("✗ Declined", Style::Warning),
         Some(OutcomeView::Invalid) => ("✗ Invalid input", Style::Warning),
         None => ("Done", Style::Text),
     };

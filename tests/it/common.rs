@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use askd::core::Keymap;
-use askd::core::{Answer, FlowSpec, OptionItem, Question, QuestionType};
+use askd::core::{Answer, CustomRow, FlowSpec, OptionItem, Question, QuestionType};
 use askd::core::{EditorTarget, Flow, FlowError, Focus};
 use askd::core::{Key, parse_sequence};
 use askd::dialect::DialectId;
@@ -236,6 +236,9 @@ pub fn question(id: &str, kind: QuestionType, options: &[&str]) -> Question {
             .collect(),
         detail: None,
         intent: None,
+        custom_row: CustomRow::Standard,
+        secret: false,
+        initial: Answer::default(),
     }
 }
 
@@ -245,6 +248,8 @@ pub fn from_spec(dialect: DialectId, questions: Vec<Question>) -> Session {
         title: None,
         questions,
         rules: dialect.rules(),
+        requester: None,
+        source: None,
     };
     Session::from_spec(dialect, Arc::new(spec), &OpenOptions::default())
 }

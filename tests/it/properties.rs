@@ -300,6 +300,8 @@ fn arb_session() -> impl Strategy<Value = Session> {
             .collect();
         let spec = FlowSpec {
             rules: askd::dialect::dsh::RULES,
+            requester: None,
+            source: None,
             title: None,
             questions,
         };

@@ -37,7 +37,7 @@ use serde_json::{Map, Value, json};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::{
-    Answer, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType,
+    Answer, CustomRow, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType,
     ReviewAction, Rules, quoted,
 };
 use crate::dialect::{AskError, Dialect, Ending, Rejection, Transcript};
@@ -50,6 +50,10 @@ pub const RULES: Rules = Rules {
     review: &[ReviewAction::Submit, ReviewAction::Cancel],
     exclusive_custom: true,
     free_text: true,
+    option_notes: false,
+    review_labels: &[],
+    checker: None,
+    empty: false,
 };
 
 /// The JSON-RPC error code of a dsh `UserQuestionError`.
@@ -254,6 +258,8 @@ pub fn validate(request: &Value) -> Result<FlowSpec, UserQuestionError> {
         title: None,
         questions,
         rules: RULES,
+        requester: None,
+        source: None,
     })
 }
 
@@ -289,7 +295,8 @@ pub fn ask_outcome(
 ) -> Result<Value, UserQuestionError> {
     match outcome {
         Outcome::Submit | Outcome::Elaborate => Ok(answer(spec, answers)),
-        Outcome::Cancelled => Err(ask_cancelled()),
+        // dsh flows never end declined; a decline would be the user's cancel.
+        Outcome::Cancelled | Outcome::Declined => Err(ask_cancelled()),
         Outcome::Aborted => Err(ask_aborted()),
     }
 }
@@ -377,7 +384,7 @@ pub fn transcript_call(spec: &FlowSpec) -> String {
 /// `- Label: (skipped)` for a question left unanswered.
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled => "Cancelled".to_owned(),
+        Outcome::Cancelled | Outcome::Declined => "Cancelled".to_owned(),
         Outcome::Aborted => "Aborted".to_owned(),
         Outcome::Submit | Outcome::Elaborate => spec
             .questions
@@ -577,6 +584,9 @@ fn check_question(
         options,
         detail,
         intent,
+        custom_row: CustomRow::Standard,
+        secret: false,
+        initial: Answer::default(),
     })
 }
 

@@ -32,6 +32,10 @@ pub const RULES: Rules = Rules {
     ],
     exclusive_custom: false,
     free_text: false,
+    option_notes: true,
+    review_labels: &[],
+    checker: None,
+    empty: false,
 };
 
 /// The payload of the built-in example flow (`askd demo`): a single question with descriptions and a

@@ -316,12 +316,15 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
 }
 
 /// The result of a finished flow; `answers[i]` belongs to `spec.questions[i]` (a missing answer
-/// counts as empty). `Outcome::Aborted` is reported exactly like `Outcome::Cancelled`.
+/// counts as empty). `Outcome::Aborted` (and `Outcome::Declined`, which pi flows never end with) is
+/// reported exactly like `Outcome::Cancelled`.
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> ToolResult {
     // Elaborate keeps only committed answers; every other outcome keeps whatever was entered.
     let keep: fn(&Answer) -> bool = match outcome {
         Outcome::Elaborate => Answer::is_answered,
-        Outcome::Submit | Outcome::Cancelled | Outcome::Aborted => |a| !a.is_empty(),
+        Outcome::Submit | Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => {
+            |a| !a.is_empty()
+        }
     };
     let mut details = bare_details(spec.title.clone(), false, summaries(spec));
     details.answers = entries(spec, answers)
@@ -330,7 +333,7 @@ pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Too
         .collect();
     let text = match outcome {
         Outcome::Submit => or_default(submit_lines(spec, answers), "User submitted the ask flow"),
-        Outcome::Cancelled | Outcome::Aborted => {
+        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => {
             details.cancelled = true;
             "User cancelled the ask flow".to_owned()
         }
@@ -418,7 +421,7 @@ pub fn transcript_call(labels: &[&str]) -> String {
 /// still appear under the question they belong to.
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled | Outcome::Aborted => "Cancelled".to_owned(),
+        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => "Cancelled".to_owned(),
         Outcome::Elaborate => elaborate_text(&elaboration_items(spec, answers)),
         Outcome::Submit => {
             let mut lines = Vec::new();
@@ -686,6 +689,7 @@ fn cut_to_width(text: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::CustomRow;
     use crate::dialect::pi::RULES;
     use serde_json::{Value, json};
 
@@ -714,12 +718,17 @@ mod tests {
             options: options.iter().map(|(v, l)| option(v, l)).collect(),
             detail: None,
             intent: None,
+            custom_row: CustomRow::Standard,
+            secret: false,
+            initial: Answer::default(),
         }
     }
 
     fn flow(questions: Vec<Question>) -> FlowSpec {
         FlowSpec {
             rules: RULES,
+            requester: None,
+            source: None,
             title: None,
             questions,
         }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::core::{FlowSpec, Issue, OptionItem, Question, QuestionType};
+use crate::core::{Answer, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType};
 use crate::dialect::pi::RULES;
 
 /// Validates and normalises an `ask_user` payload given as arbitrary JSON.
@@ -53,6 +53,8 @@ pub fn validate(payload: &Value) -> Result<FlowSpec, Vec<Issue>> {
             title,
             questions,
             rules: RULES,
+            requester: None,
+            source: None,
         })
     } else {
         Err(issues)
@@ -249,6 +251,9 @@ fn check_question<'a>(
         options,
         detail: None,
         intent: None,
+        custom_row: CustomRow::Standard,
+        secret: false,
+        initial: Answer::default(),
     })
 }
 
@@ -1148,6 +1153,8 @@ mod tests {
         });
         let want = FlowSpec {
             rules: RULES,
+            requester: None,
+            source: None,
             title: Some("  Setup  ".to_owned()),
             questions: vec![
                 Question {
@@ -1172,6 +1179,9 @@ mod tests {
                     ],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 },
                 Question {
                     id: "langs".to_owned(),
@@ -1187,6 +1197,9 @@ mod tests {
                     }],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 },
                 Question {
                     id: "layout".to_owned(),
@@ -1202,6 +1215,9 @@ mod tests {
                     }],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 },
             ],
         };
@@ -1215,6 +1231,8 @@ mod tests {
             spec,
             FlowSpec {
                 rules: RULES,
+                requester: None,
+                source: None,
                 title: None,
                 questions: vec![Question {
                     id: "q".to_owned(),
@@ -1230,6 +1248,9 @@ mod tests {
                     }],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 }],
             }
         );
