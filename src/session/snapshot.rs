@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::core::{
     Answer, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome, Question, TextEditor,
 };
-use crate::dialect::{DialectId, pi};
+use crate::dialect::DialectId;
 use crate::session::Session;
 
 /// The `format` tag of every snapshot.
@@ -45,6 +45,10 @@ struct SpecState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     title: Option<String>,
     questions: Vec<Question>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    requester: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<Value>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -69,11 +73,16 @@ struct EditorState {
     text: String,
     cursor: usize,
     initial: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refusal: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct InvalidState {
+    /// Absent for pi, whose requests opened invalid before other dialects did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dialect: Option<DialectId>,
     title: Option<String>,
     issues: Vec<Issue>,
     labels: Vec<String>,
@@ -96,6 +105,8 @@ pub fn save(session: &Session) -> Value {
                 dialect: *dialect,
                 title: flow.spec().title.clone(),
                 questions: flow.spec().questions.clone(),
+                requester: flow.spec().requester.clone(),
+                source: flow.spec().source.as_deref().cloned(),
             },
             keymap: flow.keymap().overrides(),
             non_interactive: *non_interactive,
@@ -108,11 +119,13 @@ pub fn save(session: &Session) -> Value {
                 text: e.text.text().to_owned(),
                 cursor: e.text.cursor(),
                 initial: e.initial.clone(),
+                refusal: e.refusal.clone(),
             }),
             answers: flow.answers().to_vec(),
             outcome: flow.outcome(),
         })),
-        Session::Invalid { invalid, .. } => Body::Invalid(InvalidState {
+        Session::Invalid { dialect, invalid } => Body::Invalid(InvalidState {
+            dialect: (*dialect != DialectId::PI).then_some(*dialect),
             title: invalid.title.clone(),
             issues: invalid.issues.clone(),
             labels: invalid.labels.clone(),
@@ -149,11 +162,21 @@ pub fn restore(state: &Value) -> Result<Session, SnapshotError> {
     let snapshot: Snapshot =
         serde_json::from_value(state.clone()).map_err(|e| fail(e.to_string()))?;
     match snapshot.body {
-        // Only pi payloads open when invalid.
-        Body::Invalid(s) => Ok(Session::Invalid {
-            dialect: DialectId::PI,
-            invalid: Box::new(pi::invalid(s.title, s.issues, s.labels)),
-        }),
+        Body::Invalid(s) => {
+            let dialect = s.dialect.unwrap_or(DialectId::PI);
+            let invalid = dialect
+                .reopen_invalid(s.title, s.issues, s.labels)
+                .ok_or_else(|| {
+                    fail(format!(
+                        "the {} dialect refuses invalid requests; none opens",
+                        dialect.name()
+                    ))
+                })?;
+            Ok(Session::Invalid {
+                dialect,
+                invalid: Box::new(invalid),
+            })
+        }
         Body::Flow(s) => restore_flow(*s).map_err(fail),
     }
 }
@@ -164,8 +187,8 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         title: s.spec.title,
         questions: s.spec.questions,
         rules: dialect.rules(),
-        requester: None,
-        source: None,
+        requester: s.spec.requester,
+        source: s.spec.source.map(Arc::new),
     };
     check_spec(&spec)?;
     let keymap = Keymap::default()
@@ -179,7 +202,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
             text: TextEditor::from_parts(&e.text, e.cursor)
                 .ok_or("the editor's cursor is not on a character boundary")?,
             initial: e.initial,
-            refusal: None,
+            refusal: e.refusal,
         }),
     };
     if s.non_interactive && s.outcome != Some(Outcome::Cancelled) {
@@ -204,7 +227,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
 
 /// The spec invariants validation guarantees: questions, unique ids, options with unique values.
 fn check_spec(spec: &FlowSpec) -> Result<(), String> {
-    if spec.questions.is_empty() {
+    if spec.questions.is_empty() && !spec.rules.empty {
         return Err("the spec has no questions".into());
     }
     let mut ids = HashSet::new();

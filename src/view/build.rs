@@ -1,16 +1,18 @@
 //! Building the view of a session: every decision a renderer would otherwise have to take
 //! (which rows are in the window, what the review lists, which hints apply) is taken here.
 
+use unicode_segmentation::UnicodeSegmentation;
+
 use crate::core::{
-    Action, Answer, Context, EditorTarget, Flow, Focus, Key, KeyNames, OpenEditor, PLAN_REVIEW,
-    Question, ReviewAction,
+    Action, Answer, Context, EditorTarget, Flow, Focus, HIDDEN, Key, KeyNames, OpenEditor,
+    PLAN_REVIEW, Question, ReviewAction,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
-    CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
-    QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion,
-    ReviewView, RowView, TabKind, TabView, View,
+    CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView, EditorView,
+    Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView, QuestionView,
+    ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView,
+    RowView, TabKind, TabView, View,
 };
 
 /// A label without its recommended marker, and whether it had one.
@@ -47,6 +49,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         None => Some(OutcomeView::Invalid),
     };
     let title = session.title().map(str::to_owned);
+    let requester = session.requester().map(str::to_owned);
     let dialect = session.dialect();
     let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
         return View {
@@ -54,6 +57,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             status,
             dialect,
             title,
+            requester,
             focus: Focus::Review,
             tabs: session.flow().map(tabs).unwrap_or_default(),
             active_tab: session.flow().map_or(0, Flow::tab),
@@ -70,6 +74,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         status,
         dialect,
         title,
+        requester,
         focus: flow.focus(),
         tabs: tabs(flow),
         active_tab: flow.tab(),
@@ -101,7 +106,11 @@ fn tabs(flow: &Flow) -> Vec<TabView> {
             }),
     );
     tabs.push(TabView {
-        label: ReviewAction::Submit.label().to_owned(),
+        label: flow
+            .spec()
+            .rules
+            .review_label(ReviewAction::Submit)
+            .to_owned(),
         kind: TabKind::Review,
         answered: false,
         has_notes: false,
@@ -142,11 +151,12 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
     );
     if q.has_custom_row() && end == row_count {
         let i = q.options.len();
+        let (label, description) = q.custom_label();
         rows.push(RowView {
             index: i + 1,
             value: CUSTOM_VALUE.to_owned(),
-            label: CUSTOM_LABEL.to_owned(),
-            description: None,
+            label: label.to_owned(),
+            description: description.map(str::to_owned),
             preview: None,
             selected: answer.custom_text.is_some(),
             active: flow.row() == i,
@@ -162,8 +172,8 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         kind: q.kind,
         required: q.required,
         detail: q.detail.clone(),
-        note: answer.note.clone(),
-        custom_text: answer.custom_text.clone(),
+        note: shown(q, &answer.note),
+        custom_text: shown(q, &answer.custom_text),
         active_option: flow.row(),
         row_count,
         rows_above: shown_start,
@@ -182,16 +192,27 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
     }
 }
 
+/// A text of question `q` as views show it: [`HIDDEN`] in place of a secret one.
+fn shown(q: &Question, text: &Option<String>) -> Option<String> {
+    match text {
+        Some(_) if q.secret => Some(HIDDEN.to_owned()),
+        _ => text.clone(),
+    }
+}
+
 fn review_view(flow: &Flow) -> ReviewView {
     let actions = flow.review_actions();
+    let rules = &flow.spec().rules;
     let active = actions[flow.review_action()];
     let show_all_notes = active == ReviewAction::Elaborate;
+    let blocked = flow.submit_blocked();
     let questions = flow
         .spec()
         .questions
         .iter()
         .zip(flow.answers())
-        .map(|(q, a)| {
+        .enumerate()
+        .map(|(index, (q, a))| {
             let answered = a.is_answered();
             let show_notes = show_all_notes || answered;
             let mut answers: Vec<ReviewAnswer> = a
@@ -203,9 +224,9 @@ fn review_view(flow: &Flow) -> ReviewView {
                     note: a.option_note(i).filter(|_| show_notes).map(str::to_owned),
                 })
                 .collect();
-            if let Some(text) = &a.custom_text {
+            if let Some(text) = shown(q, &a.custom_text) {
                 answers.push(ReviewAnswer {
-                    label: text.clone(),
+                    label: text,
                     custom: true,
                     note: None,
                 });
@@ -228,8 +249,9 @@ fn review_view(flow: &Flow) -> ReviewView {
                 label: q.label.clone(),
                 answered,
                 answers,
-                note: a.note.clone().filter(|_| show_notes),
+                note: shown(q, &a.note).filter(|_| show_notes),
                 other_notes,
+                problem: if blocked { flow.problem(index) } else { None },
             }
         })
         .collect();
@@ -237,10 +259,11 @@ fn review_view(flow: &Flow) -> ReviewView {
         actions: actions
             .iter()
             .enumerate()
-            .map(|(i, a)| ReviewActionView {
+            .map(|(i, &a)| ReviewActionView {
                 key: (i + 1).to_string(),
-                label: a.label().to_owned(),
+                label: rules.review_label(a).to_owned(),
                 active: i == flow.review_action(),
+                disabled: blocked && a == ReviewAction::Submit,
             })
             .collect(),
         active_action: flow.review_action(),
@@ -262,21 +285,36 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
     let text = editor.text.text();
     let position = editor.text.position();
     let byte = editor.text.cursor();
-    EditorView {
-        target: EditorTargetView {
-            kind,
-            question_id: question.id.clone(),
-            option_value,
-        },
-        text: text.to_owned(),
-        cursor: CursorView {
+    let (text, cursor) = if question.secret {
+        let (masked, before) = mask(text, byte);
+        let cursor = CursorView {
+            offset: position.offset,
+            byte: before.len(),
+            utf16: before.encode_utf16().count(),
+            line: position.line,
+            grapheme: position.grapheme,
+            column: position.grapheme,
+        };
+        (masked, cursor)
+    } else {
+        let cursor = CursorView {
             offset: position.offset,
             byte,
             utf16: text[..byte].encode_utf16().count(),
             line: position.line,
             grapheme: position.grapheme,
             column: position.column,
+        };
+        (text.to_owned(), cursor)
+    };
+    EditorView {
+        target: EditorTargetView {
+            kind,
+            question_id: question.id.clone(),
+            option_value,
         },
+        text,
+        cursor,
         placeholder,
         completion: flow.completion().map(|list| CompletionView {
             items: list
@@ -290,7 +328,22 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             selected: list.selected,
             query: list.query.to_owned(),
         }),
+        secret: question.secret,
+        error: editor.refusal.clone(),
     }
+}
+
+/// `text` masked: a `•` per grapheme, line breaks kept; with the masked text before `byte`.
+fn mask(text: &str, byte: usize) -> (String, String) {
+    let mask_of = |part: &str| -> String {
+        part.graphemes(true)
+            .map(|g| if g.contains('\n') { "\n" } else { "•" })
+            .collect()
+    };
+    let before = mask_of(&text[..byte]);
+    let mut masked = before.clone();
+    masked.push_str(&mask_of(&text[byte..]));
+    (masked, before)
 }
 
 /// The actions a focus shows hints for, in display order.
@@ -394,13 +447,18 @@ fn hints(flow: &Flow) -> Vec<Hint> {
     }
     let keymap = flow.keymap();
     let notes = flow.spec().rules.notes;
+    let option_notes = notes && flow.spec().rules.option_notes;
     let actions = hint_actions(flow);
     // Room for the digits too.
     let mut hints = Vec::with_capacity(actions.len() + 1);
     hints.extend(
         actions
             .iter()
-            .filter(|a| notes || !matches!(a, Action::MainOptionNote | Action::MainQuestionNote))
+            .filter(|a| match a {
+                Action::MainOptionNote => option_notes,
+                Action::MainQuestionNote => notes,
+                _ => true,
+            })
             .filter(|a| !keymap.keys(**a).is_empty())
             .map(|&action| Hint {
                 action: action.name(),

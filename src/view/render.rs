@@ -180,6 +180,18 @@ fn screen(
             width,
         );
     }
+    if let Some(requester) = &view.requester {
+        wrap(
+            &mut out,
+            margin(),
+            MARGIN,
+            &[
+                seg("Requested by ", Style::Muted),
+                seg(requester, Style::Accent),
+            ],
+            width,
+        );
+    }
     let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
     remembered_part(&mut out, tab_memo, &view.tabs, width, |out| {
         tab_bar(out, &view.tabs, width)
@@ -1203,6 +1215,17 @@ fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_w
         content,
         footer.as_deref(),
     );
+    if let Some(error) = &e.error {
+        let mut first = indent(at + 2);
+        first.text("✗ ", Style::Warning);
+        wrap(
+            out,
+            first,
+            at + 4,
+            &[seg(error, Style::Warning)],
+            at + box_width,
+        );
+    }
     if let Some(completion) = &e.completion {
         completion_list(out, completion, at + 2, box_width - 2);
     }
@@ -1364,6 +1387,16 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
             ];
             wrap(out, indent(answer_col), note_col, &segs, width);
         }
+        if let Some(problem) = &q.problem {
+            marked(
+                out,
+                answer_col,
+                ("✗ ", Style::Warning),
+                (problem, Style::Warning),
+                answer_col + 2,
+                width,
+            );
+        }
     }
     out.push(Laid::default());
     for action in &review.actions {
@@ -1375,15 +1408,14 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
             first.spaces(POINTER);
             Style::Text
         };
+        let style = if action.disabled { Style::Dim } else { style };
         first.text(&action.key, style);
         first.text(". ", style);
-        wrap(
-            out,
-            first,
-            MARGIN + POINTER + NUMBER,
-            &[seg(&action.label, style)],
-            width,
-        );
+        let mut segs = vec![seg(&action.label, style)];
+        if action.disabled {
+            segs.push(seg(" — answer the marked questions first", Style::Muted));
+        }
+        wrap(out, first, MARGIN + POINTER + NUMBER, &segs, width);
     }
 }
 

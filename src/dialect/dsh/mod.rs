@@ -40,7 +40,9 @@ use crate::core::{
     Answer, CustomRow, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType,
     ReviewAction, Rules, quoted,
 };
-use crate::dialect::{AskError, Dialect, Ending, Rejection, Transcript};
+use crate::dialect::{
+    AskError, Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript,
+};
 
 /// What dsh flows offer: no notes, Submit and Cancel on the review tab, free-text questions,
 /// and a single question's custom answer in place of its selection.
@@ -79,16 +81,19 @@ impl Dialect for Dsh {
         "The provider-neutral `AskUserQuestion` vocabulary."
     }
 
-    /// A request whose first question carries `question` and no `prompt`.
+    /// A request whose first question carries `question` and `id` and no `prompt` (items
+    /// without an `id`, as other agents send them, are not taken for dsh).
     fn recognises(&self, payload: &Value) -> bool {
         let first = payload
             .get("questions")
             .and_then(Value::as_array)
             .and_then(|q| q.first());
-        first.is_some_and(|q| q.get("question").is_some() && q.get("prompt").is_none())
+        first.is_some_and(|q| {
+            q.get("question").is_some() && q.get("id").is_some() && q.get("prompt").is_none()
+        })
     }
 
-    fn open(&self, payload: &Value) -> Result<FlowSpec, Rejection> {
+    fn open(&self, payload: &Value, _options: &Value) -> Result<FlowSpec, Rejection> {
         validate(payload).map_err(|e| Rejection::Refused(e.to_ask_error()))
     }
 
@@ -127,7 +132,39 @@ impl Dialect for Dsh {
             crate::dialect::pi::parse_answers(spec, answers)
         }
     }
+
+    fn schemas(&self) -> &'static Schemas {
+        &SCHEMAS
+    }
 }
+
+/// The dsh dialect's shapes: the request, the answer (what `ask` resolves with, and an answer
+/// set of `submitAnswers`), the result, and the data of its -32010 error.
+static SCHEMAS: Schemas = Schemas {
+    files: &[
+        SchemaFile {
+            name: "dsh-request.json",
+            exact: false,
+            shape: Shape::of::<schema::AskUserQuestionRequest>(),
+        },
+        SchemaFile {
+            name: "dsh-answer.json",
+            exact: true,
+            shape: Shape::of::<schema::AskUserQuestionAnswer>(),
+        },
+        SchemaFile {
+            name: "dsh-result.json",
+            exact: true,
+            shape: Shape::of::<schema::DshResult>(),
+        },
+    ],
+    request: Shape::of::<schema::AskUserQuestionRequest>(),
+    result: Shape::of::<schema::DshResult>(),
+    ask: Shape::of::<schema::AskUserQuestionAnswer>(),
+    answers: Shape::of::<schema::AskUserQuestionAnswer>(),
+    options: None,
+    components: &[Shape::of::<schema::UserQuestionErrorData>()],
+};
 
 /// Columns the labels of the transcript call line are cut to.
 const CALL_LABELS_WIDTH: usize = 50;
