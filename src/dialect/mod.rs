@@ -10,8 +10,13 @@
 //! Architecture invariant: a dialect imports only `core`; nothing outside this folder names a
 //! dialect but [`DIALECTS`], so adding one is a module and a line there.
 
+pub mod claude;
+pub mod codex;
 pub mod dsh;
+pub mod mcp;
+pub mod opencode;
 pub mod pi;
+mod shape;
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -22,7 +27,11 @@ use serde_json::Value;
 
 use crate::core::{Answer, FlowSpec, Issue, Outcome, Rules};
 
+use claude::Claude;
+use codex::Codex;
 use dsh::Dsh;
+use mcp::Mcp;
+use opencode::Opencode;
 use pi::Pi;
 
 /// Every dialect the engine speaks, the default (`pi`) first. Adding a dialect is a line here.
@@ -30,7 +39,7 @@ use pi::Pi;
 /// `open` without a `dialect` asks them in this order whether they recognise the request
 /// ([`Dialect::recognises`]): a dialect recognised by an envelope of its own comes before
 /// `dsh`, whose rule (items carrying `question` and `id`) is the loosest.
-pub static DIALECTS: &[&dyn Dialect] = &[&Pi, &Dsh];
+pub static DIALECTS: &[&dyn Dialect] = &[&Pi, &Claude, &Codex, &Opencode, &Mcp, &Dsh];
 
 /// The names of [`DIALECTS`], in order, as `open` takes them.
 static NAMES: LazyLock<Vec<&'static str>> =

@@ -93,6 +93,14 @@ fn generation_is_deterministic_pretty_and_newline_terminated() {
             "openrpc.json",
             "schemas/pi-payload.json",
             "schemas/pi-result.json",
+            "schemas/claude-request.json",
+            "schemas/claude-result.json",
+            "schemas/codex-request.json",
+            "schemas/codex-result.json",
+            "schemas/opencode-request.json",
+            "schemas/opencode-result.json",
+            "schemas/mcp-request.json",
+            "schemas/mcp-result.json",
             "schemas/dsh-request.json",
             "schemas/dsh-answer.json",
             "schemas/dsh-result.json",
@@ -185,6 +193,8 @@ fn openrpc_describes_every_method_in_order() {
         ("allRows", false),
         ("cwd", false),
         ("keymap", false),
+        ("claude", false),
+        ("mcp", false),
     ]);
     let session = p(&[("session", true)]);
     let expected: BTreeMap<&str, Vec<(String, bool)>> = BTreeMap::from([
