@@ -238,6 +238,9 @@ fn check_spec(spec: &FlowSpec) -> Result<(), String> {
         if q.options.is_empty() && !spec.rules.free_text {
             return Err(format!("question {:?} has no options", q.id));
         }
+        if q.options.is_empty() && !q.has_custom_row() {
+            return Err(format!("question {:?} has no rows", q.id));
+        }
         let mut values = HashSet::new();
         if q.options.iter().any(|o| !values.insert(o.value.as_str())) {
             return Err(format!("question {:?} repeats an option value", q.id));

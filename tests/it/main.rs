@@ -8,6 +8,10 @@ mod common;
 mod support;
 
 // The engine core, through the library.
+/// The claude dialect (DIALECTS §1).
+mod claude_core;
+/// The codex dialect (DIALECTS §2).
+mod codex_core;
 /// The dsh dialect (BEHAVIOR §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
@@ -16,6 +20,10 @@ mod editors;
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
+/// The mcp dialect (DIALECTS §4).
+mod mcp_core;
+/// The opencode dialect (DIALECTS §3).
+mod opencode_core;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (BEHAVIOR §6).
