@@ -12,6 +12,8 @@ mod support;
 mod claude_core;
 /// The codex dialect (DIALECTS §2).
 mod codex_core;
+/// What dialects hand the core as data: checkers, review labels, custom rows, secrets.
+mod core_rules;
 /// The dsh dialect (BEHAVIOR §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
