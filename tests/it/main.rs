@@ -36,6 +36,8 @@ mod screens;
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// The claude, codex, opencode and mcp dialects through the binary.
+mod dialects_e2e;
 /// `askd serve` end to end.
 mod e2e_server;
 /// The generated protocol documents against the code and the binary.
