@@ -2,10 +2,10 @@
 //! and a finished flow into the value that agent expects back, behind one trait.
 //!
 //! A dialect validates its request (paths and messages in its own words) and maps it onto a
-//! [`FlowSpec`] whose [`Rules`](crate::core::Rules) say what its flows offer (notes, review
-//! actions, free-text questions, the checks of values); it builds the result of every ending,
-//! the answers of `submitAnswers`, the transcript lines, and says how the protocol's schemas
-//! describe its wire shapes ([`Schemas`]). Everything here is pure.
+//! [`FlowSpec`] whose [`Rules`] say what its flows offer (notes, review actions, free-text
+//! questions, the checks of values); it builds the result of every ending, the answers of
+//! `submitAnswers`, the transcript lines, and says how the protocol's schemas describe its wire
+//! shapes ([`Schemas`]). Everything here is pure.
 //!
 //! Architecture invariant: a dialect imports only `core`; nothing outside this folder names a
 //! dialect but [`DIALECTS`], so adding one is a module and a line there.

@@ -9,7 +9,7 @@ use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
 
-/// The tool input of DIALECTS.md §1.4.
+/// The tool input of the claude example of `protocol/dialects.md`.
 fn example() -> Value {
     json!({
         "questions": [

@@ -9,7 +9,7 @@ use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
 
-/// The model arguments of DIALECTS.md §2.4.
+/// The model arguments of the codex example of `protocol/dialects.md`.
 fn arguments() -> Value {
     json!({ "questions": [
         { "id": "db_choice", "header": "Database", "question": "Which database should we use?",
@@ -22,7 +22,7 @@ fn arguments() -> Value {
             { "label": "Bare VM", "description": "Self-managed host." } ] } ] })
 }
 
-/// The app-server request of DIALECTS.md §2.4 (its `params`).
+/// The app-server request of the codex example of `protocol/dialects.md` (its `params`).
 fn app_server_request() -> Value {
     json!({
         "threadId": "thr_1", "turnId": "turn_1", "itemId": "call_abc",
@@ -35,7 +35,7 @@ fn app_server_request() -> Value {
     })
 }
 
-/// The client response of DIALECTS.md §2.4.
+/// The client response of the codex example of `protocol/dialects.md`.
 fn documented_response() -> Value {
     json!({ "answers": {
         "db_choice": { "answers": ["Postgres (Recommended)", "user_note: reuse the staging cluster"] },

@@ -8,27 +8,29 @@ mod common;
 mod support;
 
 // The engine core, through the library.
-/// The claude dialect (DIALECTS §1).
+/// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
+mod behaviour_doc;
+/// The claude dialect (`protocol/dialects.md`).
 mod claude_core;
-/// The codex dialect (DIALECTS §2).
+/// The codex dialect (`protocol/dialects.md`).
 mod codex_core;
 /// What dialects hand the core as data: checkers, review labels, custom rows, secrets.
 mod core_rules;
-/// The dsh dialect (BEHAVIOR §7).
+/// The dsh dialect (behaviour §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
 mod editors;
-/// The flow, rule by rule (BEHAVIOR §2–§5), and snapshots.
+/// The flow, rule by rule (behaviour §2–§5), and snapshots.
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
-/// The mcp dialect (DIALECTS §4).
+/// The mcp dialect (`protocol/dialects.md`).
 mod mcp_core;
-/// The opencode dialect (DIALECTS §3).
+/// The opencode dialect (`protocol/dialects.md`).
 mod opencode_core;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
-/// Results through the flow (BEHAVIOR §6).
+/// Results through the flow (behaviour §6).
 mod results_e2e_core;
 /// Rendered screens (insta snapshots) and scripted flows.
 mod screens;
@@ -38,7 +40,11 @@ mod screens;
 mod conformance;
 /// The claude, codex, opencode and mcp dialects through the binary.
 mod dialects_e2e;
+/// Shell completions and man pages.
+mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
 /// The generated protocol documents against the code and the binary.
 mod schema;
+/// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
+mod terminal;

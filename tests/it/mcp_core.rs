@@ -9,7 +9,7 @@ use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
 
-/// The `params` of the request of DIALECTS.md §4.5.
+/// The `params` of the request of the mcp example of `protocol/dialects.md`.
 fn form() -> Value {
     json!({
         "mode": "form",

@@ -7,7 +7,7 @@ use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
 
-/// The tool input of DIALECTS.md §3.4.
+/// The tool input of the opencode example of `protocol/dialects.md`.
 fn input() -> Value {
     json!({ "questions": [
         { "question": "Which database should we use?", "header": "Database",
