@@ -16,6 +16,8 @@ mod claude_core;
 mod codex_core;
 /// What dialects hand the core as data: checkers, review labels, custom rows, secrets.
 mod core_rules;
+/// `protocol/dialects.md` against the engine: its examples and quoted strings.
+mod dialects_doc;
 /// The dsh dialect (behaviour §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
