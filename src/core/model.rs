@@ -128,6 +128,7 @@ pub const HIDDEN: &str = "[hidden]";
 
 impl Question {
     /// Whether the question has the synthetic custom row after its options.
+    #[inline]
     pub fn has_custom_row(&self) -> bool {
         match self.custom_row {
             CustomRow::Standard => self.kind != QuestionType::Preview,
@@ -261,7 +262,11 @@ impl Rules {
     }
 
     /// The label of `action` on the review tab.
+    #[inline]
     pub fn review_label(&self, action: ReviewAction) -> &'static str {
+        if self.review_labels.is_empty() {
+            return action.label();
+        }
         self.review_labels
             .iter()
             .find(|(a, _)| *a == action)

@@ -4,8 +4,8 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::core::{
-    Action, Answer, Context, EditorTarget, Flow, Focus, HIDDEN, Key, KeyNames, OpenEditor,
-    PLAN_REVIEW, Question, ReviewAction,
+    Action, Answer, CUSTOM_LABEL, Context, CursorPosition, CustomRow, EditorTarget, Flow, Focus,
+    HIDDEN, Key, KeyNames, OpenEditor, PLAN_REVIEW, Question, ReviewAction,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
@@ -14,6 +14,9 @@ use crate::view::model::{
     ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView,
     RowView, TabKind, TabView, View,
 };
+
+/// The digits that run the first review actions.
+const DIGITS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
 /// A label without its recommended marker, and whether it had one.
 pub fn strip_recommended(label: &str) -> (&str, bool) {
@@ -105,12 +108,13 @@ fn tabs(flow: &Flow) -> Vec<TabView> {
                 active: i == flow.tab(),
             }),
     );
+    let rules = &flow.spec().rules;
     tabs.push(TabView {
-        label: flow
-            .spec()
-            .rules
-            .review_label(ReviewAction::Submit)
-            .to_owned(),
+        label: if rules.review_labels.is_empty() {
+            ReviewAction::Submit.label().to_owned()
+        } else {
+            rules.review_label(ReviewAction::Submit).to_owned()
+        },
         kind: TabKind::Review,
         answered: false,
         has_notes: false,
@@ -151,12 +155,15 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
     );
     if q.has_custom_row() && end == row_count {
         let i = q.options.len();
-        let (label, description) = q.custom_label();
+        let (label, description) = match &q.custom_row {
+            CustomRow::Labelled { label, description } => (label.clone(), description.clone()),
+            CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL.to_owned(), None),
+        };
         rows.push(RowView {
             index: i + 1,
             value: CUSTOM_VALUE.to_owned(),
-            label: label.to_owned(),
-            description: description.map(str::to_owned),
+            label,
+            description,
             preview: None,
             selected: answer.custom_text.is_some(),
             active: flow.row() == i,
@@ -172,8 +179,16 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         kind: q.kind,
         required: q.required,
         detail: q.detail.clone(),
-        note: shown(q, &answer.note),
-        custom_text: shown(q, &answer.custom_text),
+        note: if q.secret {
+            hidden(&answer.note)
+        } else {
+            answer.note.clone()
+        },
+        custom_text: if q.secret {
+            hidden(&answer.custom_text)
+        } else {
+            answer.custom_text.clone()
+        },
         active_option: flow.row(),
         row_count,
         rows_above: shown_start,
@@ -192,12 +207,12 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
     }
 }
 
-/// A text of question `q` as views show it: [`HIDDEN`] in place of a secret one.
-fn shown(q: &Question, text: &Option<String>) -> Option<String> {
-    match text {
-        Some(_) if q.secret => Some(HIDDEN.to_owned()),
-        _ => text.clone(),
-    }
+/// What views show in place of a secret question's text: [`HIDDEN`], when there is one. (Cold,
+/// as `masked`: kept out of the view builders that every key runs.)
+#[cold]
+#[inline(never)]
+fn hidden(text: &Option<String>) -> Option<String> {
+    text.as_ref().map(|_| HIDDEN.to_owned())
 }
 
 fn review_view(flow: &Flow) -> ReviewView {
@@ -224,9 +239,13 @@ fn review_view(flow: &Flow) -> ReviewView {
                     note: a.option_note(i).filter(|_| show_notes).map(str::to_owned),
                 })
                 .collect();
-            if let Some(text) = shown(q, &a.custom_text) {
+            if let Some(text) = &a.custom_text {
                 answers.push(ReviewAnswer {
-                    label: text,
+                    label: if q.secret {
+                        HIDDEN.to_owned()
+                    } else {
+                        text.clone()
+                    },
                     custom: true,
                     note: None,
                 });
@@ -249,7 +268,12 @@ fn review_view(flow: &Flow) -> ReviewView {
                 label: q.label.clone(),
                 answered,
                 answers,
-                note: shown(q, &a.note).filter(|_| show_notes),
+                note: if q.secret {
+                    hidden(&a.note)
+                } else {
+                    a.note.clone()
+                }
+                .filter(|_| show_notes),
                 other_notes,
                 problem: if blocked { flow.problem(index) } else { None },
             }
@@ -260,7 +284,9 @@ fn review_view(flow: &Flow) -> ReviewView {
             .iter()
             .enumerate()
             .map(|(i, &a)| ReviewActionView {
-                key: (i + 1).to_string(),
+                key: DIGITS
+                    .get(i)
+                    .map_or_else(|| (i + 1).to_string(), |d| (*d).to_owned()),
                 label: rules.review_label(a).to_owned(),
                 active: i == flow.review_action(),
                 disabled: blocked && a == ReviewAction::Submit,
@@ -286,16 +312,7 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
     let position = editor.text.position();
     let byte = editor.text.cursor();
     let (text, cursor) = if question.secret {
-        let (masked, before) = mask(text, byte);
-        let cursor = CursorView {
-            offset: position.offset,
-            byte: before.len(),
-            utf16: before.encode_utf16().count(),
-            line: position.line,
-            grapheme: position.grapheme,
-            column: position.grapheme,
-        };
-        (masked, cursor)
+        masked(text, byte, position)
     } else {
         let cursor = CursorView {
             offset: position.offset,
@@ -333,17 +350,28 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
     }
 }
 
-/// `text` masked: a `•` per grapheme, line breaks kept; with the masked text before `byte`.
-fn mask(text: &str, byte: usize) -> (String, String) {
+/// A secret editor's `text` as the view shows it, a `•` per grapheme with line breaks kept, and
+/// the cursor at `byte` (at `position` in the text) counted in it.
+#[cold]
+#[inline(never)]
+fn masked(text: &str, byte: usize, position: CursorPosition) -> (String, CursorView) {
     let mask_of = |part: &str| -> String {
         part.graphemes(true)
             .map(|g| if g.contains('\n') { "\n" } else { "•" })
             .collect()
     };
     let before = mask_of(&text[..byte]);
-    let mut masked = before.clone();
+    let cursor = CursorView {
+        offset: position.offset,
+        byte: before.len(),
+        utf16: before.encode_utf16().count(),
+        line: position.line,
+        grapheme: position.grapheme,
+        column: position.grapheme,
+    };
+    let mut masked = before;
     masked.push_str(&mask_of(&text[byte..]));
-    (masked, before)
+    (masked, cursor)
 }
 
 /// The actions a focus shows hints for, in display order.
