@@ -12,7 +12,7 @@
 //! `Yes` and `No`; enumerations a choice of their values (labelled by their titles or
 //! `enumNames`); arrays of an enumeration a multiple choice. Defaults are filled in (a default
 //! of the wrong type, outside the enumeration or failing the checks is left out). There are no
-//! notes. Values are checked before they are saved, and answers before Accept ([`check`]):
+//! notes. Values are checked before they are saved, and answers before Accept (the `check` module):
 //! the review names every problem, required properties without a value included, and Accept
 //! waits until there is none. The review offers Accept, Decline and Cancel.
 //!
