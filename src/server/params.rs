@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::dialect::DialectId;
+use crate::session::BehaviourOptions;
 
 /// `initialize` params.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -31,6 +32,9 @@ pub struct Capabilities {
     pub all_rows: Option<bool>,
     /// Keymap overrides `{ "<context>.<action>": ["<key>", ...] }`.
     pub keymap: Option<Value>,
+    /// Behaviour options for later `open`s: a profile and the four flags (replaces earlier
+    /// ones whole).
+    pub behaviour: Option<BehaviourOptions>,
 }
 
 /// `open` and `ask` params.
@@ -56,6 +60,9 @@ pub struct OpenParams {
     pub cwd: Option<String>,
     /// Keymap overrides for this flow.
     pub keymap: Option<Value>,
+    /// Behaviour options for this flow, over the connection's: each field given replaces the
+    /// connection's, each left out keeps it.
+    pub behaviour: Option<BehaviourOptions>,
     /// Every other param: the options of the dialects, each named after its dialect (the
     /// schemas describe them one by one).
     #[serde(flatten)]

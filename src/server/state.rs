@@ -21,7 +21,7 @@ use crate::server::params::{
     SubmitAnswersParams, SubmitMode,
 };
 use crate::server::protocol::{METHODS, Step, StepError, ask_error, code, error};
-use crate::session::{OpenOptions, Session, Status, snapshot};
+use crate::session::{BehaviourOptions, OpenOptions, Session, Status, snapshot};
 use crate::view::{self, ScreenCache, View, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
@@ -87,6 +87,8 @@ pub struct State {
     serial: u64,
     next_id: u64,
     keymap: Arc<Keymap>,
+    /// The behaviour options of later sessions, from `initialize`.
+    behaviour: BehaviourOptions,
     /// What views of later sessions carry, from `initialize`.
     view: ViewOptions,
     has_ui: Option<bool>,
@@ -141,6 +143,7 @@ impl State {
             serial: 0,
             next_id: 0,
             keymap: Arc::new(Keymap::default()),
+            behaviour: BehaviourOptions::default(),
             view: ViewOptions::default(),
             has_ui: None,
             screens: ScreenCache::default(),
@@ -188,6 +191,7 @@ impl State {
                 None => self.keymap.clone(),
             };
             self.keymap = keymap;
+            self.behaviour = c.behaviour.unwrap_or(self.behaviour);
             self.view.width = c.width.or(self.view.width);
             self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
             self.has_ui = c.has_ui.or(self.has_ui);
@@ -289,6 +293,11 @@ impl State {
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
             dialect_options: p.dialect_options,
+            behaviour: p
+                .behaviour
+                .unwrap_or_default()
+                .over(self.behaviour)
+                .behaviour(),
         };
         let session = Session::open(&p.payload, &options).map_err(ask_error)?;
         let id = self.new_id(p.session)?;

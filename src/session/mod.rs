@@ -8,14 +8,17 @@
 //! Architecture invariant: `session` imports only `core` and `dialect`, and asks its dialect
 //! for everything that differs between dialects.
 
+mod behaviour;
 pub mod snapshot;
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::core::{Flow, FlowError, FlowSpec, Issue, Key, Keymap, Outcome};
+use crate::core::{Behaviour, Flow, FlowError, FlowSpec, Issue, Key, Keymap, Outcome};
 use crate::dialect::{AskError, DialectId, Ending, Invalid, Rejection, Transcript};
+
+pub use behaviour::{BehaviourOptions, Profile};
 
 /// How to open an ask.
 #[derive(Debug, Clone)]
@@ -29,6 +32,8 @@ pub struct OpenOptions {
     /// Options of the dialects by name (the `open` params named after a dialect); the
     /// request's dialect gets its own.
     pub dialect_options: Map<String, Value>,
+    /// The behaviour options of the flow.
+    pub behaviour: Behaviour,
 }
 
 impl Default for OpenOptions {
@@ -38,6 +43,7 @@ impl Default for OpenOptions {
             has_ui: true,
             keymap: Arc::new(Keymap::default()),
             dialect_options: Map::new(),
+            behaviour: Behaviour::default(),
         }
     }
 }
@@ -89,13 +95,17 @@ impl Session {
             .get(dialect.name())
             .unwrap_or(&Value::Null);
         match dialect.open(payload, dialect_options) {
-            Ok(spec) => Ok(Session::from_spec(dialect, Arc::new(spec), options)),
+            Ok(spec) => {
+                let spec = spec.with_behaviour(options.behaviour);
+                Ok(Session::from_spec(dialect, Arc::new(spec), options))
+            }
             Err(Rejection::Invalid(invalid)) => Ok(Session::Invalid { dialect, invalid }),
             Err(Rejection::Refused(error)) => Err(error),
         }
     }
 
-    /// Opens a flow on an already validated spec of `dialect`.
+    /// Opens a flow on an already validated spec of `dialect` (the spec's behaviour options
+    /// apply, not `options.behaviour`).
     pub fn from_spec(dialect: DialectId, spec: Arc<FlowSpec>, options: &OpenOptions) -> Session {
         let mut flow = Flow::new(spec, options.keymap.clone());
         if !options.has_ui {

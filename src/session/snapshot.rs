@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    Answer, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome, Question, TextEditor,
+    Answer, Behaviour, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome, Prompts,
+    Question, TextEditor,
 };
 use crate::dialect::DialectId;
 use crate::session::Session;
@@ -63,6 +64,17 @@ struct FlowState {
     editor: Option<EditorState>,
     answers: Vec<Answer>,
     outcome: Option<Outcome>,
+    /// The behaviour options (absent: the defaults).
+    #[serde(default, skip_serializing_if = "is_default")]
+    behaviour: Behaviour,
+    /// Notices, armed confirmations and the help overlay (absent: none).
+    #[serde(default, skip_serializing_if = "is_default")]
+    prompts: Prompts,
+}
+
+/// Whether `value` is its type's default (left out of snapshots).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -123,6 +135,8 @@ pub fn save(session: &Session) -> Value {
             }),
             answers: flow.answers().to_vec(),
             outcome: flow.outcome(),
+            behaviour: flow.spec().behaviour,
+            prompts: *flow.prompts(),
         })),
         Session::Invalid { dialect, invalid } => Body::Invalid(InvalidState {
             dialect: (*dialect != DialectId::PI).then_some(*dialect),
@@ -189,6 +203,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         rules: dialect.rules(),
         requester: s.spec.requester,
         source: s.spec.source.map(Arc::new),
+        behaviour: s.behaviour,
     };
     check_spec(&spec)?;
     let keymap = Keymap::default()
@@ -217,6 +232,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         editor,
         s.answers,
         s.outcome,
+        s.prompts,
     )?;
     Ok(Session::Flow {
         dialect,
@@ -238,7 +254,7 @@ fn check_spec(spec: &FlowSpec) -> Result<(), String> {
         if q.options.is_empty() && !spec.rules.free_text {
             return Err(format!("question {:?} has no options", q.id));
         }
-        if q.options.is_empty() && !q.has_custom_row() {
+        if q.options.is_empty() && !spec.has_custom_row(q) {
             return Err(format!("question {:?} has no rows", q.id));
         }
         let mut values = HashSet::new();

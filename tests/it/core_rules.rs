@@ -61,6 +61,7 @@ fn checked(questions: Vec<Question>) -> Session {
         rules: CHECKED,
         requester: Some("tester".to_owned()),
         source: None,
+        behaviour: Default::default(),
     };
     Session::from_spec(DialectId::PI, Arc::new(spec), &OpenOptions::default())
 }
@@ -227,6 +228,7 @@ fn a_flow_may_have_no_questions_where_the_rules_allow() {
         rules: askd::dialect::pi::RULES,
         requester: None,
         source: None,
+        behaviour: Default::default(),
     };
     let s = Session::from_spec(DialectId::PI, Arc::new(spec), &OpenOptions::default());
     assert_eq!(

@@ -182,7 +182,7 @@ fn titles_and_descriptions_make_prompts_and_details() {
         .map(|o| (o.value.as_str(), o.label.as_str()))
         .collect();
     assert_eq!(options, [("true", "Yes"), ("false", "No")]);
-    assert!(!spec.questions[0].has_custom_row());
+    assert!(!spec.has_custom_row(&spec.questions[0]));
 }
 
 #[test]

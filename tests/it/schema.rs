@@ -193,6 +193,7 @@ fn openrpc_describes_every_method_in_order() {
         ("allRows", false),
         ("cwd", false),
         ("keymap", false),
+        ("behaviour", false),
         ("claude", false),
         ("mcp", false),
     ]);

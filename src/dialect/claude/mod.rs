@@ -20,7 +20,7 @@ mod validate;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::core::{Answer, FlowSpec, Issue, ReviewAction, Rules};
+use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
 use crate::dialect::shape::{self, raw_labels};
 use crate::dialect::{
     AskError, Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript,
@@ -121,6 +121,7 @@ impl Dialect for Claude {
             rules: RULES,
             requester: None,
             source: Some(std::sync::Arc::new(Value::Object(source))),
+            behaviour: Behaviour::default(),
         })
     }
 

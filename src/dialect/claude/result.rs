@@ -112,10 +112,7 @@ fn note(a: &Answer) -> Option<&str> {
 
 /// The custom text, trimmed, when it is not blank.
 fn custom(a: &Answer) -> Option<&str> {
-    a.custom_text
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
+    a.chosen_custom().map(str::trim).filter(|t| !t.is_empty())
 }
 
 /// The chosen option labels in option order.

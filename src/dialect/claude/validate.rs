@@ -131,6 +131,7 @@ fn check_question<'a>(
         custom_row: CustomRow::Standard,
         secret: false,
         initial: Answer::default(),
+        asked: None,
     })
 }
 

@@ -16,7 +16,7 @@ mod validate;
 
 use serde_json::Value;
 
-use crate::core::{Answer, FlowSpec, Issue, ReviewAction, Rules};
+use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
 use crate::dialect::shape::{self, raw_labels};
 use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
@@ -75,6 +75,7 @@ impl Dialect for Codex {
             rules: RULES,
             requester: None,
             source: None,
+            behaviour: Behaviour::default(),
         })
     }
 

@@ -32,13 +32,10 @@ fn trimmed(text: Option<&str>) -> Option<&str> {
 
 /// What was typed for a question: the custom text, then the note, joined with a line break.
 fn typed(a: &Answer) -> Option<String> {
-    let parts: Vec<&str> = [
-        trimmed(a.custom_text.as_deref()),
-        trimmed(a.note.as_deref()),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let parts: Vec<&str> = [trimmed(a.chosen_custom()), trimmed(a.note.as_deref())]
+        .into_iter()
+        .flatten()
+        .collect();
     (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
@@ -47,7 +44,7 @@ pub fn entries(q: &Question, a: &Answer) -> Vec<String> {
     let mut entries = Vec::with_capacity(2);
     match a.selected.first() {
         Some(&row) => entries.push(q.options[row].label.clone()),
-        None if a.custom_text.is_some() && !q.options.is_empty() => {
+        None if a.chosen_custom().is_some() && !q.options.is_empty() => {
             entries.push(OTHER_LABEL.to_owned())
         }
         None => {}
@@ -97,12 +94,12 @@ pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) 
                     let shown = |text: Option<&str>| {
                         trimmed(text).map(|t| if q.secret { HIDDEN } else { t }.to_owned())
                     };
-                    let labels: Vec<&str> = match (a.selected.first(), &a.custom_text) {
+                    let labels: Vec<&str> = match (a.selected.first(), a.chosen_custom()) {
                         (Some(&row), _) => vec![q.options[row].label.as_str()],
                         (None, Some(_)) if !q.options.is_empty() => vec![OTHER_LABEL],
                         _ => Vec::new(),
                     };
-                    let custom = shown(a.custom_text.as_deref());
+                    let custom = shown(a.chosen_custom());
                     Reported {
                         label: q.label.clone(),
                         answer: answer_text(&labels, custom.as_deref()),
@@ -156,13 +153,18 @@ pub fn parse_response(spec: &FlowSpec, value: &Value) -> Result<Vec<Answer>, Str
                     .ok_or_else(|| format!("{at}[{j}]: expected a string"))?,
             );
         }
-        answers[index] = parse_entries(q, &texts, &at)?;
+        answers[index] = parse_entries(spec, q, &texts, &at)?;
     }
     Ok(answers)
 }
 
 /// The answer of question `q` from its entries.
-fn parse_entries(q: &Question, texts: &[&str], at: &str) -> Result<Answer, String> {
+fn parse_entries(
+    spec: &FlowSpec,
+    q: &Question,
+    texts: &[&str],
+    at: &str,
+) -> Result<Answer, String> {
     let (choice, note) = match texts {
         [] => (None, None),
         [only] => match only.strip_prefix(NOTE_PREFIX) {
@@ -186,7 +188,7 @@ fn parse_entries(q: &Question, texts: &[&str], at: &str) -> Result<Answer, Strin
         }
     };
     let mut answer = Answer::default();
-    let other = q.has_custom_row() && !q.options.is_empty();
+    let other = spec.has_custom_row(q) && !q.options.is_empty();
     match choice {
         None if q.options.is_empty() => {
             answer.custom_text = note.filter(|t| !t.trim().is_empty()).map(str::to_owned);

@@ -140,6 +140,7 @@ fn check_question<'a>(
         custom_row,
         secret: is_secret,
         initial: Answer::default(),
+        asked: None,
     })
 }
 

@@ -41,7 +41,7 @@ pub fn check_answer(spec: &FlowSpec, index: usize, answer: &Answer) -> Result<()
     let Some(property) = property_of(spec, index) else {
         return Ok(());
     };
-    if let Some(text) = &answer.custom_text
+    if let Some(text) = answer.chosen_custom()
         && let Some(problem) = text_problem(&property.kind, text.trim())
     {
         return Err(problem);

@@ -20,10 +20,7 @@ fn kind_of(spec: &FlowSpec, q: &Question) -> Option<Kind> {
 
 /// The typed text, trimmed, when it is not blank.
 fn typed(a: &Answer) -> Option<&str> {
-    a.custom_text
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
+    a.chosen_custom().map(str::trim).filter(|t| !t.is_empty())
 }
 
 /// The chosen rows in option order.

@@ -30,8 +30,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::core::{
-    Answer, Checker, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType, ReviewAction,
-    Rules,
+    Answer, Behaviour, Checker, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType,
+    ReviewAction, Rules,
 };
 use crate::dialect::shape::{self, issue, non_blank};
 use crate::dialect::{
@@ -185,6 +185,7 @@ pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
         rules: RULES,
         requester: None,
         source: Some(Arc::new(json!({ "properties": properties }))),
+        behaviour: Behaviour::default(),
     };
     drop_failing_defaults(&mut spec);
     Ok(spec)
@@ -274,6 +275,7 @@ fn question(key: &str, property: Property, required: bool) -> Question {
         custom_row,
         secret: false,
         initial,
+        asked: None,
     }
 }
 

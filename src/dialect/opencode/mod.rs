@@ -15,7 +15,7 @@ mod validate;
 
 use serde_json::Value;
 
-use crate::core::{Answer, FlowSpec, Issue, ReviewAction, Rules};
+use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
 use crate::dialect::shape::{self, raw_labels};
 use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
@@ -72,6 +72,7 @@ impl Dialect for Opencode {
             rules: RULES,
             requester: None,
             source: None,
+            behaviour: Behaviour::default(),
         })
     }
 

@@ -19,10 +19,7 @@ pub fn rejected() -> Value {
 
 /// The typed text, trimmed, when it is not blank.
 fn custom(a: &Answer) -> Option<&str> {
-    a.custom_text
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
+    a.chosen_custom().map(str::trim).filter(|t| !t.is_empty())
 }
 
 /// The chosen labels in option order.
@@ -111,12 +108,12 @@ pub fn parse_reply(spec: &FlowSpec, value: &Value) -> Result<Vec<Answer>, String
         .iter()
         .zip(lists)
         .enumerate()
-        .map(|(i, (q, list))| parse_list(q, list, &format!("answers[{i}]")))
+        .map(|(i, (q, list))| parse_list(spec, q, list, &format!("answers[{i}]")))
         .collect()
 }
 
 /// The answer of question `q` from its list.
-fn parse_list(q: &Question, list: &Value, at: &str) -> Result<Answer, String> {
+fn parse_list(spec: &FlowSpec, q: &Question, list: &Value, at: &str) -> Result<Answer, String> {
     let items = list
         .as_array()
         .ok_or_else(|| format!("{at}: expected a list of strings"))?;
@@ -130,7 +127,7 @@ fn parse_list(q: &Question, list: &Value, at: &str) -> Result<Answer, String> {
                 return Err(format!("{at}[{j}]: {} is given twice", quoted(text)));
             }
             Some(row) => answer.selected.push(row),
-            None if !q.has_custom_row() => {
+            None if !spec.has_custom_row(q) => {
                 return Err(format!(
                     "{at}[{j}]: {} is not an option of question {}, which takes no text of its own",
                     quoted(text),

@@ -127,6 +127,7 @@ fn check_question(item: &Value, index: usize, issues: &mut Vec<Issue>) -> Option
         },
         secret: false,
         initial: Answer::default(),
+        asked: None,
     })
 }
 
