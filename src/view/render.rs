@@ -1424,11 +1424,16 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
         let style = if action.disabled { Style::Dim } else { style };
         first.text(&action.key, style);
         first.text(". ", style);
-        let mut segs = vec![seg(&action.label, style)];
-        if action.disabled {
-            segs.push(seg(" — answer the marked questions first", Style::Muted));
-        }
-        wrap(out, first, MARGIN + POINTER + NUMBER, &segs, width);
+        let segs = [
+            seg(&action.label, style),
+            seg(" — answer the marked questions first", Style::Muted),
+        ];
+        let shown = if action.disabled {
+            &segs[..]
+        } else {
+            &segs[..1]
+        };
+        wrap(out, first, MARGIN + POINTER + NUMBER, shown, width);
     }
 }
 
