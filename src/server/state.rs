@@ -20,7 +20,7 @@ use crate::server::params::{
     KeysParams, OpenParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
     SubmitAnswersParams, SubmitMode,
 };
-use crate::server::protocol::{METHODS, Step, ask_error, code, error};
+use crate::server::protocol::{METHODS, Step, StepError, ask_error, code, error};
 use crate::session::{BehaviourOptions, OpenOptions, Session, Status, snapshot};
 use crate::view::{self, ScreenCache, View, ViewOptions};
 
@@ -292,6 +292,7 @@ impl State {
             dialect: p.dialect,
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
+            dialect_options: p.dialect_options,
             behaviour: p
                 .behaviour
                 .unwrap_or_default()
@@ -540,7 +541,8 @@ impl State {
         let p: CancelParams = parse(params)?;
         let outcome = match p.reason {
             Some(CancelReason::Abort) => Outcome::Aborted,
-            _ => Outcome::Cancelled,
+            Some(CancelReason::Decline) => Outcome::Declined,
+            Some(CancelReason::User) | None => Outcome::Cancelled,
         };
         self.change(&p.session, |s, _| {
             s.flow_mut()
@@ -657,6 +659,7 @@ fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
         view,
         result: entry.session.result(),
         transcript: entry.session.transcript(),
+        error: entry.session.issues().map(StepError::invalid_input),
         steps: None,
     }
 }
