@@ -26,7 +26,7 @@ pub use completion::{
 pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
 pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor};
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
-pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError};
+pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_KEYS_PER_ACTION};
 pub use limits::Limits;
 pub use model::{
     Answer, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType,

@@ -405,8 +405,11 @@ mod tests {
         bytes
     }
 
+    /// Frames read, as text.
+    type Frames = Vec<Result<String, FrameError>>;
+
     /// Every frame of `input`, read through buffers of `chunk` bytes, as text.
-    fn frames(input: &[u8], max_len: usize, chunk: usize) -> Vec<Result<String, FrameError>> {
+    fn frames(input: &[u8], max_len: usize, chunk: usize) -> Frames {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
@@ -442,7 +445,7 @@ mod tests {
         };
         let next_header = format!("Content-Length: {}", GOOD.len());
         let long_line = format!("X-Pad: {}\r\n", "p".repeat(2 * 1024 * 1024));
-        let cases: Vec<(Vec<u8>, Vec<Result<String, FrameError>>)> = vec![
+        let cases: Vec<(Vec<u8>, Frames)> = vec![
             (
                 with_body("Content-Length: abc\r\n\r\n"),
                 vec![bad(r#"bad Content-Length value "abc""#), good()],

@@ -278,3 +278,16 @@ pub fn keys_of(value: &Value) -> Vec<String> {
         .map(|o| o.keys().cloned().collect())
         .unwrap_or_default()
 }
+
+/// The snapshot of `session`, opened on `request`.
+pub fn save(session: &Session, request: &Value) -> Value {
+    let raw = serde_json::value::to_raw_value(request).expect("a request serialises");
+    askd::session::snapshot::save(session, &raw)
+}
+
+/// The session a snapshot restores to under the default limits (requests of up to 1 MiB), or
+/// why it is refused.
+pub fn restore(state: &Value) -> Result<Session, askd::session::snapshot::RestoreError> {
+    askd::session::snapshot::restore(&state.to_string(), &askd::core::Limits::default(), 1 << 20)
+        .map(|restored| restored.session)
+}

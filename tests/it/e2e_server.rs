@@ -412,7 +412,7 @@ fn message_over_the_size_limit_is_refused_in_line_framing() {
         error_reply(
             Value::Null,
             -32004,
-            "message too large: the limit is 300 bytes"
+            "message too large: the limit is 300 bytes (8256984 for a restore)"
         )
     );
     // Far over the limit, in many writes.
@@ -426,7 +426,7 @@ fn message_over_the_size_limit_is_refused_in_line_framing() {
         error_reply(
             Value::Null,
             -32004,
-            "message too large: the limit is 300 bytes"
+            "message too large: the limit is 300 bytes (8256984 for a restore)"
         )
     );
     by.check(&mut s, "oversized lines");
@@ -448,7 +448,7 @@ fn message_over_the_size_limit_is_refused_in_content_length_framing() {
         error_reply(
             Value::Null,
             -32004,
-            "message too large: the limit is 300 bytes"
+            "message too large: the limit is 300 bytes (8256984 for a restore)"
         )
     );
     s.send_frame(&vec![b'['; 100_000]);
@@ -457,7 +457,7 @@ fn message_over_the_size_limit_is_refused_in_content_length_framing() {
         error_reply(
             Value::Null,
             -32004,
-            "message too large: the limit is 300 bytes"
+            "message too large: the limit is 300 bytes (8256984 for a restore)"
         )
     );
     by.check(&mut s, "oversized frames");
@@ -688,7 +688,7 @@ fn views_carry_the_rows_window_unless_all_rows_are_asked_for() {
         s.err("getView", json!({ "session": "long", "allRows": "yes" })),
         error(
             -32602,
-            "invalid params: invalid type: string \"yes\", expected a boolean at line 1 column 33"
+            "invalid params: allRows: expected true or false, got the string \"yes\""
         )
     );
 }
@@ -743,7 +743,7 @@ fn open_with_a_client_chosen_id_and_reuse_of_a_live_id_is_refused() {
         ),
         error(
             -32602,
-            "invalid params: session \"call-1\" is already in use"
+            "invalid params: session: \"call-1\" is already in use"
         )
     );
     // Also once it is done: a done session is still live until closed.
@@ -755,7 +755,7 @@ fn open_with_a_client_chosen_id_and_reuse_of_a_live_id_is_refused() {
         ),
         error(
             -32602,
-            "invalid params: session \"call-1\" is already in use"
+            "invalid params: session: \"call-1\" is already in use"
         )
     );
     assert_eq!(s.view("call-1"), done["view"]);
@@ -986,7 +986,7 @@ fn ask_with_an_invalid_payload_resolves_at_once_and_bad_params_fail_at_once() {
         error_reply(
             json!(2),
             -32602,
-            "invalid params: missing field `payload` at line 1 column 15"
+            "invalid params: payload: missing; expected the tool call's arguments (any JSON value)"
         )
     );
     s.send(&request(
@@ -999,7 +999,7 @@ fn ask_with_an_invalid_payload_resolves_at_once_and_bad_params_fail_at_once() {
         error_reply(
             json!(3),
             -32602,
-            "invalid params: session \"bad\" is already in use"
+            "invalid params: session: \"bad\" is already in use"
         )
     );
     assert_eq!(
@@ -1424,14 +1424,20 @@ fn save_custom_and_set_note_refuse_unknown_targets() {
             "saveCustom",
             json!({ "session": "a", "questionId": "zz", "text": "x" })
         ),
-        error(-32602, "invalid params: unknown question id \"zz\"")
+        error(
+            -32602,
+            "invalid params: questionId: unknown question id \"zz\""
+        )
     );
     assert_eq!(
         s.err(
             "setNote",
             json!({ "session": "a", "questionId": "zz", "text": "x" })
         ),
-        error(-32602, "invalid params: unknown question id \"zz\"")
+        error(
+            -32602,
+            "invalid params: questionId: unknown question id \"zz\""
+        )
     );
     assert_eq!(
         s.err(
@@ -1440,15 +1446,12 @@ fn save_custom_and_set_note_refuse_unknown_targets() {
         ),
         error(
             -32602,
-            "invalid params: question \"db\" has no option with value \"zz\""
+            "invalid params: optionValue: question \"db\" has no option with value \"zz\""
         )
     );
     assert_eq!(
         s.err("saveCustom", json!({ "session": "a", "questionId": "db" })),
-        error(
-            -32602,
-            "invalid params: missing field `text` at line 1 column 33"
-        )
+        error(-32602, "invalid params: text: missing; expected a string")
     );
     assert_eq!(s.view("a"), before);
     by.check(&mut s, "refused direct edits");
@@ -1590,7 +1593,7 @@ fn submit_answers_that_are_invalid_leave_the_session_open_and_unchanged() {
         ),
         error(
             -32602,
-            "invalid params: unknown variant `later`, expected `submit` or `elaborate` at line 1 column 42"
+            "invalid params: mode: expected \"submit\" or \"elaborate\", got the string \"later\""
         )
     );
     assert_eq!(s.view("a"), before);
@@ -1682,7 +1685,7 @@ fn cancel_by_the_user_and_abort_by_the_asker() {
         s.err("cancel", json!({ "session": "plain", "reason": "bogus" })),
         error(
             -32602,
-            "invalid params: unknown variant `bogus`, expected `user` or `abort` at line 1 column 35"
+            "invalid params: reason: expected \"user\" or \"abort\", got the string \"bogus\""
         )
     );
 }
@@ -1785,7 +1788,10 @@ fn snapshot_and_restore_round_trip_into_a_new_session() {
             "restore",
             json!({ "state": snapshot["state"], "session": "copy" })
         ),
-        error(-32602, "invalid params: session \"copy\" is already in use")
+        error(
+            -32602,
+            "invalid params: session: \"copy\" is already in use"
+        )
     );
     assert_eq!(s.view("copy"), before);
 }
@@ -1819,14 +1825,14 @@ fn restore_refuses_bad_states() {
         s.err("restore", json!({ "state": { "format": "nope" } })),
         error(
             -32602,
-            "invalid params: invalid snapshot: unknown format \"nope\""
+            "invalid params: state: unknown format \"nope\"; expected \"askd.session\""
         )
     );
     assert_eq!(
         s.err("restore", json!({ "state": 5 })),
         error(
             -32602,
-            "invalid params: invalid snapshot: expected an object"
+            "invalid params: state: expected a snapshot (an object)"
         )
     );
     assert_eq!(
@@ -2121,17 +2127,17 @@ fn invalid_params_answer_32602_naming_the_problem() {
         (
             "open",
             json!({}),
-            "invalid params: missing field `payload` at line 1 column 2",
+            "invalid params: payload: missing; expected the tool call's arguments (any JSON value)",
         ),
         (
             "key",
             json!({ "session": "by" }),
-            "invalid params: missing field `key` at line 1 column 16",
+            "invalid params: key: missing; expected a string",
         ),
         (
             "key",
             json!({ "session": 5, "key": "up" }),
-            "invalid params: invalid type: integer `5`, expected a string at line 1 column 12",
+            "invalid params: session: expected a string, got the number 5",
         ),
         (
             "key",
@@ -2151,12 +2157,12 @@ fn invalid_params_answer_32602_naming_the_problem() {
         (
             "getView",
             json!({ "session": "by", "width": "wide" }),
-            "invalid params: invalid type: string \"wide\", expected usize at line 1 column 30",
+            "invalid params: width: expected a non-negative integer, got the string \"wide\"",
         ),
         (
             "insert",
             json!({ "session": "by", "text": 5 }),
-            "invalid params: invalid type: integer `5`, expected a string at line 1 column 24",
+            "invalid params: text: expected a string, got the number 5",
         ),
         (
             "open",
@@ -2176,7 +2182,7 @@ fn invalid_params_answer_32602_naming_the_problem() {
         (
             "open",
             json!({ "payload": payload(), "session": "" }),
-            "invalid params: session must not be empty",
+            "invalid params: session: expected a non-empty string, got the string \"\"",
         ),
     ];
     for (method, params, message) in cases {
@@ -3085,16 +3091,16 @@ fn restore_holds_snapshots_to_the_limits() {
     s.open("t", payload());
     let state = s.ok("snapshot", json!({ "session": "t" }))["state"].clone();
     let mut long = state.clone();
-    long["spec"]["questions"][0]["prompt"] = json!("p".repeat(41));
+    long["request"]["questions"][0]["prompt"] = json!("p".repeat(41));
     assert_eq!(
         s.err("restore", json!({ "state": long })),
         error(
             -32004,
-            "state.spec.questions[0].prompt is 41 bytes; the limit is 40"
+            "state.request.questions[0].prompt is 41 bytes; the limit is 40"
         )
     );
     let mut many = state.clone();
-    many["spec"]["questions"][0]["options"]
+    many["request"]["questions"][0]["options"]
         .as_array_mut()
         .expect("options")
         .push(json!({ "value": "x", "label": "X" }));
@@ -3102,7 +3108,7 @@ fn restore_holds_snapshots_to_the_limits() {
         s.err("restore", json!({ "state": many })),
         error(
             -32004,
-            "state.spec.questions[0] has 3 options; the limit is 2"
+            "state.request.questions[0] has 3 options; the limit is 2"
         )
     );
     assert_eq!(

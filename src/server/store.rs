@@ -1,0 +1,631 @@
+//! The state directory: the state of every open session on disk, so that a killed askd loses
+//! nothing and the next one finds the flows it held (as Vim finds a swap file).
+//!
+//! Layout (directories 0700, files 0600):
+//!
+//! ```text
+//! <state dir>/
+//!   <instance>/              one per running process: <pid>-<start time>-<boot id>
+//!     s<n>.request.json      { format: "askd.state", version, session, dialect, request }
+//!     s<n>.flow.json         the `flow` member of the session's snapshot
+//!   <instance>.<k>/          the directory of an ended process, taken over by this one
+//!   <name>.corrupt           a file that did not restore, set aside
+//! ```
+//!
+//! A session's request file is written once, when it opens; its flow file after every change,
+//! before the reply is sent, to a temporary file renamed over the old one (a reader sees one
+//! whole version or the other). A thread makes what was written durable (`fsync` of the files
+//! and their directories) at most once a second, so losing power may lose the last second;
+//! a killed process loses nothing. A session that completes or is closed leaves the directory.
+//!
+//! Each process writes only in directories named after itself, so processes sharing a state
+//! directory never write the same file. A process whose directory's name no longer matches a
+//! live process (its pid is gone, or is another process's since, or the machine restarted) has
+//! ended: a starting process takes its directory over with one atomic rename (two starting
+//! processes cannot both win) and reads its sessions back with the checks of `restore`. Liveness
+//! is read from `/proc`; where there is none, no other process's directory is ever taken over.
+
+use std::collections::HashMap;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::core::Limits;
+use crate::dialect::DialectId;
+use crate::session::Session;
+use crate::session::snapshot::{self, Restored};
+
+/// The `format` tag of a request file.
+const FORMAT: &str = "askd.state";
+/// The request file version this build writes and reads.
+const VERSION: u32 = 1;
+/// Ending of a request file.
+const REQUEST: &str = ".request.json";
+/// Ending of a flow file.
+const FLOW: &str = ".flow.json";
+/// Ending of a file being written.
+const TEMPORARY: &str = ".tmp";
+/// Ending of a file set aside.
+const CORRUPT: &str = ".corrupt";
+/// Shortest time between two rounds of `fsync`.
+const SYNC_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Where one session's state is on disk.
+#[derive(Debug)]
+pub struct Stored {
+    dir: Arc<Path>,
+    request: PathBuf,
+    flow: Arc<Path>,
+    temporary: PathBuf,
+}
+
+impl Stored {
+    fn new(dir: &Arc<Path>, base: &str) -> Stored {
+        Stored {
+            dir: dir.clone(),
+            request: dir.join(format!("{base}{REQUEST}")),
+            flow: dir.join(format!("{base}{FLOW}")).into(),
+            temporary: dir.join(format!("{base}{FLOW}{TEMPORARY}")),
+        }
+    }
+}
+
+/// A session read back from the directory of an ended process.
+#[derive(Debug)]
+pub struct Recovered {
+    /// Its id.
+    pub id: String,
+    /// The session, restored with the checks of `restore`.
+    pub restored: Restored,
+    /// Where it is on disk (now in a directory of this process).
+    pub stored: Stored,
+    /// When its flow was last written.
+    pub written: SystemTime,
+}
+
+/// What a request file holds.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestFile<'a> {
+    format: &'a str,
+    version: u32,
+    session: &'a str,
+    dialect: DialectId,
+    #[serde(borrow)]
+    request: &'a RawValue,
+}
+
+/// What waits to be made durable.
+#[derive(Default)]
+struct Unsynced {
+    files: Vec<Arc<Path>>,
+    dirs: Vec<Arc<Path>>,
+}
+
+/// The files and directories written since the last `fsync`, and the thread's wake-up.
+#[derive(Default)]
+struct Syncer {
+    unsynced: Mutex<Unsynced>,
+    written: Condvar,
+}
+
+impl Syncer {
+    fn mark(&self, file: Option<&Arc<Path>>, dir: &Arc<Path>) {
+        let mut unsynced = self.unsynced.lock().unwrap_or_else(|p| p.into_inner());
+        let was_empty = unsynced.files.is_empty() && unsynced.dirs.is_empty();
+        if let Some(file) = file {
+            unsynced.files.push(file.clone());
+        }
+        if !unsynced.dirs.iter().any(|d| Arc::ptr_eq(d, dir)) {
+            unsynced.dirs.push(dir.clone());
+        }
+        if was_empty {
+            self.written.notify_one();
+        }
+    }
+
+    /// `fsync`s what was written since the last round.
+    fn sync_now(&self) {
+        let Unsynced { mut files, dirs } =
+            std::mem::take(&mut *self.unsynced.lock().unwrap_or_else(|p| p.into_inner()));
+        files.sort();
+        files.dedup();
+        for file in files {
+            // A file removed since (its session completed) needs nothing.
+            if let Ok(f) = File::open(&file) {
+                let _ = f.sync_data();
+            }
+        }
+        for dir in dirs {
+            if let Ok(d) = File::open(&dir) {
+                let _ = d.sync_all();
+            }
+        }
+    }
+
+    /// The thread's loop: waits for something written, syncs it, then lets a second pass.
+    fn run(&self) {
+        loop {
+            {
+                let mut unsynced = self.unsynced.lock().unwrap_or_else(|p| p.into_inner());
+                while unsynced.files.is_empty() && unsynced.dirs.is_empty() {
+                    unsynced = self
+                        .written
+                        .wait(unsynced)
+                        .unwrap_or_else(|p| p.into_inner());
+                }
+            }
+            self.sync_now();
+            std::thread::sleep(SYNC_INTERVAL);
+        }
+    }
+}
+
+/// The state directory of this process.
+pub struct Store {
+    root: PathBuf,
+    instance: String,
+    dir: Arc<Path>,
+    /// Directories of ended processes taken over.
+    adopted: Vec<Arc<Path>>,
+    /// The number of the next session file.
+    next: u64,
+    /// The bytes of the flow file being written, kept between writes.
+    buffer: Vec<u8>,
+    syncer: Arc<Syncer>,
+    /// Whether the last write failed (reported once until one succeeds again).
+    failing: bool,
+}
+
+impl Store {
+    /// Opens `root` (created 0700 when missing), makes this process's directory in it, and
+    /// takes over the directories of ended processes, reading back their sessions: those that
+    /// restore within `limits` (requests of at most `max_request_bytes`), in no particular
+    /// order. A file that does not restore is set aside and reported.
+    pub fn open(
+        root: &Path,
+        limits: &Limits,
+        max_request_bytes: usize,
+    ) -> io::Result<(Store, Vec<Recovered>)> {
+        DirBuilder::new().recursive(true).mode(0o700).create(root)?;
+        fs::set_permissions(root, fs::Permissions::from_mode(0o700))?;
+        let life = Life::read();
+        let instance = life.instance();
+        let dir: Arc<Path> = root.join(&instance).into();
+        match DirBuilder::new().mode(0o700).create(&dir) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+            _ => {}
+        }
+        let syncer = Arc::new(Syncer::default());
+        let thread = syncer.clone();
+        std::thread::Builder::new()
+            .name("askd-sync".into())
+            .spawn(move || thread.run())?;
+        let mut store = Store {
+            root: root.to_owned(),
+            instance,
+            dir,
+            adopted: Vec::new(),
+            next: 1,
+            buffer: Vec::new(),
+            syncer,
+            failing: false,
+        };
+        let mut recovered = Vec::new();
+        for entry in fs::read_dir(root)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name == store.instance || !entry.file_type()?.is_dir() {
+                continue;
+            }
+            let Some(owner) = Owner::parse(name) else {
+                continue;
+            };
+            if life.is_alive(&owner) {
+                continue;
+            }
+            let taken: Arc<Path> = root
+                .join(format!("{}.{}", store.instance, store.adopted.len() + 1))
+                .into();
+            // Only one process wins the rename of an ended process's directory.
+            if fs::rename(entry.path(), &taken).is_err() {
+                continue;
+            }
+            store.syncer.mark(None, &Arc::from(root));
+            store.adopted.push(taken.clone());
+            let limit = snapshot::max_bytes(limits, max_request_bytes);
+            recovered.extend(store.read_back(&taken, limits, max_request_bytes, limit));
+            // A directory left with nothing goes (it fails, harmlessly, when it holds more).
+            let _ = fs::remove_dir(&taken);
+        }
+        Ok((store, recovered))
+    }
+
+    /// Reads back the sessions of a directory taken over; what does not restore is set aside.
+    fn read_back(
+        &mut self,
+        dir: &Arc<Path>,
+        limits: &Limits,
+        max_request_bytes: usize,
+        max_flow_bytes: usize,
+    ) -> Vec<Recovered> {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut bases: HashMap<String, (bool, bool)> = HashMap::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            if let Some(base) = name.strip_suffix(REQUEST) {
+                bases.entry(base.to_owned()).or_default().0 = true;
+            } else if let Some(base) = name.strip_suffix(FLOW) {
+                bases.entry(base.to_owned()).or_default().1 = true;
+            } else if name.ends_with(TEMPORARY) {
+                // A write the process did not finish: the file it was to replace is whole.
+                let _ = fs::remove_file(&path);
+            } else {
+                self.set_aside_file(&path, "it is not a file askd writes");
+            }
+        }
+        let mut recovered = Vec::new();
+        for (base, files) in bases {
+            let request = dir.join(format!("{base}{REQUEST}"));
+            let flow = dir.join(format!("{base}{FLOW}"));
+            match files {
+                (true, true) => {}
+                (false, _) => {
+                    // The process ended while the session was being opened, before its reply:
+                    // nothing the client saw is lost.
+                    let _ = fs::remove_file(&flow);
+                    continue;
+                }
+                (true, false) => {
+                    self.set_aside_file(&request, "its flow file is missing");
+                    continue;
+                }
+            }
+            match read_session(&request, &flow, limits, max_request_bytes, max_flow_bytes) {
+                Ok((id, restored)) => {
+                    let written = fs::metadata(&flow)
+                        .and_then(|m| m.modified())
+                        .unwrap_or(SystemTime::UNIX_EPOCH);
+                    recovered.push(Recovered {
+                        stored: Stored::new(dir, &base),
+                        id,
+                        restored,
+                        written,
+                    });
+                }
+                Err(reason) => {
+                    self.set_aside_file(&request, &reason);
+                    self.set_aside_file(&flow, &reason);
+                }
+            }
+        }
+        recovered
+    }
+
+    /// Moves `path` out of the way as `<dir>.<name>.corrupt` in the state directory, and says
+    /// why in the log.
+    fn set_aside_file(&self, path: &Path, reason: &str) {
+        let dir = path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let aside = self.root.join(format!("{dir}.{name}{CORRUPT}"));
+        tracing::warn!(
+            "{} does not hold a flow that can be restored ({reason}); it is set aside as {}",
+            path.display(),
+            aside.display()
+        );
+        if fs::rename(path, &aside).is_err() {
+            let _ = fs::remove_file(path);
+        }
+    }
+
+    /// Sets the files of a recovered session aside (another flow with its id stays).
+    pub fn set_aside(&self, stored: &Stored, reason: &str) {
+        self.set_aside_file(&stored.request, reason);
+        self.set_aside_file(&stored.flow, reason);
+    }
+
+    /// Writes a new session's files (its flow, then its request, which makes it whole);
+    /// `None` when they could not be written (reported).
+    pub fn create(&mut self, id: &str, session: &Session, request: &RawValue) -> Option<Stored> {
+        let base = format!("s{}", self.next);
+        self.next += 1;
+        let stored = Stored::new(&self.dir, &base);
+        let written = self.write_flow(&stored, session).and_then(|()| {
+            let mut text = Vec::new();
+            serde_json::to_writer(
+                &mut text,
+                &RequestFile {
+                    format: FORMAT,
+                    version: VERSION,
+                    session: id,
+                    dialect: session.dialect(),
+                    request,
+                },
+            )?;
+            let temporary = stored.request.with_extension("json.tmp");
+            write_file(&temporary, &text)?;
+            fs::rename(&temporary, &stored.request)?;
+            self.syncer
+                .mark(Some(&Arc::from(stored.request.as_path())), &stored.dir);
+            Ok(())
+        });
+        self.report(written).then_some(stored)
+    }
+
+    /// Writes a session's flow after a change.
+    pub fn write(&mut self, stored: &Stored, session: &Session) {
+        let written = self.write_flow(stored, session);
+        self.report(written);
+    }
+
+    fn write_flow(&mut self, stored: &Stored, session: &Session) -> io::Result<()> {
+        self.buffer.clear();
+        snapshot::write_flow(session, &mut self.buffer)?;
+        write_file(&stored.temporary, &self.buffer)?;
+        fs::rename(&stored.temporary, &stored.flow)?;
+        self.syncer.mark(Some(&stored.flow), &stored.dir);
+        Ok(())
+    }
+
+    /// Removes a session's files (its request first: a flow file alone is never read back).
+    pub fn remove(&mut self, stored: &Stored) {
+        let removed = fs::remove_file(&stored.request).and_then(|()| fs::remove_file(&stored.flow));
+        self.syncer.mark(None, &stored.dir);
+        self.report(removed);
+    }
+
+    /// Whether `result` went well; a failure is logged once until a write succeeds again.
+    fn report(&mut self, result: io::Result<()>) -> bool {
+        match result {
+            Ok(()) => {
+                self.failing = false;
+                true
+            }
+            Err(e) => {
+                if !self.failing {
+                    tracing::warn!(
+                        "cannot write to the state directory {} ({e}); open flows may not survive a crash",
+                        self.root.display()
+                    );
+                }
+                self.failing = true;
+                false
+            }
+        }
+    }
+
+    /// Makes everything written durable now, and removes this process's directories that
+    /// are left empty.
+    pub fn close(&mut self) {
+        self.syncer.sync_now();
+        for dir in self.adopted.iter().chain(std::iter::once(&self.dir)) {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Writes a whole file, readable and writable by its owner only.
+fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)
+}
+
+/// Reads at most `limit` bytes of a regular file; a longer file is an error.
+fn read_capped(path: &Path, limit: usize) -> Result<String, String> {
+    let file = File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    let mut text = String::new();
+    file.take(limit as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read it as text: {e}"))?;
+    if text.len() > limit {
+        return Err(format!("it is longer than {limit} bytes"));
+    }
+    Ok(text)
+}
+
+/// Reads one session back: its request file and its flow file, put together as a snapshot and
+/// restored with every check of `restore`.
+fn read_session(
+    request: &Path,
+    flow: &Path,
+    limits: &Limits,
+    max_request_bytes: usize,
+    max_flow_bytes: usize,
+) -> Result<(String, Restored), String> {
+    let request_text = read_capped(request, max_request_bytes.saturating_add(64 * 1024))?;
+    let file: RequestFile = serde_json::from_str(&request_text)
+        .map_err(|_| "its request file is not one askd writes".to_owned())?;
+    if file.format != FORMAT || file.version != VERSION {
+        return Err(format!(
+            "its request file is of format {:?} version {}",
+            file.format, file.version
+        ));
+    }
+    let flow_text = read_capped(flow, max_flow_bytes)?;
+    let flow: Box<RawValue> =
+        serde_json::from_str(&flow_text).map_err(|_| "its flow file is not JSON".to_owned())?;
+    let state = format!(
+        r#"{{"format":"{}","version":{},"dialect":{},"request":{},"flow":{}}}"#,
+        snapshot::FORMAT,
+        snapshot::VERSION,
+        serde_json::to_string(&file.dialect).map_err(|e| e.to_string())?,
+        file.request.get(),
+        flow.get(),
+    );
+    let restored =
+        snapshot::restore(&state, limits, max_request_bytes).map_err(|e| e.to_string())?;
+    Ok((file.session.to_owned(), restored))
+}
+
+/// The process a directory is named after.
+#[derive(Debug, PartialEq, Eq)]
+struct Owner {
+    pid: u32,
+    start: u64,
+    boot: String,
+}
+
+impl Owner {
+    /// Reads `<pid>-<start>-<boot>` or `<pid>-<start>-<boot>.<k>`; `None` for a directory
+    /// askd does not name.
+    fn parse(name: &str) -> Option<Owner> {
+        let instance = name.split_once('.').map_or(name, |(instance, k)| {
+            if k.bytes().all(|b| b.is_ascii_digit()) && !k.is_empty() {
+                instance
+            } else {
+                ""
+            }
+        });
+        let mut parts = instance.splitn(3, '-');
+        let pid = parts.next()?.parse().ok()?;
+        let start = parts.next()?.parse().ok()?;
+        let boot = parts.next()?;
+        if boot.is_empty() || !boot.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        Some(Owner {
+            pid,
+            start,
+            boot: boot.to_owned(),
+        })
+    }
+}
+
+/// What tells this process and this boot apart, from `/proc` (Linux).
+struct Life {
+    /// This process's start time, in clock ticks since boot; `None` without `/proc`.
+    start: Option<u64>,
+    /// The first 8 hex digits of the boot id.
+    boot: String,
+}
+
+impl Life {
+    fn read() -> Life {
+        let boot: String = fs::read_to_string("/proc/sys/kernel/random/boot_id")
+            .map(|id| id.chars().filter(char::is_ascii_hexdigit).take(8).collect())
+            .unwrap_or_default();
+        // Without a boot id, names could not tell a restarted machine's pids apart.
+        let start = start_time("self")
+            .map(|(start, _)| start)
+            .filter(|_| !boot.is_empty());
+        Life { start, boot }
+    }
+
+    /// This process's directory name.
+    fn instance(&self) -> String {
+        let boot = if self.boot.is_empty() {
+            "0"
+        } else {
+            &self.boot
+        };
+        format!("{}-{}-{boot}", std::process::id(), self.start.unwrap_or(0))
+    }
+
+    /// Whether the process `owner` names may still run. Without `/proc` every process may.
+    fn is_alive(&self, owner: &Owner) -> bool {
+        if self.start.is_none() {
+            return true;
+        }
+        if owner.boot != self.boot {
+            // The machine restarted since.
+            return false;
+        }
+        match start_time(&owner.pid.to_string()) {
+            Some((start, state)) => start == owner.start && !matches!(state, 'Z' | 'X'),
+            None => !matches!(
+                fs::metadata(format!("/proc/{}", owner.pid)),
+                Err(e) if e.kind() == io::ErrorKind::NotFound
+            ),
+        }
+    }
+}
+
+/// The start time (clock ticks since boot) and state of process `pid` (`self` for this one),
+/// from `/proc/<pid>/stat`.
+fn start_time(pid: &str) -> Option<(u64, char)> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold anything; the fields after its closing parenthesis do not.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    // Field 22 of the line; the state is field 3.
+    let start = fields.nth(18)?.parse().ok()?;
+    Some((start, state))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_names_are_read_back() {
+        let owner = Owner {
+            pid: 12,
+            start: 345,
+            boot: "0af3".into(),
+        };
+        assert_eq!(Owner::parse("12-345-0af3"), Some(owner));
+        assert_eq!(Owner::parse("12-345-0af3.2").map(|o| o.pid), Some(12));
+        for foreign in [
+            "",
+            "x",
+            "12",
+            "12-345",
+            "12-x-0af3",
+            "12-345-zz",
+            "12-345-0af3.x",
+            "12-345-0af3.",
+        ] {
+            assert_eq!(Owner::parse(foreign), None, "{foreign:?}");
+        }
+    }
+
+    /// This process is alive by its own name; a pid with another start time, or of another
+    /// boot, is not.
+    #[test]
+    fn liveness_comes_from_proc() {
+        let life = Life::read();
+        let me = Owner::parse(&life.instance()).unwrap();
+        assert!(life.is_alive(&me));
+        if life.start.is_some() {
+            let reused = Owner {
+                start: me.start + 1,
+                ..Owner::parse(&life.instance()).unwrap()
+            };
+            assert!(!life.is_alive(&reused));
+            let rebooted = Owner {
+                boot: "ffffffff0".into(),
+                ..Owner::parse(&life.instance()).unwrap()
+            };
+            assert!(!life.is_alive(&rebooted));
+        }
+    }
+}
