@@ -28,5 +28,7 @@ mod screens;
 mod conformance;
 /// `askd serve` end to end.
 mod e2e_server;
+/// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.
+mod robustness;
 /// The generated protocol documents against the code and the binary.
 mod schema;
