@@ -384,10 +384,14 @@ impl Store {
         Ok(())
     }
 
-    /// Removes a session's files (its request first: a flow file alone is never read back).
+    /// Removes a session's files (its request first: a flow file alone is never read back),
+    /// and the directory taken over that held them once it is empty.
     pub fn remove(&mut self, stored: &Stored) {
         let removed = fs::remove_file(&stored.request).and_then(|()| fs::remove_file(&stored.flow));
         self.syncer.mark(None, &stored.dir);
+        if !Arc::ptr_eq(&stored.dir, &self.dir) && fs::remove_dir(&stored.dir).is_ok() {
+            self.adopted.retain(|dir| !Arc::ptr_eq(dir, &stored.dir));
+        }
         self.report(removed);
     }
 

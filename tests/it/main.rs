@@ -28,6 +28,8 @@ mod screens;
 mod conformance;
 /// `askd serve` end to end.
 mod e2e_server;
+/// Crash safety: the state directory, recovered and resumed flows, files set aside.
+mod persistence;
 /// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.
 mod robustness;
 /// The generated protocol documents against the code and the binary.

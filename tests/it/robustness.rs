@@ -781,14 +781,16 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
                     r#"expected "user" or "abort", got an object"#.into(),
                 )]
             }
-            "keys" => cases = vec![
+            "keys" => {
+                cases = vec![
                 (
                     json!(5),
                     "expected a list of key names or a string in Vim notation, got the number 5"
                         .into(),
                 ),
                 (json!(["j", 5]), "".into()),
-            ],
+            ]
+            }
             _ => {}
         }
         for (value, words) in cases {

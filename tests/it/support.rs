@@ -139,6 +139,12 @@ impl Server {
         }
     }
 
+    /// Kills the server with SIGKILL (nothing of it runs after) and waits for it.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill askd");
+        self.child.wait().expect("wait for askd");
+    }
+
     /// Closes stdin (EOF for the server).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
