@@ -972,3 +972,86 @@ fn the_state_directory_is_private() {
         ]
     );
 }
+
+/// Every limit is in `askd --help` with its default, in the protocol's table of limits with
+/// the same default, and in the README's paragraph of limits.
+#[test]
+fn every_limit_is_documented_with_its_default() {
+    let (status, help, _) = crate::support::run_to_end(&["--help"]);
+    assert_eq!(status.code(), Some(0));
+    let options = help
+        .split_once("Options:\n")
+        .and_then(|(_, rest)| rest.split_once("  -h, --help"))
+        .map(|(options, _)| options)
+        .expect("the options of --help");
+    assert_eq!(
+        options,
+        "      --max-message-bytes <MAX_MESSAGE_BYTES>
+          Largest accepted message, in bytes (a `restore` may be as large as this plus the largest snapshot the limits allow) [default: 1048576]
+      --max-sessions <MAX_SESSIONS>
+          Most sessions held at once; completed ones are evicted oldest-first beyond it [default: 1024]
+      --max-questions <MAX_QUESTIONS>
+          Most questions in one payload [default: 64]
+      --max-options <MAX_OPTIONS>
+          Most options in one question [default: 1000]
+      --max-text-bytes <MAX_TEXT_BYTES>
+          Most bytes in one text: a payload string, an editor, a custom answer or a note [default: 65536]
+      --max-flow-text-bytes <MAX_FLOW_TEXT_BYTES>
+          Most bytes of custom answers and notes one flow holds in all [default: 1048576]
+      --max-reply-bytes <MAX_REPLY_BYTES>
+          Largest reply, in bytes; a request whose reply would be larger fails and changes nothing (a batch's replies share it) [default: 16777216]
+      --max-pending-bytes <MAX_PENDING_BYTES>
+          Most bytes of replies waiting for the client to read them; past it, input is not read until the client catches up [default: 4194304]
+      --state-dir <DIR>
+          Where the state of every open flow is kept, so that a new askd resumes the flows of one that was killed [default: $XDG_STATE_HOME/askd, else ~/.local/state/askd]
+      --no-state
+          Keep no state on disk: open flows end with the process
+"
+    );
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let protocol = std::fs::read_to_string(root.join("protocol/README.md")).expect("readable");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("readable");
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (flag, default, in_readme) in [
+        (
+            "--max-message-bytes",
+            "1048576",
+            "`--max-message-bytes` (default 1 MiB;",
+        ),
+        ("--max-sessions", "1024", "`--max-sessions` (1024;"),
+        ("--max-questions", "64", "`--max-questions` (64)"),
+        ("--max-options", "1000", "`--max-options` (1000)"),
+        ("--max-text-bytes", "65536", "`--max-text-bytes` (64 KiB"),
+        (
+            "--max-flow-text-bytes",
+            "1048576",
+            "`--max-flow-text-bytes` (1 MiB",
+        ),
+        (
+            "--max-reply-bytes",
+            "16777216",
+            "`--max-reply-bytes` (16 MiB",
+        ),
+        (
+            "--max-pending-bytes",
+            "4194304",
+            "`--max-pending-bytes` (4 MiB",
+        ),
+    ] {
+        assert!(
+            protocol.contains(&format!("| `{flag}` | `{default}` |")),
+            "{flag} in protocol/README.md"
+        );
+        assert!(readme.contains(in_readme), "{flag} in README.md");
+    }
+    assert!(
+        protocol
+            .contains("| `--state-dir DIR` | `$XDG_STATE_HOME/askd`, else `~/.local/state/askd` |")
+    );
+    assert!(readme.contains(
+        "`--state-dir` (default `$XDG_STATE_HOME/askd`, else `~/.local/state/askd`; `--no-state` keeps none)"
+    ));
+    // The bound of a restore message the documents give is the one the server applies.
+    assert!(protocol.contains("a `restore` message may be 10353536 bytes"));
+    assert!(readme.contains("10353536 bytes at the defaults"));
+}
