@@ -708,7 +708,7 @@ impl State {
             }
             return;
         }
-        match &entry.stored {
+        match &mut entry.stored {
             Some(stored) => store.write(stored, &entry.session),
             None => entry.stored = store.create(id, &entry.session, &entry.request),
         }

@@ -7,16 +7,23 @@
 //! <state dir>/
 //!   <instance>/              one per running process: <pid>-<start time>-<boot id>
 //!     s<n>.request.json      { format: "askd.state", version, session, dialect, request }
-//!     s<n>.flow.json         the `flow` member of the session's snapshot
+//!     s<n>.flow.log          the `flow` member of the session's snapshot after each change,
+//!                            one line each, the last whole line the current one
 //!   <instance>.<k>/          the directory of an ended process, taken over by this one
 //!   <name>.corrupt           a file that did not restore, set aside
 //! ```
 //!
-//! A session's request file is written once, when it opens; its flow file after every change,
-//! before the reply is sent, to a temporary file renamed over the old one (a reader sees one
-//! whole version or the other). A thread makes what was written durable (`fsync` of the files
-//! and their directories) at most once a second, so losing power may lose the last second;
-//! a killed process loses nothing. A session that completes or is closed leaves the directory.
+//! A session's request file is written once, when it opens, to a temporary file renamed into
+//! place. After every change, before the reply is sent, the state of its flow is appended to
+//! its flow log in one write: a whole line, or (cut short by a crash of the machine) a last
+//! line that is not read. Writing a temporary file and renaming it over the old one after
+//! every key, as the request file is written, would cost a few milliseconds a key on ext4
+//! (which flushes a file renamed over another at once); an append costs a few microseconds.
+//! A log longer than 1 MiB (and than four states) is compacted: its last state is written to
+//! a temporary file renamed over the log. A thread makes what was written durable (`fsync` of
+//! the files and their directories) at most once a second, so losing power may lose the last
+//! second; a killed process loses nothing. A session that completes or is closed leaves the
+//! directory.
 //!
 //! Each process writes only in directories named after itself, so processes sharing a state
 //! directory never write the same file. A process whose directory's name no longer matches a
@@ -47,8 +54,12 @@ const FORMAT: &str = "askd.state";
 const VERSION: u32 = 1;
 /// Ending of a request file.
 const REQUEST: &str = ".request.json";
-/// Ending of a flow file.
-const FLOW: &str = ".flow.json";
+/// Ending of a flow log.
+const FLOW: &str = ".flow.log";
+/// Length past which a flow log is compacted (when it also holds more than four states).
+const COMPACT_AT: usize = 1024 * 1024;
+/// Most flow logs kept open at once.
+const OPEN_LOGS: usize = 16;
 /// Ending of a file being written.
 const TEMPORARY: &str = ".tmp";
 /// Ending of a file set aside.
@@ -63,6 +74,8 @@ pub struct Stored {
     request: PathBuf,
     flow: Arc<Path>,
     temporary: PathBuf,
+    /// The length of the flow log.
+    logged: usize,
 }
 
 impl Stored {
@@ -72,6 +85,7 @@ impl Stored {
             request: dir.join(format!("{base}{REQUEST}")),
             flow: dir.join(format!("{base}{FLOW}")).into(),
             temporary: dir.join(format!("{base}{FLOW}{TEMPORARY}")),
+            logged: 0,
         }
     }
 }
@@ -176,8 +190,10 @@ pub struct Store {
     adopted: Vec<Arc<Path>>,
     /// The number of the next session file.
     next: u64,
-    /// The bytes of the flow file being written, kept between writes.
+    /// The bytes of the flow state being written, kept between writes.
     buffer: Vec<u8>,
+    /// Flow logs open for appending, the most recently written first.
+    logs: Vec<(Arc<Path>, File)>,
     syncer: Arc<Syncer>,
     /// Whether the last write failed (reported once until one succeeds again).
     failing: bool,
@@ -214,6 +230,7 @@ impl Store {
             adopted: Vec::new(),
             next: 1,
             buffer: Vec::new(),
+            logs: Vec::new(),
             syncer,
             failing: false,
         };
@@ -293,11 +310,16 @@ impl Store {
             }
             match read_session(&request, &flow, limits, max_request_bytes, max_flow_bytes) {
                 Ok((id, restored)) => {
-                    let written = fs::metadata(&flow)
-                        .and_then(|m| m.modified())
+                    let meta = fs::metadata(&flow);
+                    let written = meta
+                        .as_ref()
+                        .ok()
+                        .and_then(|m| m.modified().ok())
                         .unwrap_or(SystemTime::UNIX_EPOCH);
+                    let mut stored = Stored::new(dir, &base);
+                    stored.logged = meta.map_or(usize::MAX, |m| m.len() as usize);
                     recovered.push(Recovered {
-                        stored: Stored::new(dir, &base),
+                        stored,
                         id,
                         restored,
                         written,
@@ -341,13 +363,13 @@ impl Store {
         self.set_aside_file(&stored.flow, reason);
     }
 
-    /// Writes a new session's files (its flow, then its request, which makes it whole);
+    /// Writes a new session's files (its flow log, then its request, which makes it whole);
     /// `None` when they could not be written (reported).
     pub fn create(&mut self, id: &str, session: &Session, request: &RawValue) -> Option<Stored> {
         let base = format!("s{}", self.next);
         self.next += 1;
-        let stored = Stored::new(&self.dir, &base);
-        let written = self.write_flow(&stored, session).and_then(|()| {
+        let mut stored = Stored::new(&self.dir, &base);
+        let written = self.compact(&mut stored, session).and_then(|()| {
             let mut text = Vec::new();
             serde_json::to_writer(
                 &mut text,
@@ -369,24 +391,70 @@ impl Store {
         self.report(written).then_some(stored)
     }
 
-    /// Writes a session's flow after a change.
-    pub fn write(&mut self, stored: &Stored, session: &Session) {
-        let written = self.write_flow(stored, session);
+    /// Appends a session's flow state to its log after a change.
+    pub fn write(&mut self, stored: &mut Stored, session: &Session) {
+        let written = self.append(stored, session);
         self.report(written);
     }
 
-    fn write_flow(&mut self, stored: &Stored, session: &Session) -> io::Result<()> {
+    /// The state of `session`'s flow as one line, in the buffer.
+    fn state_line(&mut self, session: &Session) -> io::Result<()> {
         self.buffer.clear();
         snapshot::write_flow(session, &mut self.buffer)?;
-        write_file(&stored.temporary, &self.buffer)?;
-        fs::rename(&stored.temporary, &stored.flow)?;
+        self.buffer.push(b'\n');
+        Ok(())
+    }
+
+    fn append(&mut self, stored: &mut Stored, session: &Session) -> io::Result<()> {
+        self.state_line(session)?;
+        let line = self.buffer.len();
+        if stored.logged.saturating_add(line) > COMPACT_AT.max(4 * line) {
+            return self.compact(stored, session);
+        }
+        let at = match self
+            .logs
+            .iter()
+            .position(|(path, _)| Arc::ptr_eq(path, &stored.flow))
+        {
+            Some(at) => at,
+            None => {
+                let file = OpenOptions::new()
+                    .append(true)
+                    .mode(0o600)
+                    .open(&stored.flow)?;
+                self.logs.truncate(OPEN_LOGS - 1);
+                self.logs.insert(0, (stored.flow.clone(), file));
+                0
+            }
+        };
+        self.logs[..=at].rotate_right(1);
+        self.logs[0].1.write_all(&self.buffer)?;
+        stored.logged += line;
         self.syncer.mark(Some(&stored.flow), &stored.dir);
         Ok(())
+    }
+
+    /// Replaces a session's flow log with its current state alone.
+    fn compact(&mut self, stored: &mut Stored, session: &Session) -> io::Result<()> {
+        self.state_line(session)?;
+        self.forget_log(stored);
+        write_file(&stored.temporary, &self.buffer)?;
+        fs::rename(&stored.temporary, &stored.flow)?;
+        stored.logged = self.buffer.len();
+        self.syncer.mark(Some(&stored.flow), &stored.dir);
+        Ok(())
+    }
+
+    /// Closes the flow log of `stored` if it is open.
+    fn forget_log(&mut self, stored: &Stored) {
+        self.logs
+            .retain(|(path, _)| !Arc::ptr_eq(path, &stored.flow));
     }
 
     /// Removes a session's files (its request first: a flow file alone is never read back),
     /// and the directory taken over that held them once it is empty.
     pub fn remove(&mut self, stored: &Stored) {
+        self.forget_log(stored);
         let removed = fs::remove_file(&stored.request).and_then(|()| fs::remove_file(&stored.flow));
         self.syncer.mark(None, &stored.dir);
         if !Arc::ptr_eq(&stored.dir, &self.dir) && fs::remove_dir(&stored.dir).is_ok() {
@@ -455,7 +523,16 @@ fn read_capped(path: &Path, limit: usize) -> Result<String, String> {
     Ok(text)
 }
 
-/// Reads one session back: its request file and its flow file, put together as a snapshot and
+/// The last whole line of a flow log that is JSON: a line cut short by a crash of the machine
+/// (no line end, or not JSON) is passed over.
+fn last_state(log: &str) -> Option<Box<RawValue>> {
+    let whole = &log[..log.rfind('\n')?];
+    whole
+        .rsplit('\n')
+        .find_map(|line| serde_json::from_str::<Box<RawValue>>(line).ok())
+}
+
+/// Reads one session back: its request file and its flow log, put together as a snapshot and
 /// restored with every check of `restore`.
 fn read_session(
     request: &Path,
@@ -473,9 +550,12 @@ fn read_session(
             file.format, file.version
         ));
     }
-    let flow_text = read_capped(flow, max_flow_bytes)?;
-    let flow: Box<RawValue> =
-        serde_json::from_str(&flow_text).map_err(|_| "its flow file is not JSON".to_owned())?;
+    // A log holds at most four states past its compaction bound, and one line more.
+    let log = read_capped(
+        flow,
+        COMPACT_AT.max(4 * max_flow_bytes) + 2 * max_flow_bytes,
+    )?;
+    let flow = last_state(&log).ok_or_else(|| "its flow log holds no whole state".to_owned())?;
     let state = format!(
         r#"{{"format":"{}","version":{},"dialect":{},"request":{},"flow":{}}}"#,
         snapshot::FORMAT,
@@ -588,6 +668,46 @@ fn start_time(pid: &str) -> Option<(u64, char)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The last whole JSON line of a log is its state; a line cut short is passed over.
+    #[test]
+    fn the_last_whole_line_is_the_state() {
+        let state = |log: &str| last_state(log).map(|s| s.get().to_owned());
+        assert_eq!(state("{\"a\":1}\n{\"a\":2}\n"), Some("{\"a\":2}".into()));
+        assert_eq!(
+            state("{\"a\":1}\n{\"a\":2}\n{\"a\":"),
+            Some("{\"a\":2}".into())
+        );
+        assert_eq!(state("{\"a\":1}\n{\"a\":2}"), Some("{\"a\":1}".into()));
+        assert_eq!(state("{\"a\":1}\n\0\0\0\n"), Some("{\"a\":1}".into()));
+        assert_eq!(state("{\"a\":"), None);
+        assert_eq!(state(""), None);
+    }
+
+    /// However many changes a flow takes, its log stays bounded and ends with its state.
+    #[test]
+    fn a_log_is_compacted() {
+        let root = tempfile::tempdir().unwrap();
+        let (mut store, recovered) = Store::open(root.path(), &Limits::default(), 1 << 20).unwrap();
+        assert!(recovered.is_empty());
+        let payload = crate::dialect::pi::EXAMPLE;
+        let request: Box<RawValue> = serde_json::from_str(payload).unwrap();
+        let value: serde_json::Value = serde_json::from_str(payload).unwrap();
+        let mut session = Session::open(&value, &crate::session::OpenOptions::default()).unwrap();
+        let mut stored = store.create("s", &session, &request).unwrap();
+        let keys = crate::core::parse_sequence("<Down><Up>").unwrap();
+        let mut line = Vec::new();
+        for i in 0..40_000 {
+            session.press(keys[i % 2]).unwrap();
+            store.write(&mut stored, &session);
+        }
+        snapshot::write_flow(&session, &mut line).unwrap();
+        let log = fs::read_to_string(&stored.flow).unwrap();
+        assert!(log.len() <= COMPACT_AT, "{}", log.len());
+        assert!(40_000 * line.len() > 2 * COMPACT_AT, "{}", line.len());
+        assert_eq!(log.len(), stored.logged);
+        assert_eq!(last_state(&log).unwrap().get().as_bytes(), line.as_slice());
+    }
 
     #[test]
     fn directory_names_are_read_back() {

@@ -102,6 +102,17 @@ fn a_killed_server_loses_nothing_typed() {
         json!({ "offset": 3, "byte": 3, "utf16": 3, "line": 0, "grapheme": 3, "column": 3 })
     );
     first.kill();
+    // A state cut short (as a crash of the machine may leave the log) is passed over.
+    let log = dir
+        .files()
+        .into_iter()
+        .find(|f| f.ends_with(".flow.log"))
+        .expect("the flow log");
+    let mut torn = fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join(log))
+        .expect("the log opens");
+    std::io::Write::write_all(&mut torn, br#"{"keymap":{},"nonInter"#).expect("append");
 
     let mut second = dir.start();
     assert_eq!(
@@ -267,32 +278,32 @@ fn corrupt_and_foreign_files_are_set_aside() {
         .expect("the killed server's directory");
     let dead = dir.path().join(&instance);
     let request = fs::read_to_string(dead.join("s1.request.json")).expect("the request file");
-    let flow = fs::read_to_string(dead.join("s1.flow.json")).expect("the flow file");
+    let flow = fs::read_to_string(dead.join("s1.flow.log")).expect("the flow log");
     let write = |name: &str, text: &str| fs::write(dead.join(name), text).expect("write");
     write("s2.request.json", "not json");
-    write("s2.flow.json", &flow);
+    write("s2.flow.log", &flow);
     write(
         "s3.request.json",
         &request.replace("askd.state", "other.state"),
     );
-    write("s3.flow.json", &flow);
+    write("s3.flow.log", &flow);
     let refused = request.replace(r#""dialect":"pi""#, r#""dialect":"dsh""#);
     write(
         "s4.request.json",
         &refused.replace(r#""session":"good""#, r#""session":"s4""#),
     );
-    write("s4.flow.json", &flow);
+    write("s4.flow.log", &flow);
     write(
         "s5.request.json",
         &request.replace(r#""session":"good""#, r#""session":"s5""#),
     );
-    write("s5.flow.json", &flow.replace(r#""row":0"#, r#""row":9"#));
+    write("s5.flow.log", &flow.replace(r#""row":0"#, r#""row":9"#));
     write(
         "s6.request.json",
         &request.replace(r#""session":"good""#, r#""session":"s6""#),
     );
     write("notes.txt", "hello");
-    write("s7.flow.json.tmp", "{");
+    write("s7.flow.log.tmp", "{");
     fs::create_dir(dir.path().join("not-a-process")).expect("mkdir");
     assert!(flow.contains(r#""row":0"#), "{flow}");
 
@@ -306,7 +317,7 @@ fn corrupt_and_foreign_files_are_set_aside() {
     let log = second.stderr_text();
     for (file, reason) in [
         ("s2.request.json", "its request file is not one askd writes"),
-        ("s2.flow.json", "its request file is not one askd writes"),
+        ("s2.flow.log", "its request file is not one askd writes"),
         (
             "s3.request.json",
             "its request file is of format \"other.state\" version 1",
@@ -315,7 +326,7 @@ fn corrupt_and_foreign_files_are_set_aside() {
             "s4.request.json",
             "the request is refused in the dsh dialect: questions[0] (\"env\"): question is required",
         ),
-        ("s5.flow.json", "row 9 is out of range"),
+        ("s5.flow.log", "row 9 is out of range"),
         ("s6.request.json", "its flow file is missing"),
         ("notes.txt", "it is not a file askd writes"),
     ] {
@@ -340,13 +351,13 @@ fn corrupt_and_foreign_files_are_set_aside() {
         aside,
         [
             "notes.txt",
-            "s2.flow.json",
+            "s2.flow.log",
             "s2.request.json",
-            "s3.flow.json",
+            "s3.flow.log",
             "s3.request.json",
-            "s4.flow.json",
+            "s4.flow.log",
             "s4.request.json",
-            "s5.flow.json",
+            "s5.flow.log",
             "s5.request.json",
             "s6.request.json",
         ]

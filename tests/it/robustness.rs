@@ -967,7 +967,7 @@ fn the_state_directory_is_private() {
     assert_eq!(
         files,
         [
-            ("s1.flow.json".to_owned(), 0o600),
+            ("s1.flow.log".to_owned(), 0o600),
             ("s1.request.json".to_owned(), 0o600)
         ]
     );
