@@ -310,14 +310,12 @@ impl Store {
             }
             match read_session(&request, &flow, limits, max_request_bytes, max_flow_bytes) {
                 Ok((id, restored)) => {
-                    let meta = fs::metadata(&flow);
-                    let written = meta
-                        .as_ref()
-                        .ok()
-                        .and_then(|m| m.modified().ok())
+                    let written = fs::metadata(&flow)
+                        .and_then(|m| m.modified())
                         .unwrap_or(SystemTime::UNIX_EPOCH);
                     let mut stored = Stored::new(dir, &base);
-                    stored.logged = meta.map_or(usize::MAX, |m| m.len() as usize);
+                    // Its first write compacts the log: nothing after a line cut short.
+                    stored.logged = usize::MAX;
                     recovered.push(Recovered {
                         stored,
                         id,

@@ -128,7 +128,18 @@ fn a_killed_server_loses_nothing_typed() {
         second.ok("sessions", json!({})),
         json!([{ "session": "call-7", "title": "Deploy", "status": "open" }])
     );
-    // The flow goes on from there, and once done it leaves the directory.
+    // The flow goes on from there: what is typed after the line cut short is kept too.
+    second.ok("keys", json!({ "session": "call-7", "keys": "<End>!" }));
+    let typed = second.view("call-7");
+    second.kill();
+    let mut second = dir.start();
+    second.ok(
+        "open",
+        json!({ "session": "call-7", "payload": payload(), "width": 60 }),
+    );
+    assert_eq!(second.view("call-7"), typed);
+    second.ok("keys", json!({ "session": "call-7", "keys": "<BS>" }));
+    // Once done, it leaves the directory.
     let step = second.ok(
         "keys",
         json!({ "session": "call-7", "keys": "<End> now<CR>1<CR>" }),
