@@ -8,17 +8,19 @@ mod common;
 mod support;
 
 // The engine core, through the library.
-/// The dsh dialect (BEHAVIOR §7).
+/// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
+mod behaviour_doc;
+/// The dsh dialect (behaviour §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
 mod editors;
-/// The flow, rule by rule (BEHAVIOR §2–§5), and snapshots.
+/// The flow, rule by rule (behaviour §2–§5), and snapshots.
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
-/// Results through the flow (BEHAVIOR §6).
+/// Results through the flow (behaviour §6).
 mod results_e2e_core;
 /// Rendered screens (insta snapshots) and scripted flows.
 mod screens;
@@ -26,6 +28,8 @@ mod screens;
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// Shell completions and man pages.
+mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
 /// Crash safety: the state directory, recovered and resumed flows, files set aside.
@@ -34,3 +38,5 @@ mod persistence;
 mod robustness;
 /// The generated protocol documents against the code and the binary.
 mod schema;
+/// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
+mod terminal;
