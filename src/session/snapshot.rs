@@ -185,7 +185,7 @@ const KEY_NAME_BYTES: usize = 24;
 /// brackets.
 const ACTION_BYTES: usize = 64;
 
-/// The most bytes [`write`] writes for a session that `limits` let exist, whose request (kept
+/// The most bytes [`write()`] writes for a session that `limits` let exist, whose request (kept
 /// as it came) is at most `max_request_bytes` long.
 ///
 /// Every string is counted six times over (the longest JSON escape, `\u0001`, takes six
