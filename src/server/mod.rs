@@ -96,9 +96,11 @@ fn with_id(response: &str, id: &Value) -> Vec<u8> {
     }
 }
 
-/// The answer to a request whose method panicked; the connection goes on.
-fn panicked(method: &str, id: &Value) -> Vec<u8> {
+/// The answer to a request whose method panicked, whose change (if it made one) is undone;
+/// the connection goes on.
+fn panicked(state: &Shared, method: &str, id: &Value) -> Vec<u8> {
     tracing::error!(method, "a request panicked; the connection goes on");
+    lock(state).rollback();
     error_response(
         id,
         code::INTERNAL_ERROR,
@@ -487,7 +489,7 @@ impl Connection {
         let polled = poll_once(&mut call).await;
         let finished = self.take_finished();
         let reply = match polled {
-            Err(()) => Some(panicked(method, &reply_id)),
+            Err(()) => Some(panicked(&self.state, method, &reply_id)),
             Ok(Poll::Ready(Ok(_))) if let Some(reply) = finished => Some(end_reply(reply)),
             Ok(Poll::Ready(Ok((response, _)))) => Some(own_id(response.get(), &reply_id)),
             Ok(Poll::Ready(Err(e))) => Some(error_response(
@@ -560,7 +562,7 @@ impl Connection {
                     Id::Str(s) => Value::from(s.as_ref()),
                     Id::Null => Value::Null,
                 };
-                panicked(call.method, &id)
+                panicked(&self.state, call.method, &id)
             }
         }))
     }
@@ -980,7 +982,8 @@ mod tests {
         });
         let mut fresh = connection_with(|_| {});
         let payload = crate::dialect::pi::EXAMPLE;
-        let panicked_reply = |id: Value| text(panicked("shutdown", &id));
+        let spare: Shared = Arc::new(Mutex::new(State::new(Config::default())));
+        let panicked_reply = |id: Value| text(panicked(&spare, "shutdown", &id));
         let leaders = [
             (
                 r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#.to_string(),

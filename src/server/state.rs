@@ -201,7 +201,10 @@ fn flow_error(e: FlowError) -> ErrorObjectOwned {
             code::INVALID_PARAMS,
             format!("invalid params: optionValue: {e}"),
         ),
-        FlowError::NoNotes(_) => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
+        FlowError::NoNotes(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: questionId: {e}"),
+        ),
         FlowError::InvalidAnswers(_) => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
     }
 }
