@@ -103,6 +103,7 @@ macro_rules! actions {
 
 actions! {
     GlobalDismiss = Global, "global.dismiss", "dismiss", ["ctrl+c"];
+    GlobalHelp = Global, "global.help", "help", ["?"];
 
     MainNextTab = Main, "main.nextTab", "next tab", ["tab", "right"];
     MainPrevTab = Main, "main.prevTab", "previous tab", ["shift+tab", "left"];
@@ -112,6 +113,7 @@ actions! {
     MainToggle = Main, "main.toggle", "toggle", ["space"];
     MainOptionNote = Main, "main.optionNote", "option note", ["n"];
     MainQuestionNote = Main, "main.questionNote", "question note", ["N"];
+    MainChangeQuestionType = Main, "main.changeQuestionType", "question type", ["t"];
     MainCancel = Main, "main.cancel", "cancel", ["escape"];
 
     ReviewNextTab = Review, "review.nextTab", "next tab", ["tab", "right"];
@@ -527,6 +529,7 @@ mod tests {
             "dismiss",
             &["ctrl+c"],
         ),
+        (GlobalHelp, "global.help", Context::Global, "help", &["?"]),
         (
             MainNextTab,
             "main.nextTab",
@@ -570,6 +573,13 @@ mod tests {
             Context::Main,
             "question note",
             &["N"],
+        ),
+        (
+            MainChangeQuestionType,
+            "main.changeQuestionType",
+            Context::Main,
+            "question type",
+            &["t"],
         ),
         (
             MainCancel,

@@ -24,12 +24,12 @@ pub use completion::{
     Completion, CompletionList, FileIndex, IndexEntry, MAX_ITEMS, MAX_QUERY_BYTES, at_word,
 };
 pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
-pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor};
+pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, TypeChange};
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
 pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_KEYS_PER_ACTION};
 pub use limits::Limits;
 pub use model::{
-    Answer, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType,
-    ReviewAction, Rules,
+    Answer, Behaviour, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question,
+    QuestionType, ReviewAction, Rules,
 };
 pub use text::quoted;

@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 
 use crate::core::quoted;
 use crate::dialect::{DIALECTS, DialectId};
+use crate::session::BehaviourOptions;
 
 /// What a param must hold.
 #[derive(Debug, Clone, Copy)]
@@ -31,8 +32,10 @@ pub enum Expect {
     Dialect,
     /// A list of key names, or one string in Vim notation.
     Keys,
-    /// An object with these members.
+    /// An object with these members (and others, which are ignored).
     Object(&'static [Field]),
+    /// An object with these members and no other.
+    Closed(&'static [Field]),
     /// Any JSON value, checked by the method itself; what it is meant to be, in words.
     Any(&'static str),
 }
@@ -157,22 +160,38 @@ fn check(field: &Field, raw: &RawValue, path: &str) -> Option<String> {
             }),
             _ => wrong(),
         },
-        Expect::Object(_) if !value.is_object() => wrong(),
+        Expect::Object(_) | Expect::Closed(_) if !value.is_object() => wrong(),
         Expect::Object(members) => problem(members, raw.get(), &format!("{path}.")),
+        Expect::Closed(members) => {
+            let known = |name: &String| members.iter().any(|f| f.name == name);
+            match value.as_object().and_then(|o| o.keys().find(|k| !known(k))) {
+                Some(unknown) => Some(format!(
+                    "{path}.{unknown}: unknown; expected {}",
+                    one_of(&members.iter().map(|f| f.name).collect::<Vec<_>>()).replacen(
+                        "one of",
+                        "one of the members",
+                        1
+                    )
+                )),
+                None => problem(members, raw.get(), &format!("{path}.")),
+            }
+        }
         _ => None,
+    }
+}
+
+/// `names` as a choice in words: `"a"`, `"a" or "b"`, `one of "a", "b", "c"`.
+fn one_of(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| quoted(n)).collect();
+    match quoted.as_slice() {
+        [only] => only.clone(),
+        [first, second] => format!("{first} or {second}"),
+        _ => format!("one of {}", quoted.join(", ")),
     }
 }
 
 /// What `expect` asks for, in words.
 fn expected(expect: Expect) -> String {
-    let one_of = |names: &[&str]| {
-        let quoted: Vec<String> = names.iter().map(|n| quoted(n)).collect();
-        match quoted.as_slice() {
-            [only] => only.clone(),
-            [first, second] => format!("{first} or {second}"),
-            _ => format!("one of {}", quoted.join(", ")),
-        }
-    };
     match expect {
         Expect::Text => "a string".into(),
         Expect::Flag => "true or false".into(),
@@ -180,7 +199,7 @@ fn expected(expect: Expect) -> String {
         Expect::OneOf(names) => one_of(names),
         Expect::Dialect => one_of(&DIALECTS.iter().map(|d| d.name()).collect::<Vec<_>>()),
         Expect::Keys => "a list of key names or a string in Vim notation".into(),
-        Expect::Object(_) => "an object".into(),
+        Expect::Object(_) | Expect::Closed(_) => "an object".into(),
         Expect::Any(what) => what.into(),
     }
 }
@@ -248,6 +267,9 @@ pub struct Capabilities {
     pub all_rows: Option<bool>,
     /// Keymap overrides `{ "<context>.<action>": ["<key>", ...] }`.
     pub keymap: Option<Value>,
+    /// Behaviour options for later `open`s: a profile and the four flags (replaces earlier
+    /// ones whole).
+    pub behaviour: Option<BehaviourOptions>,
 }
 
 /// `open` and `ask` params.
@@ -274,6 +296,9 @@ pub struct OpenParams {
     pub cwd: Option<String>,
     /// Keymap overrides for this flow.
     pub keymap: Option<Value>,
+    /// Behaviour options for this flow, over the connection's: each field given replaces the
+    /// connection's, each left out keeps it.
+    pub behaviour: Option<BehaviourOptions>,
 }
 
 /// Params naming just a session.
@@ -421,13 +446,23 @@ const KEYMAP: Field = optional("keymap", Expect::Any("keymap overrides"));
 const HAS_UI: Field = optional("hasUI", Expect::Flag);
 const WIDTH: Field = optional("width", Expect::Count);
 const ALL_ROWS: Field = optional("allRows", Expect::Flag);
+const BEHAVIOUR: Field = optional(
+    "behaviour",
+    Expect::Closed(&[
+        optional("profile", Expect::OneOf(&["seed", "pi-0.9"])),
+        optional("confirmDismissWhenDirty", Expect::Flag),
+        optional("doublePressReviewShortcuts", Expect::Flag),
+        optional("autoSubmitWhenAnsweredWithoutNotes", Expect::Flag),
+        optional("presentSingleAsMulti", Expect::Flag),
+    ]),
+);
 
 impl Params for InitializeParams {
     const FIELDS: &'static [Field] = &[
         optional("clientInfo", Expect::Any("any JSON value")),
         optional(
             "capabilities",
-            Expect::Object(&[HAS_UI, WIDTH, ALL_ROWS, KEYMAP]),
+            Expect::Object(&[HAS_UI, WIDTH, ALL_ROWS, KEYMAP, BEHAVIOUR]),
         ),
     ];
     const CHECK_FIRST: bool = true;
@@ -446,7 +481,10 @@ impl Params for OpenParams {
         ALL_ROWS,
         optional("cwd", Expect::Text),
         KEYMAP,
+        BEHAVIOUR,
     ];
+    // `behaviour` is a struct, which serde would also read from an array.
+    const CHECK_FIRST: bool = true;
 }
 
 impl Params for SessionParams {

@@ -30,7 +30,7 @@ use crate::server::params::{
 use crate::server::protocol::{Bounded, METHODS, Step, ask_error, code, error};
 use crate::server::store::{Store, Stored};
 use crate::session::snapshot::{self, RestoreError};
-use crate::session::{OpenOptions, Session, Status};
+use crate::session::{BehaviourOptions, OpenOptions, Session, Status};
 use crate::view::{self, ScreenCache, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
@@ -136,6 +136,7 @@ enum Undo {
         keymap: Arc<Keymap>,
         view: ViewOptions,
         has_ui: Option<bool>,
+        behaviour: BehaviourOptions,
     },
 }
 
@@ -146,6 +147,8 @@ pub struct State {
     serial: u64,
     next_id: u64,
     keymap: Arc<Keymap>,
+    /// The behaviour options of later sessions, from `initialize`.
+    behaviour: BehaviourOptions,
     /// What views of later sessions carry, from `initialize`.
     view: ViewOptions,
     has_ui: Option<bool>,
@@ -225,6 +228,7 @@ impl State {
             serial: 0,
             next_id: 0,
             keymap: Arc::new(Keymap::default()),
+            behaviour: BehaviourOptions::default(),
             view: ViewOptions::default(),
             has_ui: None,
             screens: ScreenCache::default(),
@@ -359,7 +363,9 @@ impl State {
                 keymap: std::mem::replace(&mut self.keymap, keymap),
                 view: self.view,
                 has_ui: self.has_ui,
+                behaviour: self.behaviour,
             });
+            self.behaviour = c.behaviour.unwrap_or(self.behaviour);
             self.view.width = c.width.or(self.view.width);
             self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
             self.has_ui = c.has_ui.or(self.has_ui);
@@ -488,6 +494,11 @@ impl State {
             dialect: p.dialect,
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
+            behaviour: p
+                .behaviour
+                .unwrap_or_default()
+                .over(self.behaviour)
+                .behaviour(),
         };
         let session = Session::open(&payload, &options).map_err(ask_error)?;
         let view = ViewOptions {
@@ -685,10 +696,12 @@ impl State {
                 keymap,
                 view,
                 has_ui,
+                behaviour,
             }) => {
                 self.keymap = keymap;
                 self.view = view;
                 self.has_ui = has_ui;
+                self.behaviour = behaviour;
             }
         }
     }

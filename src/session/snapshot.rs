@@ -19,8 +19,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::core::{
-    Action, Answer, EditorTarget, Flow, Keymap, Limits, MAX_KEYS_PER_ACTION, OpenEditor, Outcome,
-    TextEditor, quoted,
+    Action, Answer, Behaviour, EditorTarget, Flow, FlowSpec, Keymap, Limits, MAX_KEYS_PER_ACTION,
+    OpenEditor, Outcome, Prompts, QuestionType, TextEditor, quoted,
 };
 use crate::dialect::{DialectId, Rejection};
 use crate::session::{OpenOptions, Session};
@@ -53,6 +53,18 @@ struct FlowOut<'a> {
     editor: Option<EditorOut<'a>>,
     answers: &'a [Answer],
     outcome: Option<Outcome>,
+    #[serde(skip_serializing_if = "is_default")]
+    behaviour: Behaviour,
+    #[serde(skip_serializing_if = "is_default")]
+    prompts: Prompts,
+    /// The questions presented as another kind than the one asked: (index, kind presented).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    presented: Vec<(usize, QuestionType)>,
+}
+
+/// Whether `value` is its type's default (left out of snapshots).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 #[derive(Serialize)]
@@ -89,6 +101,12 @@ struct FlowIn {
     editor: Option<EditorIn>,
     answers: Vec<Answer>,
     outcome: Option<Outcome>,
+    #[serde(default)]
+    behaviour: Behaviour,
+    #[serde(default)]
+    prompts: Prompts,
+    #[serde(default)]
+    presented: Vec<(usize, QuestionType)>,
 }
 
 #[derive(Deserialize)]
@@ -147,6 +165,16 @@ fn flow_out(session: &Session) -> Option<FlowOut<'_>> {
         }),
         answers: flow.answers(),
         outcome: flow.outcome(),
+        behaviour: flow.spec().behaviour,
+        prompts: *flow.prompts(),
+        presented: flow
+            .spec()
+            .questions
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| q.asked.is_some())
+            .map(|(i, q)| (i, q.kind))
+            .collect(),
     })
 }
 
@@ -185,6 +213,10 @@ const KEY_NAME_BYTES: usize = 24;
 /// brackets.
 const ACTION_BYTES: usize = 64;
 
+/// Most bytes one action's keys take in a snapshot's keymap: its name, and every key it may
+/// be bound to.
+pub const KEYMAP_ACTION_BYTES: usize = ACTION_BYTES + MAX_KEYS_PER_ACTION * (KEY_NAME_BYTES + 3);
+
 /// The most bytes [`write()`] writes for a session that `limits` let exist, whose request (kept
 /// as it came) is at most `max_request_bytes` long.
 ///
@@ -194,11 +226,11 @@ const ACTION_BYTES: usize = 64;
 /// of the keymap (every action at its bound), and the numbers of the answers (every option of
 /// every question selected, and noted).
 pub fn max_bytes(limits: &Limits, max_request_bytes: usize) -> usize {
-    const ENVELOPE: usize = 512;
-    const PER_ANSWER: usize = 96;
+    const ENVELOPE: usize = 1024;
+    const PER_ANSWER: usize = 160;
     const PER_NOTE: usize = 8;
     let digits = limits.max_options.max(1).to_string().len();
-    let keymap = Action::ALL.len() * (ACTION_BYTES + MAX_KEYS_PER_ACTION * (KEY_NAME_BYTES + 3));
+    let keymap = Action::ALL.len() * KEYMAP_ACTION_BYTES;
     let answers =
         limits.max_questions * (PER_ANSWER + limits.max_options * (2 * (digits + 1) + PER_NOTE));
     ENVELOPE
@@ -264,7 +296,7 @@ pub fn restore(
         .map_err(RestoreError::Limit)?;
     let dialect = snapshot.dialect;
     let session = match (dialect.open(&request), snapshot.flow) {
-        (Ok(spec), Some(flow)) => restore_flow(dialect, Arc::new(spec), flow, limits)?,
+        (Ok(spec), Some(flow)) => restore_flow(dialect, spec, flow, limits)?,
         (Err(Rejection::Invalid(invalid)), None) => Session::Invalid { dialect, invalid },
         (Ok(_), None) => {
             return Err(invalid(
@@ -290,13 +322,61 @@ pub fn restore(
     })
 }
 
+/// `spec` under the behaviour of a snapshot, each question presented as the snapshot says:
+/// as its dialect and the behaviour make it, or as the question-type toggle (when the behaviour
+/// has it) turns it.
+fn presented(
+    spec: FlowSpec,
+    behaviour: Behaviour,
+    presented: &[(usize, QuestionType)],
+) -> Result<FlowSpec, String> {
+    let mut spec = spec.with_behaviour(behaviour);
+    let mut seen = vec![false; spec.questions.len()];
+    for &(i, kind) in presented {
+        let question = spec
+            .questions
+            .get_mut(i)
+            .ok_or_else(|| format!("question {} is not in the request", i + 1))?;
+        if std::mem::replace(&mut seen[i], true) {
+            return Err(format!("question {} is presented twice", i + 1));
+        }
+        if question.asked.is_none() && kind == question.kind {
+            return Err(format!("question {} is presented as the kind asked", i + 1));
+        }
+        let reachable = match question.asked_kind() {
+            QuestionType::Preview => [QuestionType::Preview, QuestionType::Multi],
+            _ => [QuestionType::Single, QuestionType::Multi],
+        };
+        if !reachable.contains(&kind) || !(behaviour.question_type_toggle || kind == question.kind)
+        {
+            return Err(format!(
+                "question {} cannot be presented as {}",
+                i + 1,
+                serde_json::to_string(&kind).unwrap_or_default()
+            ));
+        }
+        question.present_as(kind);
+    }
+    // A question presented as another kind is listed.
+    for (i, question) in spec.questions.iter_mut().enumerate() {
+        if !seen[i] && question.asked.is_some() {
+            if !behaviour.question_type_toggle {
+                return Err(format!("question {} is presented as the kind asked", i + 1));
+            }
+            question.present_as(question.asked_kind());
+        }
+    }
+    Ok(spec)
+}
+
 fn restore_flow(
     dialect: DialectId,
-    spec: Arc<crate::core::FlowSpec>,
+    spec: FlowSpec,
     s: FlowIn,
     limits: &Limits,
 ) -> Result<Session, RestoreError> {
     let invalid = RestoreError::Invalid;
+    let spec = Arc::new(presented(spec, s.behaviour, &s.presented).map_err(invalid)?);
     let keymap = Keymap::default()
         .with_overrides(&s.keymap)
         .map_err(|e| invalid(format!("keymap: {e}")))?;
@@ -352,6 +432,7 @@ fn restore_flow(
         editor,
         s.answers,
         s.outcome,
+        s.prompts,
     )
     .map_err(invalid)?;
     let stored = flow.stored_bytes();
@@ -372,6 +453,7 @@ fn restore_flow(
             dialect: Some(dialect),
             has_ui: false,
             keymap,
+            behaviour: s.behaviour,
         };
         if session != Session::from_spec(dialect, spec, &options) {
             return Err(invalid(

@@ -46,7 +46,7 @@ fn detail_questions() -> Value {
 }
 
 /// The transcript call line of [`payload`].
-const CALL_LINE: &str = "ask_user 2 questions (Database, Features)";
+const CALL_LINE: &str = "ask_user 2 question(s) (Database, Features)";
 
 /// The pi result of [`payload`] submitted with Postgres, and Auth + API.
 fn submitted_result() -> Value {
@@ -407,28 +407,14 @@ fn message_over_the_size_limit_is_refused_in_line_framing() {
     s.send_raw(format!("{}\r\n", padded_request(2, 300)).as_bytes());
     assert_eq!(s.recv(), ok_reply(json!(2), by.sessions()));
     s.send_line(&padded_request(3, 301));
-    assert_eq!(
-        s.recv(),
-        error_reply(
-            Value::Null,
-            -32004,
-            "message too large: the limit is 300 bytes (8256984 for a restore)"
-        )
-    );
+    assert_eq!(s.recv(), error_reply(Value::Null, -32004, &too_large_300()));
     // Far over the limit, in many writes.
     s.send_raw(br#"{"jsonrpc":"2.0","id":4,"method":"sessions","p":""#);
     for _ in 0..64 {
         s.send_raw("y".repeat(16 * 1024).as_bytes());
     }
     s.send_raw(b"\"}\n");
-    assert_eq!(
-        s.recv(),
-        error_reply(
-            Value::Null,
-            -32004,
-            "message too large: the limit is 300 bytes (8256984 for a restore)"
-        )
-    );
+    assert_eq!(s.recv(), error_reply(Value::Null, -32004, &too_large_300()));
     by.check(&mut s, "oversized lines");
     let (status, rest) = s.finish();
     assert_eq!(status.code(), Some(0));
@@ -443,23 +429,9 @@ fn message_over_the_size_limit_is_refused_in_content_length_framing() {
     s.send_frame(padded_request(1, 300).as_bytes());
     assert_eq!(s.recv(), ok_reply(json!(1), by.sessions()));
     s.send_frame(padded_request(2, 301).as_bytes());
-    assert_eq!(
-        s.recv(),
-        error_reply(
-            Value::Null,
-            -32004,
-            "message too large: the limit is 300 bytes (8256984 for a restore)"
-        )
-    );
+    assert_eq!(s.recv(), error_reply(Value::Null, -32004, &too_large_300()));
     s.send_frame(&vec![b'['; 100_000]);
-    assert_eq!(
-        s.recv(),
-        error_reply(
-            Value::Null,
-            -32004,
-            "message too large: the limit is 300 bytes (8256984 for a restore)"
-        )
-    );
+    assert_eq!(s.recv(), error_reply(Value::Null, -32004, &too_large_300()));
     by.check(&mut s, "oversized frames");
     let (status, rest) = s.finish();
     assert_eq!(status.code(), Some(0));
@@ -554,6 +526,96 @@ fn open_keymap_overrides_only_that_session() {
     assert_eq!(step["view"]["question"]["activeOption"], json!(0));
     let step = s.ok("key", json!({ "session": "b", "key": "down" }));
     assert_eq!(step["view"]["question"]["activeOption"], json!(1));
+}
+
+#[test]
+fn behaviour_is_a_connection_default_and_a_per_session_option() {
+    let mut s = Server::start(&[]);
+    s.ok(
+        "initialize",
+        json!({ "capabilities": { "behaviour": { "profile": "pi-0.9", "confirmDismissWhenDirty": true } } }),
+    );
+    // The connection's: the profile's `t` and the dirty-dismiss guard.
+    s.open("a", payload());
+    let step = s.ok("keys", json!({ "session": "a", "keys": "t<Space><Esc>" }));
+    assert_eq!(step["status"], json!("open"));
+    assert_eq!(
+        step["view"]["notices"],
+        json!([
+            { "kind": "dismissConfirm", "text": "Unsaved ask answers or drafts. Press cancel/dismiss again to discard." },
+            { "kind": "typeChanged", "text": "Question type changed from single to multi." }
+        ])
+    );
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    // A session's fields replace the connection's; fields left out keep them.
+    s.ok(
+        "open",
+        json!({ "session": "b", "payload": payload(), "behaviour": { "confirmDismissWhenDirty": false } }),
+    );
+    let step = s.ok("keys", json!({ "session": "b", "keys": "t<Space><Esc>" }));
+    assert_eq!(step["status"], json!("done"));
+    assert_eq!(
+        step["result"]["details"]["questions"][0],
+        json!({ "id": "db", "label": "Database", "prompt": "Which database?", "type": "single", "presentedType": "multi" })
+    );
+    // A later `initialize` replaces the connection's options whole.
+    s.ok(
+        "initialize",
+        json!({ "capabilities": { "behaviour": { "presentSingleAsMulti": true } } }),
+    );
+    let step = s.open("c", payload());
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    let step = s.ok("keys", json!({ "session": "c", "keys": "t" }));
+    assert_eq!(step["view"]["notices"], json!([]));
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    // The snapshot keeps the session's behaviour.
+    let state = s.ok("snapshot", json!({ "session": "a" }))["state"].clone();
+    let step = s.ok("restore", json!({ "state": state, "session": "a2" }));
+    assert_eq!(step["view"]["notices"], s.view("a")["notices"]);
+    let step = s.ok("key", json!({ "session": "a2", "key": "escape" }));
+    assert_eq!(step["status"], json!("done"));
+}
+
+#[test]
+fn unknown_behaviour_options_are_invalid_params() {
+    let mut s = Server::start(&[]);
+    let e = s.err(
+        "open",
+        json!({ "session": "a", "payload": payload(), "behaviour": { "confirmDismiss": true } }),
+    );
+    assert_eq!(
+        e,
+        error(
+            -32602,
+            r#"invalid params: behaviour.confirmDismiss: unknown; expected one of the members "profile", "confirmDismissWhenDirty", "doublePressReviewShortcuts", "autoSubmitWhenAnsweredWithoutNotes", "presentSingleAsMulti""#
+        )
+    );
+    let e = s.err(
+        "initialize",
+        json!({ "capabilities": { "behaviour": { "profile": "0.9" } } }),
+    );
+    assert_eq!(
+        e,
+        error(
+            -32602,
+            r#"invalid params: capabilities.behaviour.profile: expected "seed" or "pi-0.9", got the string "0.9""#
+        )
+    );
+    let e = s.err(
+        "open",
+        json!({ "session": "a", "payload": payload(), "behaviour": [true] }),
+    );
+    assert_eq!(
+        e,
+        error(
+            -32602,
+            "invalid params: behaviour: expected an object, got an array"
+        )
+    );
+    // Nothing was created or changed.
+    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    let step = s.open("b", payload());
+    assert_eq!(step["view"]["notices"], json!([]));
 }
 
 #[test]
@@ -814,7 +876,7 @@ fn open_with_an_invalid_pi_payload_is_a_done_step_not_an_error() {
     assert_eq!(step["result"], invalid_result());
     assert_eq!(
         step["transcript"],
-        json!({ "call": "ask_user 2 questions (Q1, Q2)", "result": "Invalid input" })
+        json!({ "call": "ask_user 2 question(s) (Q1, Q2)", "result": "Invalid input" })
     );
     assert_eq!(
         s.ok("getResult", json!({ "session": "bad" })),
@@ -3117,4 +3179,16 @@ fn restore_holds_snapshots_to_the_limits() {
     );
     let restored = s.ok("restore", json!({ "state": state, "session": "r" }));
     assert_eq!(restored["status"], json!("open"));
+}
+
+/// The error of a message over a limit of 300 bytes.
+fn too_large_300() -> String {
+    let config = askd::server::state::Config {
+        max_message_bytes: 300,
+        ..askd::server::state::Config::default()
+    };
+    format!(
+        "message too large: the limit is 300 bytes ({} for a restore)",
+        config.max_restore_message_bytes()
+    )
 }

@@ -113,7 +113,7 @@ fn single_and_multi_questions_end_with_the_custom_row_preview_questions_do_not()
         [row(1, "grid", "Grid", false), row(2, "list", "List", false)]
     );
     let spec = flow(&s).spec();
-    let counts: Vec<usize> = spec.questions.iter().map(|q| q.row_count()).collect();
+    let counts: Vec<usize> = spec.questions.iter().map(|q| spec.row_count(q)).collect();
     assert_eq!(counts, [3, 4, 2]);
 }
 
@@ -1042,12 +1042,16 @@ fn saving_custom_text_on_single_clears_the_selection_and_on_multi_keeps_it() {
 }
 
 #[test]
-fn notes_are_stored_as_typed_and_blank_notes_are_removed() {
+fn notes_are_stored_trimmed_by_enter_as_typed_by_esc_and_blank_notes_are_removed() {
     let mut s = open_main();
     press(&mut s, "N");
     type_text(&mut s, " spaced ");
     press(&mut s, "<CR>");
-    assert_eq!(answer(&s, SCOPE), note_answer(" spaced "));
+    assert_eq!(answer(&s, SCOPE), note_answer("spaced"));
+    press(&mut s, "N<C-u>");
+    type_text(&mut s, " typed ");
+    press(&mut s, "<Esc>");
+    assert_eq!(answer(&s, SCOPE), note_answer(" typed "));
     press(&mut s, "N<C-u>");
     type_text(&mut s, "   ");
     press(&mut s, "<CR>");

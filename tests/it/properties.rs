@@ -10,7 +10,7 @@ use askd::core::Key;
 use askd::core::{EditorTarget, FlowError, Focus};
 use askd::core::{FlowSpec, Outcome};
 use askd::dialect::DialectId;
-use askd::session::{OpenOptions, Session};
+use askd::session::{OpenOptions, Profile, Session};
 use askd::view;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -280,9 +280,37 @@ fn arb_valid_payload() -> impl Strategy<Value = Value> {
         })
 }
 
+/// Behaviour options: either profile, each of the four flags on or off.
+fn arb_behaviour() -> impl Strategy<Value = askd::core::Behaviour> {
+    (any::<bool>(), prop::collection::vec(any::<bool>(), 4)).prop_map(|(later, flags)| {
+        let profile = if later { Profile::Pi09 } else { Profile::Seed };
+        askd::core::Behaviour {
+            confirm_dismiss_when_dirty: flags[0],
+            double_press_review_shortcuts: flags[1],
+            auto_submit_when_answered_without_notes: flags[2],
+            present_single_as_multi: flags[3],
+            ..profile.behaviour()
+        }
+    })
+}
+
+/// A fresh session under random behaviour options: usually a random valid pi payload,
+/// sometimes a hand-built dsh spec with free-text questions (only the custom row).
+fn arb_session() -> impl Strategy<Value = Session> {
+    (arb_spec_session(), arb_behaviour()).prop_map(|(session, behaviour)| {
+        let dialect = session.dialect();
+        let spec = session.flow().expect("a flow").spec().clone();
+        let options = OpenOptions {
+            behaviour,
+            ..OpenOptions::default()
+        };
+        Session::from_spec(dialect, Arc::new(spec.with_behaviour(behaviour)), &options)
+    })
+}
+
 /// A fresh session: usually a random valid pi payload, sometimes a hand-built dsh spec with
 /// free-text questions (only the custom row).
-fn arb_session() -> impl Strategy<Value = Session> {
+fn arb_spec_session() -> impl Strategy<Value = Session> {
     let dsh = prop::collection::vec((any::<bool>(), 0..4usize), 1..4).prop_map(|questions| {
         let questions = questions
             .into_iter()
@@ -299,6 +327,7 @@ fn arb_session() -> impl Strategy<Value = Session> {
             .collect();
         let spec = FlowSpec {
             rules: askd::dialect::dsh::RULES,
+            behaviour: Default::default(),
             title: None,
             questions,
         };
@@ -312,8 +341,9 @@ fn arb_session() -> impl Strategy<Value = Session> {
     ]
 }
 
-/// A fresh session and the request it was opened on: usually a random valid pi payload,
-/// sometimes a dsh request with free-text questions (no options) among others.
+/// A fresh session and the request it was opened on, under random behaviour options: usually
+/// a random valid pi payload, sometimes a dsh request with free-text questions (no options)
+/// among others.
 fn arb_requested_session() -> impl Strategy<Value = (Session, Value)> {
     let dsh = prop::collection::vec((any::<bool>(), 0..4usize), 1..4).prop_map(|questions| {
         let questions: Vec<Value> = questions
@@ -334,10 +364,18 @@ fn arb_requested_session() -> impl Strategy<Value = (Session, Value)> {
             .collect();
         json!({ "questions": questions })
     });
-    prop_oneof![4 => arb_valid_payload(), 1 => dsh].prop_map(|request| {
-        let session = Session::open(&request, &OpenOptions::default()).expect("the request opens");
-        (session, request)
-    })
+    (
+        prop_oneof![4 => arb_valid_payload(), 1 => dsh],
+        arb_behaviour(),
+    )
+        .prop_map(|(request, behaviour)| {
+            let options = OpenOptions {
+                behaviour,
+                ..OpenOptions::default()
+            };
+            let session = Session::open(&request, &options).expect("the request opens");
+            (session, request)
+        })
 }
 
 /// Keys that end a flow from the options focus; drawn less often so that runs go deeper.
@@ -407,7 +445,7 @@ fn check_flow(session: &Session) -> Result<(), TestCaseError> {
     prop_assert_eq!(flow.check_invariants(), Ok(()));
     let count = flow.spec().questions.len();
     match flow.current_question() {
-        Some(q) => prop_assert!(flow.row() < q.row_count()),
+        Some(q) => prop_assert!(flow.row() < flow.spec().row_count(q)),
         None => prop_assert_eq!(flow.row(), 0),
     }
     prop_assert!(flow.review_action() < flow.review_actions().len());

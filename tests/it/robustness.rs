@@ -10,6 +10,8 @@ use std::thread;
 
 use serde_json::{Value, json};
 
+use askd::server::state::Config;
+
 use crate::support::{ASKD, GUARD, Server};
 
 /// A small pi flow: one single question (`1` selects and advances, `1` on the review submits).
@@ -326,7 +328,8 @@ fn a_malformed_content_length_header_never_breaks_the_connection() {
         (
             b"Content-Length: 1000000000000\r\n\r\n".to_vec(),
             json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32004,
-                "message": "message too large: the limit is 1048576 bytes (10353536 for a restore)" } }),
+                "message": format!("message too large: the limit is 1048576 bytes ({} for a restore)",
+                    Config::default().max_restore_message_bytes()) } }),
         ),
     ];
     for (i, (header, expected)) in bad.into_iter().enumerate() {
@@ -592,8 +595,13 @@ fn the_snapshot_of_a_session_at_the_limits_restores() {
 fn only_a_restore_may_be_larger_than_a_message() {
     let mut s = Server::start(&["--max-message-bytes", "300"]);
     let pad = "x".repeat(400);
+    let config = Config {
+        max_message_bytes: 300,
+        ..Config::default()
+    };
     let too_large = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32004,
-        "message": "message too large: the limit is 300 bytes (8256984 for a restore)" } });
+        "message": format!("message too large: the limit is 300 bytes ({} for a restore)",
+            config.max_restore_message_bytes()) } });
     s.send_line(&format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"sessions","params":{{"pad":"{pad}"}}}}"#
     ));
@@ -659,6 +667,9 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("initialize", json!({}), "capabilities.hasUI", "flag"),
         ("initialize", json!({}), "capabilities.width", "count"),
         ("initialize", json!({}), "capabilities.allRows", "flag"),
+        ("initialize", json!({}), "capabilities.behaviour", "object"),
+        ("open", json!({ "payload": small() }), "behaviour", "object"),
+        ("ask", json!({ "payload": small() }), "behaviour", "object"),
         ("open", json!({ "payload": small() }), "session", "string"),
         ("open", json!({ "payload": small() }), "hasUI", "flag"),
         ("open", json!({ "payload": small() }), "width", "count"),
@@ -1052,6 +1063,15 @@ fn every_limit_is_documented_with_its_default() {
         "`--state-dir` (default `$XDG_STATE_HOME/askd`, else `~/.local/state/askd`; `--no-state` keeps none)"
     ));
     // The bound of a restore message the documents give is the one the server applies.
-    assert!(protocol.contains("a `restore` message may be 10353536 bytes"));
-    assert!(readme.contains("10353536 bytes at the defaults"));
+    let restore = Config::default().max_restore_message_bytes();
+    let snapshot = restore - Config::default().max_message_bytes;
+    let protocol_words = protocol.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(protocol_words.contains(&format!(
+        "At the defaults a snapshot holds at most {snapshot} bytes, and a `restore` message may be {restore} bytes."
+    )));
+    assert!(readme.contains(&format!("{restore} bytes at the defaults")));
+    assert!(protocol_words.contains(&format!(
+        "{} bytes for every keymap action (16 keys each)",
+        askd::session::snapshot::KEYMAP_ACTION_BYTES
+    )));
 }
