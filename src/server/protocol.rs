@@ -125,21 +125,34 @@ impl<'a> Bounded<'a> {
 }
 
 impl std::io::Write for Bounded<'_> {
+    #[inline]
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.write_all(buf).map(|()| buf.len())
     }
 
+    // Inlined into the serialiser, as writing to a `Vec` is: a reply is hundreds of writes.
+    #[inline(always)]
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
         if self.out.len() + buf.len() > self.limit {
-            self.overflowed = true;
-            return Err(std::io::Error::other("the reply passes its budget"));
+            return Err(self.overflow());
         }
         self.out.extend_from_slice(buf);
         Ok(())
     }
 
+    #[inline]
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+impl Bounded<'_> {
+    /// Notes that the budget was passed, and the error that stops the writing.
+    #[cold]
+    #[inline(never)]
+    fn overflow(&mut self) -> std::io::Error {
+        self.overflowed = true;
+        std::io::Error::other("the reply passes its budget")
     }
 }
 

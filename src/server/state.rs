@@ -706,28 +706,26 @@ impl State {
         }
     }
 
-    /// What follows a change of session `id` once it is final.
+    /// What follows a change of session `id` once it is final: its pending `ask` is resolved
+    /// once the flow is done, and its state is written to the state directory (or removed from
+    /// there once the flow is done).
     fn committed(&mut self, id: &str) {
-        self.settle(id);
-        self.persist(id);
-    }
-
-    /// Writes the state of session `id` to the state directory, or removes it from there
-    /// once the flow is done.
-    fn persist(&mut self, id: &str) {
-        let (Some(store), Some(entry)) = (self.store.as_mut(), self.sessions.get_mut(id)) else {
+        let Some(entry) = self.sessions.get_mut(id) else {
             return;
         };
-        if entry.session.status() == Status::Done {
-            if let Some(stored) = entry.stored.take() {
-                store.remove(&stored);
+        if entry.session.status() != Status::Done {
+            if let Some(store) = self.store.as_mut() {
+                match &mut entry.stored {
+                    Some(stored) => store.write(stored, &entry.session),
+                    None => entry.stored = store.create(id, &entry.session, &entry.request),
+                }
             }
             return;
         }
-        match &mut entry.stored {
-            Some(stored) => store.write(stored, &entry.session),
-            None => entry.stored = store.create(id, &entry.session, &entry.request),
+        if let (Some(store), Some(stored)) = (self.store.as_mut(), entry.stored.take()) {
+            store.remove(&stored);
         }
+        self.settle(id);
     }
 
     /// Resolves the pending `ask` of a session once it is done.

@@ -6,16 +6,19 @@
 //! ```text
 //! <state dir>/
 //!   <instance>/              one per running process: <pid>-<start time>-<boot id>
-//!     s<n>.request.json      { format: "askd.state", version, session, dialect, request }
-//!     s<n>.flow.log          the `flow` member of the session's snapshot after each change,
-//!                            one line each, the last whole line the current one
+//!     s<n>.request.json      { format: "askd.state", version, session, dialect, request,
+//!                              flow }: `flow` the members of the session's snapshot `flow`
+//!                              that stay as it opened (keymap, behaviour)
+//!     s<n>.flow.log          the other members of its `flow` after each change, one line
+//!                            each (the time it was written, a space, the JSON), the last
+//!                            whole line the current one
 //!   <instance>.<k>/          the directory of an ended process, taken over by this one
 //!   <name>.corrupt           a file that did not restore, set aside
 //! ```
 //!
 //! A session's request file is written once, when it opens, to a temporary file renamed into
-//! place. After every change, before the reply is sent, the state of its flow is appended to
-//! its flow log in one write: a whole line, or (cut short by a crash of the machine) a last
+//! place. After every change, before the reply is sent, what changed of its flow (positions,
+//! editor, answers, outcome) is appended to its flow log in one write: a whole line, or (cut short by a crash of the machine) a last
 //! line that is not read. Writing a temporary file and renaming it over the old one after
 //! every key, as the request file is written, would cost a few milliseconds a key on ext4
 //! (which flushes a file renamed over another at once); an append costs a few microseconds.
@@ -99,11 +102,14 @@ pub struct Recovered {
     pub restored: Restored,
     /// Where it is on disk (now in a directory of this process).
     pub stored: Stored,
-    /// When its flow was last written.
-    pub written: SystemTime,
+    /// When its flow was last written (nanoseconds since 1970), and the number of its files
+    /// (the order in which its process opened its sessions): what orders recovered flows, the
+    /// latest last.
+    pub written: (u64, u64),
 }
 
-/// What a request file holds.
+/// What a request file holds: the session's id, its request, and the members of its flow's
+/// snapshot that stay as it opened.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RequestFile<'a> {
@@ -113,6 +119,8 @@ struct RequestFile<'a> {
     dialect: DialectId,
     #[serde(borrow)]
     request: &'a RawValue,
+    #[serde(borrow)]
+    flow: &'a RawValue,
 }
 
 /// What waits to be made durable.
@@ -133,7 +141,10 @@ impl Syncer {
     fn mark(&self, file: Option<&Arc<Path>>, dir: &Arc<Path>) {
         let mut unsynced = self.unsynced.lock().unwrap_or_else(|p| p.into_inner());
         let was_empty = unsynced.files.is_empty() && unsynced.dirs.is_empty();
-        if let Some(file) = file {
+        // Consecutive changes are mostly to one session: its file is listed once.
+        if let Some(file) = file
+            && !unsynced.files.iter().any(|f| Arc::ptr_eq(f, file))
+        {
             unsynced.files.push(file.clone());
         }
         if !unsynced.dirs.iter().any(|d| Arc::ptr_eq(d, dir)) {
@@ -146,10 +157,8 @@ impl Syncer {
 
     /// `fsync`s what was written since the last round.
     fn sync_now(&self) {
-        let Unsynced { mut files, dirs } =
+        let Unsynced { files, dirs } =
             std::mem::take(&mut *self.unsynced.lock().unwrap_or_else(|p| p.into_inner()));
-        files.sort();
-        files.dedup();
         for file in files {
             // A file removed since (its session completed) needs nothing.
             if let Ok(f) = File::open(&file) {
@@ -309,18 +318,19 @@ impl Store {
                 }
             }
             match read_session(&request, &flow, limits, max_request_bytes, max_flow_bytes) {
-                Ok((id, restored)) => {
-                    let written = fs::metadata(&flow)
-                        .and_then(|m| m.modified())
-                        .unwrap_or(SystemTime::UNIX_EPOCH);
+                Ok((id, restored, written)) => {
                     let mut stored = Stored::new(dir, &base);
                     // Its first write compacts the log: nothing after a line cut short.
                     stored.logged = usize::MAX;
+                    let opened = base
+                        .strip_prefix('s')
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0);
                     recovered.push(Recovered {
                         stored,
                         id,
                         restored,
-                        written,
+                        written: (written, opened),
                     });
                 }
                 Err(reason) => {
@@ -368,6 +378,10 @@ impl Store {
         self.next += 1;
         let mut stored = Stored::new(&self.dir, &base);
         let written = self.compact(&mut stored, session).and_then(|()| {
+            let mut constant = Vec::new();
+            snapshot::write_constant(session, &mut constant)?;
+            let constant = String::from_utf8(constant).map_err(io::Error::other)?;
+            let flow = RawValue::from_string(constant).map_err(io::Error::other)?;
             let mut text = Vec::new();
             serde_json::to_writer(
                 &mut text,
@@ -377,6 +391,7 @@ impl Store {
                     session: id,
                     dialect: session.dialect(),
                     request,
+                    flow: &flow,
                 },
             )?;
             let temporary = stored.request.with_extension("json.tmp");
@@ -396,9 +411,16 @@ impl Store {
     }
 
     /// The state of `session`'s flow as one line, in the buffer.
+    /// The line of the flow log for `session` now, in the buffer: when it was written (in
+    /// nanoseconds since 1970, which orders the flows of several processes), a space, and what
+    /// changes of the flow.
     fn state_line(&mut self, session: &Session) -> io::Result<()> {
         self.buffer.clear();
-        snapshot::write_flow(session, &mut self.buffer)?;
+        let at = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        write!(self.buffer, "{at} ")?;
+        snapshot::write_changing(session, &mut self.buffer)?;
         self.buffer.push(b'\n');
         Ok(())
     }
@@ -521,13 +543,15 @@ fn read_capped(path: &Path, limit: usize) -> Result<String, String> {
     Ok(text)
 }
 
-/// The last whole line of a flow log that is JSON: a line cut short by a crash of the machine
-/// (no line end, or not JSON) is passed over.
-fn last_state(log: &str) -> Option<Box<RawValue>> {
+/// The last whole line of a flow log (when it was written, and what changes of the flow): a
+/// line cut short by a crash of the machine (no line end, or not a time and JSON) is passed
+/// over.
+fn last_state(log: &str) -> Option<(u64, Box<RawValue>)> {
     let whole = &log[..log.rfind('\n')?];
-    whole
-        .rsplit('\n')
-        .find_map(|line| serde_json::from_str::<Box<RawValue>>(line).ok())
+    whole.rsplit('\n').find_map(|line| {
+        let (at, state) = line.split_once(' ')?;
+        Some((at.parse().ok()?, serde_json::from_str(state).ok()?))
+    })
 }
 
 /// Reads one session back: its request file and its flow log, put together as a snapshot and
@@ -538,7 +562,7 @@ fn read_session(
     limits: &Limits,
     max_request_bytes: usize,
     max_flow_bytes: usize,
-) -> Result<(String, Restored), String> {
+) -> Result<(String, Restored, u64), String> {
     let request_text = read_capped(request, max_request_bytes.saturating_add(64 * 1024))?;
     let file: RequestFile = serde_json::from_str(&request_text)
         .map_err(|_| "its request file is not one askd writes".to_owned())?;
@@ -553,18 +577,30 @@ fn read_session(
         flow,
         COMPACT_AT.max(4 * max_flow_bytes) + 2 * max_flow_bytes,
     )?;
-    let flow = last_state(&log).ok_or_else(|| "its flow log holds no whole state".to_owned())?;
+    let (at, changing) =
+        last_state(&log).ok_or_else(|| "its flow log holds no whole state".to_owned())?;
+    // The flow of the snapshot: the members kept in the request file, then those of the log.
+    let members = |raw: &RawValue, what: &str| match serde_json::from_str(raw.get()) {
+        Ok(serde_json::Value::Object(members)) => Ok(members),
+        _ => Err(format!("its {what} does not hold the state of a flow")),
+    };
+    let mut flow = members(file.flow, "request file")?;
+    for (name, value) in members(&changing, "flow log")? {
+        if flow.insert(name, value).is_some() {
+            return Err("its flow log repeats what its request file holds".into());
+        }
+    }
     let state = format!(
         r#"{{"format":"{}","version":{},"dialect":{},"request":{},"flow":{}}}"#,
         snapshot::FORMAT,
         snapshot::VERSION,
         serde_json::to_string(&file.dialect).map_err(|e| e.to_string())?,
         file.request.get(),
-        flow.get(),
+        serde_json::Value::Object(flow),
     );
     let restored =
         snapshot::restore(&state, limits, max_request_bytes).map_err(|e| e.to_string())?;
-    Ok((file.session.to_owned(), restored))
+    Ok((file.session.to_owned(), restored, at))
 }
 
 /// The process a directory is named after.
@@ -670,15 +706,15 @@ mod tests {
     /// The last whole JSON line of a log is its state; a line cut short is passed over.
     #[test]
     fn the_last_whole_line_is_the_state() {
-        let state = |log: &str| last_state(log).map(|s| s.get().to_owned());
-        assert_eq!(state("{\"a\":1}\n{\"a\":2}\n"), Some("{\"a\":2}".into()));
-        assert_eq!(
-            state("{\"a\":1}\n{\"a\":2}\n{\"a\":"),
-            Some("{\"a\":2}".into())
-        );
-        assert_eq!(state("{\"a\":1}\n{\"a\":2}"), Some("{\"a\":1}".into()));
-        assert_eq!(state("{\"a\":1}\n\0\0\0\n"), Some("{\"a\":1}".into()));
-        assert_eq!(state("{\"a\":"), None);
+        let state = |log: &str| last_state(log).map(|(at, s)| (at, s.get().to_owned()));
+        let two = Some((2, "{\"a\":2}".to_owned()));
+        let one = Some((1, "{\"a\":1}".to_owned()));
+        assert_eq!(state("1 {\"a\":1}\n2 {\"a\":2}\n"), two);
+        assert_eq!(state("1 {\"a\":1}\n2 {\"a\":2}\n3 {\"a\":"), two);
+        assert_eq!(state("1 {\"a\":1}\n2 {\"a\":2}"), one);
+        assert_eq!(state("1 {\"a\":1}\n\0\0\0\n"), one);
+        assert_eq!(state("1 {\"a\":1}\n{\"a\":2}\n"), one);
+        assert_eq!(state("1 {\"a\":"), None);
         assert_eq!(state(""), None);
     }
 
@@ -699,12 +735,15 @@ mod tests {
             session.press(keys[i % 2]).unwrap();
             store.write(&mut stored, &session);
         }
-        snapshot::write_flow(&session, &mut line).unwrap();
+        snapshot::write_changing(&session, &mut line).unwrap();
         let log = fs::read_to_string(&stored.flow).unwrap();
         assert!(log.len() <= COMPACT_AT, "{}", log.len());
         assert!(40_000 * line.len() > 2 * COMPACT_AT, "{}", line.len());
         assert_eq!(log.len(), stored.logged);
-        assert_eq!(last_state(&log).unwrap().get().as_bytes(), line.as_slice());
+        assert_eq!(
+            last_state(&log).unwrap().1.get().as_bytes(),
+            line.as_slice()
+        );
     }
 
     #[test]

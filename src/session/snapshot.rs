@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 
 use crate::core::{
     Action, Answer, Behaviour, EditorTarget, Flow, FlowSpec, Keymap, Limits, MAX_KEYS_PER_ACTION,
-    OpenEditor, Outcome, Prompts, QuestionType, TextEditor, quoted,
+    OpenEditor, Outcome, Prompts, Question, QuestionType, TextEditor, quoted,
 };
 use crate::dialect::{DialectId, Rejection};
 use crate::session::{OpenOptions, Session};
@@ -41,12 +41,29 @@ struct SnapshotOut<'a> {
     flow: Option<FlowOut<'a>>,
 }
 
-/// The state of a flow as it is written.
+/// The state of a flow as it is written: what stays as the session opened, and what changes.
+#[derive(Serialize)]
+struct FlowOut<'a> {
+    #[serde(flatten)]
+    constant: ConstantOut,
+    #[serde(flatten)]
+    changing: ChangingOut<'a>,
+}
+
+/// What a flow keeps as it was opened.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct FlowOut<'a> {
+struct ConstantOut {
     keymap: Value,
     non_interactive: bool,
+    #[serde(skip_serializing_if = "is_default")]
+    behaviour: Behaviour,
+}
+
+/// What changes as a flow is driven.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChangingOut<'a> {
     tab: usize,
     row: usize,
     review_action: usize,
@@ -54,12 +71,31 @@ struct FlowOut<'a> {
     answers: &'a [Answer],
     outcome: Option<Outcome>,
     #[serde(skip_serializing_if = "is_default")]
-    behaviour: Behaviour,
-    #[serde(skip_serializing_if = "is_default")]
     prompts: Prompts,
-    /// The questions presented as another kind than the one asked: (index, kind presented).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    presented: Vec<(usize, QuestionType)>,
+    #[serde(skip_serializing_if = "Presented::is_empty")]
+    presented: Presented<'a>,
+}
+
+/// The questions presented as another kind than the one asked, written as
+/// `[[index, kind presented], …]`.
+struct Presented<'a>(&'a [Question]);
+
+impl Presented<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|q| q.asked.is_none())
+    }
+}
+
+impl Serialize for Presented<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.0
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| q.asked.is_some())
+                .map(|(i, q)| (i, q.kind)),
+        )
+    }
 }
 
 /// Whether `value` is its type's default (left out of snapshots).
@@ -139,9 +175,8 @@ pub struct Restored {
     pub request: Box<RawValue>,
 }
 
-/// The state of a session's flow, as written into its snapshot; `None` for a request that
-/// failed validation.
-fn flow_out(session: &Session) -> Option<FlowOut<'_>> {
+/// What a session's flow keeps as it was opened; `None` for a request that failed validation.
+fn constant_out(session: &Session) -> Option<ConstantOut> {
     let Session::Flow {
         flow,
         non_interactive,
@@ -150,9 +185,17 @@ fn flow_out(session: &Session) -> Option<FlowOut<'_>> {
     else {
         return None;
     };
-    Some(FlowOut {
+    Some(ConstantOut {
         keymap: flow.keymap().overrides(),
         non_interactive: *non_interactive,
+        behaviour: flow.spec().behaviour,
+    })
+}
+
+/// What changes in a session's flow; `None` for a request that failed validation.
+fn changing_out(session: &Session) -> Option<ChangingOut<'_>> {
+    let flow = session.flow()?;
+    Some(ChangingOut {
         tab: flow.tab(),
         row: flow.row(),
         review_action: flow.review_action(),
@@ -165,16 +208,17 @@ fn flow_out(session: &Session) -> Option<FlowOut<'_>> {
         }),
         answers: flow.answers(),
         outcome: flow.outcome(),
-        behaviour: flow.spec().behaviour,
         prompts: *flow.prompts(),
-        presented: flow
-            .spec()
-            .questions
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| q.asked.is_some())
-            .map(|(i, q)| (i, q.kind))
-            .collect(),
+        presented: Presented(&flow.spec().questions),
+    })
+}
+
+/// The state of a session's flow, as written into its snapshot; `None` for a request that
+/// failed validation.
+fn flow_out(session: &Session) -> Option<FlowOut<'_>> {
+    Some(FlowOut {
+        constant: constant_out(session)?,
+        changing: changing_out(session)?,
     })
 }
 
@@ -192,10 +236,17 @@ pub fn write(session: &Session, request: &RawValue, out: impl Write) -> serde_js
     )
 }
 
-/// Writes the `flow` member of the snapshot of `session` (`null` for a request that failed
-/// validation): what changes as the flow is driven.
-pub fn write_flow(session: &Session, out: impl Write) -> serde_json::Result<()> {
-    serde_json::to_writer(out, &flow_out(session))
+/// Writes the members of the `flow` of `session`'s snapshot that stay as the session opened
+/// (`null` for a request that failed validation).
+pub fn write_constant(session: &Session, out: impl Write) -> serde_json::Result<()> {
+    serde_json::to_writer(out, &constant_out(session))
+}
+
+/// Writes the members of the `flow` of `session`'s snapshot that change as the flow is driven
+/// (`null` for a request that failed validation); with those of [`write_constant`] they are
+/// the whole `flow`.
+pub fn write_changing(session: &Session, out: impl Write) -> serde_json::Result<()> {
+    serde_json::to_writer(out, &changing_out(session))
 }
 
 /// The snapshot of `session`, opened on `request`, as a JSON value.
