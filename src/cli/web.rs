@@ -199,9 +199,15 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
         })
         .await
         .map_err(|e| Failure::no_listener(e.to_string()))?;
+        // The flow lives as long as this command: nothing is kept on disk for it.
+        let config = Config {
+            state_dir: None,
+            ..config
+        };
         let state = Arc::new(Mutex::new(State::new(config)));
+        let mut client = lock(&state).client();
         let waiter = lock(&state)
-            .ask(Some(&params.to_string()))
+            .ask(&mut client, Some(&params.to_string()))
             .map_err(|e| Failure::invalid(format!("cannot open the flow: {}", e.message())))?;
         eprintln!(
             "askd: answer the flow at {}",

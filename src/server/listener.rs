@@ -287,25 +287,25 @@ async fn upgrade(
             );
         }
     };
-    let limit = lock(&app.state).config().max_message_bytes;
+    // A `restore` may be larger than other messages; the connection checks the others.
+    let limit = lock(&app.state).config().max_restore_message_bytes();
     let state = app.state.clone();
     let stopped = app.stopped.clone();
     upgrade
         .max_message_size(limit)
         .max_frame_size(limit)
         .on_failed_upgrade(|e| tracing::debug!("a WebSocket upgrade failed: {e}"))
-        .on_upgrade(move |socket| connection(socket, state, limit, stopped, permit))
+        .on_upgrade(move |socket| connection(socket, state, stopped, permit))
 }
 
 /// One WebSocket connection, holding its permit until it ends.
 async fn connection(
     socket: axum::extract::ws::WebSocket,
     state: Shared,
-    limit: usize,
     stopped: watch::Receiver<Option<&'static str>>,
     permit: OwnedSemaphorePermit,
 ) {
-    ws::run(socket, state, limit, stopped).await;
+    ws::run(socket, state, stopped).await;
     drop(permit);
 }
 

@@ -1,13 +1,20 @@
-//! The server's state: connection defaults, the session table with its limits, and pending
-//! `ask` requests. Each method here parses its params, drives the pure engine, and shapes
-//! the answer; nothing about the flow itself is decided here.
+//! The server's state: connection defaults, the session table with its limits and its state
+//! directory, and pending `ask` requests. Each method here parses its params, drives the pure
+//! engine, and shapes the answer; nothing about the flow itself is decided here.
+//!
+//! A request that changes the table takes effect in two steps. The method makes the change and
+//! keeps what undoes it; the shell then writes the reply within its budget
+//! (`--max-reply-bytes`) and either *commits* the change (resolving a pending `ask`, writing the
+//! session's state to disk, evicting a session the table had no room for) or, when the reply
+//! would be over the budget, *rolls it back*, so a refused request changes nothing. The state on
+//! disk always describes what the client was last answered.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
 
 use jsonrpsee::types::ErrorObjectOwned;
-use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -15,27 +22,38 @@ use crate::core::{
     FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, parse_sequence, quoted,
 };
 use crate::server::files;
+use crate::server::notify::Outbox;
 use crate::server::params::{
     CancelParams, CancelReason, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
-    KeysParams, OpenParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
-    SubmitAnswersParams, SubmitMode,
+    KeysParams, OpenParams, Params, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
+    SubmitAnswersParams, SubmitMode, SubscribeParams,
 };
-use crate::server::protocol::{METHODS, Step, StepError, ask_error, code, error};
-use crate::session::{BehaviourOptions, OpenOptions, Session, Status, snapshot};
-use crate::view::{self, ScreenCache, View, ViewOptions};
+use crate::server::protocol::{Bounded, METHODS, Step, StepError, ask_error, code, error};
+use crate::server::store::{Store, Stored};
+use crate::session::snapshot::{self, RestoreError};
+use crate::session::{BehaviourOptions, OpenOptions, Session, Status};
+use crate::view::{self, ScreenCache, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
 pub const MAX_TRACED_KEYS: usize = 1000;
 
 /// Server-wide settings, from the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// Largest accepted message, in bytes.
+    /// Largest accepted message, in bytes (a `restore` may be larger: see
+    /// [`Config::max_restore_message_bytes`]).
     pub max_message_bytes: usize,
     /// Most sessions held at once (completed ones are evicted oldest-first beyond it).
     pub max_sessions: usize,
+    /// Largest reply, in bytes: a request whose reply would be larger fails and changes
+    /// nothing. A batch's replies share it.
+    pub max_reply_bytes: usize,
+    /// Most bytes of replies waiting for the client to read them; past it, input is not read.
+    pub max_pending_bytes: usize,
     /// Per-flow bounds.
     pub limits: Limits,
+    /// Where open sessions are written (`None`: nowhere).
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -43,22 +61,43 @@ impl Default for Config {
         Config {
             max_message_bytes: 1024 * 1024,
             max_sessions: 1024,
+            max_reply_bytes: 16 * 1024 * 1024,
+            max_pending_bytes: 4 * 1024 * 1024,
             limits: Limits::default(),
+            state_dir: None,
         }
+    }
+}
+
+impl Config {
+    /// The largest `restore` message: a message of the usual size plus the largest snapshot
+    /// a session can have under the limits, so that every snapshot restores.
+    pub fn max_restore_message_bytes(&self) -> usize {
+        self.max_message_bytes
+            .saturating_add(snapshot::max_bytes(&self.limits, self.max_message_bytes))
     }
 }
 
 /// What a pending `ask` is sent when its flow completes.
 pub type AskReply = Result<Value, ErrorObjectOwned>;
 
-struct Entry {
+/// One session of the table.
+pub(crate) struct Entry {
     session: Session,
-    /// What its views carry: rendered lines at a width, every row or the window.
-    view: ViewOptions,
-    /// Order of creation, for eviction.
+    /// The request it was opened on, as it came (its snapshot holds it).
+    request: Box<RawValue>,
+    /// The options of its dialect it was opened with (`null`: none; its snapshot holds them).
+    options: Value,
+    /// How many changes it has had: 1 when opened, one more with every change made final.
+    version: u64,
+    /// Order of creation, for eviction; also tells a session from a later one of the same id.
     serial: u64,
     /// The file index being listed for `@` completion, until the flow has it.
     files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+    /// Read back from the state directory and not yet resumed by an `open` of its id.
+    recovered: bool,
+    /// Where its state is on disk, once written.
+    stored: Option<Stored>,
 }
 
 impl Entry {
@@ -80,25 +119,173 @@ impl Entry {
     }
 }
 
-/// Everything one connection's requests act on.
+/// What undoes the change a method made, until the shell commits it or rolls it back.
+enum Undo {
+    /// A session changed; its state before.
+    Changed { id: String, before: Box<Session> },
+    /// A session was added, in place of a recovered one given up (`replaced`); the table had
+    /// room once `evict` (a completed session) goes.
+    Added {
+        id: String,
+        replaced: Option<Box<Entry>>,
+        evict: Option<String>,
+    },
+    /// A recovered session was resumed; what the connection's views of it carried before.
+    Resumed {
+        id: String,
+        view: Option<(u64, ViewOptions)>,
+    },
+    /// A session was closed.
+    Removed { id: String, entry: Box<Entry> },
+    /// `initialize` changed the connection's defaults; the earlier ones.
+    Defaults {
+        keymap: Arc<Keymap>,
+        view: ViewOptions,
+        has_ui: Option<bool>,
+        behaviour: BehaviourOptions,
+    },
+}
+
+/// What every connection of the process shares: the settings, the session table, pending
+/// `ask`s, the state directory, and the outboxes of the connections to notify of changes.
+/// Every method takes the [`Client`] of the connection that calls it besides: what that
+/// connection keeps for itself.
 pub struct State {
     config: Config,
     sessions: HashMap<String, Entry>,
     serial: u64,
     next_id: u64,
+    /// Pending `ask`s: session id → the session's serial and where its reply goes.
+    waiters: HashMap<String, (u64, oneshot::Sender<AskReply>)>,
+    /// The state directory, unless it is off.
+    store: Option<Store>,
+    /// The outbox of every connection, by the connection's number; an ended connection's
+    /// outbox is dropped with it, and forgotten here at the next change.
+    outboxes: Vec<(u64, Weak<Outbox>)>,
+    /// The number of the latest connection.
+    clients: u64,
+}
+
+/// What one connection keeps for itself beside the shared [`State`]: its defaults for the
+/// sessions it opens (from `initialize`), its view options for each session (a connection's
+/// Steps and notifications are rendered with its own), its screen cache, the reply being
+/// written and what undoes the change of its request being answered, and its outbox.
+pub struct Client {
+    /// The connection's number, which tells its own changes from others' to its outbox.
+    number: u64,
     keymap: Arc<Keymap>,
     /// The behaviour options of later sessions, from `initialize`.
     behaviour: BehaviourOptions,
-    /// What views of later sessions carry, from `initialize`.
+    /// What views carry of sessions the connection gave no options for, from `initialize`
+    /// or `subscribe` to every session.
     view: ViewOptions,
     has_ui: Option<bool>,
+    /// What views of a session carry, as the connection asked at `open`, `restore` or
+    /// `subscribe`: session id → the session's serial and the options.
+    views: HashMap<String, (u64, ViewOptions)>,
     /// What the last views lend the next one.
     screens: ScreenCache,
-    waiters: HashMap<String, oneshot::Sender<AskReply>>,
-    last_ask: Option<String>,
+    last_ask: Option<(String, u64)>,
     /// The success reply of the synchronous method being called, begun by the shell and
     /// continued by the method (see `server::methods::register`).
     reply: ReplySlot,
+    /// Most bytes the reply being written may hold, its envelope included.
+    reply_limit: usize,
+    /// Whether the reply being written is part of a batch's.
+    in_batch: bool,
+    /// What undoes the change of the request being answered.
+    undo: Option<Undo>,
+    /// The notifications the connection is owed.
+    outbox: Arc<Outbox>,
+}
+
+impl Client {
+    /// What the last views lend the next one, for writing a reply.
+    pub fn screens(&mut self) -> &mut ScreenCache {
+        &mut self.screens
+    }
+
+    /// The notifications the connection is owed.
+    pub fn outbox(&self) -> &Arc<Outbox> {
+        &self.outbox
+    }
+
+    /// What views of session `id` (of serial `serial`) carry for this connection.
+    fn view_of(&self, id: &str, serial: u64) -> ViewOptions {
+        match self.views.get(id) {
+            Some((of, view)) if *of == serial => *view,
+            _ => self.view,
+        }
+    }
+
+    /// Sets what views of session `id` carry for this connection, forgetting the options of
+    /// sessions no longer held once there are more than `sessions` holds.
+    fn set_view(&mut self, id: &str, serial: u64, view: ViewOptions, sessions: &HashMap<String, Entry>) {
+        self.views.insert(id.to_owned(), (serial, view));
+        if self.views.len() > sessions.len() {
+            self.views
+                .retain(|id, (serial, _)| sessions.get(id).is_some_and(|e| e.serial == *serial));
+        }
+    }
+
+    /// Begins the success reply of the next call with `head`, forgetting any earlier reply;
+    /// the reply may hold `limit` bytes in all (`in_batch`: the rest of a batch's budget). A
+    /// change an earlier call left behind (it panicked) is undone first.
+    pub fn begin_reply(&mut self, state: &mut State, head: Vec<u8>, limit: usize, in_batch: bool) {
+        if self.undo.is_some() {
+            tracing::warn!("a request ended without its change committed; it is undone");
+            state.rollback(self);
+        }
+        self.reply = ReplySlot::Begun(head);
+        self.reply_limit = limit;
+        self.in_batch = in_batch;
+    }
+
+    /// The reply begun by [`Client::begin_reply`], taken for a method to write its result
+    /// after, and how many bytes it may hold; an empty buffer when none was begun.
+    pub fn take_begun_reply(&mut self, config: &Config) -> (Vec<u8>, usize) {
+        match std::mem::take(&mut self.reply) {
+            ReplySlot::Begun(reply) => (reply, self.reply_limit),
+            _ => (Vec::new(), config.max_reply_bytes),
+        }
+    }
+
+    /// Keeps the reply of a synchronous method that succeeded, its result written, for the
+    /// shell to end and send.
+    pub fn set_finished(&mut self, reply: Vec<u8>) {
+        self.reply = ReplySlot::Finished(reply);
+    }
+
+    /// The reply kept by [`Client::set_finished`], taken; `None` when the call did not
+    /// succeed. The slot is empty afterwards either way.
+    pub fn take_finished(&mut self) -> Option<Vec<u8>> {
+        match std::mem::take(&mut self.reply) {
+            ReplySlot::Finished(reply) => Some(reply),
+            _ => None,
+        }
+    }
+
+    /// The session opened by the latest `ask` and its serial, taken (the shell maps request
+    /// ids to it).
+    pub fn take_last_ask(&mut self) -> Option<(String, u64)> {
+        self.last_ask.take()
+    }
+
+    /// The error of a reply over its budget.
+    pub fn reply_too_large(&self, config: &Config) -> ErrorObjectOwned {
+        let what = if self.in_batch {
+            "the replies of the batch would pass"
+        } else {
+            "the reply would pass"
+        };
+        error(
+            code::LIMIT,
+            format!(
+                "reply too large: {what} the limit of {} bytes (--max-reply-bytes)",
+                config.max_reply_bytes
+            ),
+        )
+    }
 }
 
 /// Where a success reply is written: the shell begins it with its envelope, the method writes
@@ -114,11 +301,12 @@ enum ReplySlot {
     Finished(Vec<u8>),
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(params: Option<&str>) -> Result<T, ErrorObjectOwned> {
-    serde_json::from_str(params.unwrap_or("{}"))
-        .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))
+fn parse<T: Params>(params: Option<&str>) -> Result<T, ErrorObjectOwned> {
+    T::parse(params).map_err(|m| error(code::INVALID_PARAMS, m))
 }
 
+/// A flow's refusal as the error of a request, naming the param it concerns (`questionId`,
+/// `optionValue`) when there is one.
 fn flow_error(e: FlowError) -> ErrorObjectOwned {
     match e {
         FlowError::Completed => error(code::COMPLETED, e.to_string()),
@@ -126,7 +314,27 @@ fn flow_error(e: FlowError) -> ErrorObjectOwned {
         FlowError::TextLimit { .. } | FlowError::StoredLimit { .. } => {
             error(code::LIMIT, e.to_string())
         }
-        _ => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
+        FlowError::UnknownQuestion(_) | FlowError::NoCustomAnswer(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: questionId: {e}"),
+        ),
+        FlowError::UnknownOption { .. } => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: optionValue: {e}"),
+        ),
+        FlowError::NoNotes(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: questionId: {e}"),
+        ),
+        FlowError::NoOptionNotes(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: optionValue: {e}"),
+        ),
+        FlowError::NoDecline(_) => {
+            error(code::INVALID_PARAMS, format!("invalid params: reason: {e}"))
+        }
+        FlowError::Refused(_) => error(code::INVALID_PARAMS, format!("invalid params: text: {e}")),
+        FlowError::InvalidAnswers(_) => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
     }
 }
 
@@ -135,27 +343,136 @@ fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
 }
 
 impl State {
-    /// Fresh state with the given settings.
+    /// Fresh state with the given settings. With a state directory, the sessions that ended
+    /// processes left there are read back (as `recovered` sessions); a directory that cannot
+    /// be used is reported and the server goes on without one.
     pub fn new(config: Config) -> State {
-        State {
+        let mut state = State {
             config,
             sessions: HashMap::new(),
             serial: 0,
             next_id: 0,
+            waiters: HashMap::new(),
+            store: None,
+            outboxes: Vec::new(),
+            clients: 0,
+        };
+        if let Some(dir) = state.config.state_dir.clone() {
+            state.open_store(&dir);
+        }
+        state
+    }
+
+    /// Opens the state directory and takes in what it recovers.
+    fn open_store(&mut self, dir: &Path) {
+        let (store, recovered) = match Store::open(
+            dir,
+            &self.config.limits,
+            self.config.max_message_bytes,
+        ) {
+            Ok(opened) => opened,
+            Err(e) => {
+                tracing::warn!(
+                    "the state directory {} cannot be used ({e}); open flows will not survive a crash",
+                    dir.display()
+                );
+                return;
+            }
+        };
+        // The most recently written first, so that of two flows with one id the later stays.
+        let mut recovered = recovered;
+        recovered.sort_by_key(|r| std::cmp::Reverse(r.written));
+        let mut kept = Vec::new();
+        for r in recovered {
+            if self.sessions.contains_key(&r.id) || self.sessions.len() >= self.config.max_sessions
+            {
+                if self.sessions.contains_key(&r.id) {
+                    tracing::warn!(
+                        "two recovered flows have the id {}; the older one is set aside",
+                        quoted(&r.id)
+                    );
+                    store.set_aside(&r.stored, "a later flow has the same id");
+                }
+                // Beyond the table's room a flow stays on disk for a later process.
+                continue;
+            }
+            kept.push(r.id.clone());
+            let session = self.limited(r.restored.session);
+            self.serial += 1;
+            self.sessions.insert(
+                r.id,
+                Entry {
+                    session,
+                    request: r.restored.request,
+                    options: r.restored.options,
+                    version: 1,
+                    serial: self.serial,
+                    files: None,
+                    recovered: true,
+                    stored: Some(r.stored),
+                },
+            );
+        }
+        // Listed in the order they were written, oldest first.
+        for (serial, id) in kept.iter().rev().enumerate() {
+            if let Some(entry) = self.sessions.get_mut(id) {
+                entry.serial = serial as u64 + 1;
+            }
+        }
+        if !kept.is_empty() {
+            tracing::info!("recovered {} open flows", kept.len());
+        }
+        self.store = Some(store);
+    }
+
+    /// The state of a new connection, whose outbox is told of the table's changes from now
+    /// on.
+    pub fn client(&mut self) -> Client {
+        self.clients += 1;
+        let outbox = Arc::new(Outbox::default());
+        self.outboxes.retain(|(_, outbox)| outbox.strong_count() > 0);
+        self.outboxes.push((self.clients, Arc::downgrade(&outbox)));
+        Client {
+            number: self.clients,
             keymap: Arc::new(Keymap::default()),
             behaviour: BehaviourOptions::default(),
             view: ViewOptions::default(),
             has_ui: None,
+            views: HashMap::new(),
             screens: ScreenCache::default(),
-            waiters: HashMap::new(),
             last_ask: None,
             reply: ReplySlot::Empty,
+            reply_limit: self.config.max_reply_bytes,
+            in_batch: false,
+            undo: None,
+            outbox,
         }
     }
 
-    /// What the last views lend the next one, for writing a reply.
-    pub fn screens(&mut self) -> &mut ScreenCache {
-        &mut self.screens
+    /// Tells every outbox of a change to session `id`, made by the connection `by`.
+    fn tell(&mut self, by: u64, event: impl Fn(&Outbox, bool)) {
+        self.outboxes.retain(|(number, outbox)| match outbox.upgrade() {
+            Some(outbox) => {
+                event(&outbox, *number == by);
+                true
+            }
+            None => false,
+        });
+    }
+
+    /// A session held, by id.
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.sessions.get(id).map(|entry| &entry.session)
+    }
+
+    /// The serial of the session `id` held, if one is.
+    pub fn serial_of(&self, id: &str) -> Option<u64> {
+        self.sessions.get(id).map(|e| e.serial)
+    }
+
+    /// The sessions held (id and serial).
+    pub fn held(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.sessions.iter().map(|(id, e)| (id.as_str(), e.serial))
     }
 
     /// The settings in force.
@@ -172,14 +489,25 @@ impl State {
         entry_in(&mut self.sessions, id)
     }
 
-    /// The Step of a session: `{ session, status, view, result?, transcript? }`.
-    fn step(&mut self, id: &str) -> Result<Step, ErrorObjectOwned> {
+    /// The Step of a session for the connection of `client`, its view rendered with that
+    /// connection's options: `{ session, status, version, view, result?, transcript? }`.
+    pub fn step(&self, client: &mut Client, id: &str) -> Result<Step, ErrorObjectOwned> {
         let entry = self.sessions.get(id).ok_or_else(|| unknown_session(id))?;
-        Ok(step_of(id, entry, Some(&mut self.screens)))
+        let view = client.view_of(id, entry.serial);
+        Ok(step_of(id, entry, view, Some(&mut client.screens)))
+    }
+
+    /// How `sessions` (and `session/opened`) lists session `id`: `{ session, title?, status }`.
+    pub fn listed(&self, id: &str) -> Option<Value> {
+        self.sessions.get(id).map(|e| json!(listed(id, e)))
     }
 
     /// `initialize`: connection defaults for later `open`s.
-    pub fn initialize(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn initialize(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Value, ErrorObjectOwned> {
         let p: InitializeParams = parse(params)?;
         if let Some(c) = p.capabilities {
             let keymap = match &c.keymap {
@@ -188,13 +516,18 @@ impl State {
                         .with_overrides(overrides)
                         .map_err(keymap_error)?,
                 ),
-                None => self.keymap.clone(),
+                None => client.keymap.clone(),
             };
-            self.keymap = keymap;
-            self.behaviour = c.behaviour.unwrap_or(self.behaviour);
-            self.view.width = c.width.or(self.view.width);
-            self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
-            self.has_ui = c.has_ui.or(self.has_ui);
+            client.undo = Some(Undo::Defaults {
+                keymap: std::mem::replace(&mut client.keymap, keymap),
+                view: client.view,
+                has_ui: client.has_ui,
+                behaviour: client.behaviour,
+            });
+            client.behaviour = c.behaviour.unwrap_or(client.behaviour);
+            client.view.width = c.width.or(client.view.width);
+            client.view.all_rows = c.all_rows.unwrap_or(client.view.all_rows);
+            client.has_ui = c.has_ui.or(client.has_ui);
         }
         Ok(json!({
             "serverInfo": { "name": "askd", "version": env!("CARGO_PKG_VERSION") },
@@ -203,10 +536,11 @@ impl State {
         }))
     }
 
-    /// Makes room for one more session: evicts the oldest completed one at the limit.
-    fn make_room(&mut self) -> Result<(), ErrorObjectOwned> {
+    /// Whether the table has room for one more session: `Ok(None)` when it has, `Ok(Some)`
+    /// naming the oldest completed session that goes to make room.
+    fn room(&self) -> Result<Option<String>, ErrorObjectOwned> {
         if self.sessions.len() < self.config.max_sessions {
-            return Ok(());
+            return Ok(None);
         }
         let oldest_done = self
             .sessions
@@ -215,10 +549,7 @@ impl State {
             .min_by_key(|(_, e)| e.serial)
             .map(|(id, _)| id.clone());
         match oldest_done {
-            Some(id) => {
-                self.sessions.remove(&id);
-                Ok(())
-            }
+            Some(id) => Ok(Some(id)),
             None => Err(error(
                 code::LIMIT,
                 format!(
@@ -233,11 +564,11 @@ impl State {
         match requested {
             Some(id) if self.sessions.contains_key(&id) => Err(error(
                 code::INVALID_PARAMS,
-                format!("invalid params: session {} is already in use", quoted(&id)),
+                format!("invalid params: session: {} is already in use", quoted(&id)),
             )),
             Some(id) if id.is_empty() => Err(error(
                 code::INVALID_PARAMS,
-                "invalid params: session must not be empty",
+                "invalid params: session: expected a non-empty string, got the string \"\"",
             )),
             Some(id) => Ok(id),
             None => loop {
@@ -250,118 +581,306 @@ impl State {
         }
     }
 
-    fn insert_session(
-        &mut self,
-        id: String,
-        mut session: Session,
-        view: ViewOptions,
-        files: Option<oneshot::Receiver<Arc<FileIndex>>>,
-    ) {
+    /// `session` with the flow limits of this server.
+    fn limited(&self, mut session: Session) -> Session {
         if let Ok(flow) = session.flow_mut() {
             flow.set_text_limit(self.config.limits.max_text_bytes);
             flow.set_stored_limit(self.config.limits.max_flow_text_bytes);
         }
+        session
+    }
+
+    /// A new entry of the table for `session`.
+    fn entry_for(
+        &mut self,
+        session: Session,
+        request: Box<RawValue>,
+        options: Value,
+        files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+    ) -> Entry {
         self.serial += 1;
-        self.sessions.insert(
+        Entry {
+            session: self.limited(session),
+            request,
+            options,
+            version: 1,
+            serial: self.serial,
+            files,
+            recovered: false,
+            stored: None,
+        }
+    }
+
+    /// Adds a session to the table (to be committed or rolled back).
+    fn add(
+        &mut self,
+        client: &mut Client,
+        id: String,
+        entry: Entry,
+        replaced: Option<Box<Entry>>,
+        evict: Option<String>,
+    ) {
+        self.sessions.insert(id.clone(), entry);
+        client.undo = Some(Undo::Added {
             id,
-            Entry {
-                session,
-                view,
-                serial: self.serial,
-                files,
-            },
-        );
+            replaced,
+            evict,
+        });
     }
 
     /// `open`: validates the payload and creates a session.
-    pub fn open(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn open(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: OpenParams = parse(params)?;
+        let id = self.open_session(client, p)?;
+        self.step(client, &id)
+    }
+
+    /// Opens the session of `open` and `ask`, or resumes the recovered session of that id
+    /// when the request opens to the same flow; answers its id.
+    fn open_session(
+        &mut self,
+        client: &mut Client,
+        p: OpenParams,
+    ) -> Result<String, ErrorObjectOwned> {
+        let payload: Value = serde_json::from_str(p.payload.get()).expect("a raw value is JSON");
         self.config
             .limits
-            .check_payload(&p.payload)
+            .check_payload(&payload)
             .map_err(|m| error(code::LIMIT, m))?;
         let keymap = match &p.keymap {
             Some(overrides) => Arc::new(
-                self.keymap
+                client.keymap
                     .with_overrides(overrides)
                     .map_err(keymap_error)?,
             ),
-            None => self.keymap.clone(),
+            None => client.keymap.clone(),
         };
         let options = OpenOptions {
             dialect: p.dialect,
-            has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
+            has_ui: p.has_ui.or(client.has_ui).unwrap_or(true),
             keymap,
-            dialect_options: p.dialect_options,
+            dialect_options: p.dialect_options.clone(),
             behaviour: p
                 .behaviour
                 .unwrap_or_default()
-                .over(self.behaviour)
+                .over(client.behaviour)
                 .behaviour(),
         };
-        let session = Session::open(&p.payload, &options).map_err(ask_error)?;
-        let id = self.new_id(p.session)?;
-        self.make_room()?;
-        // `@` completion lists the root once, off the keystroke path; only open flows need it.
-        let files = p
-            .cwd
-            .as_deref()
-            .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
-            .map(|cwd| files::spawn_walk(Path::new(cwd)));
+        let session = Session::open(&payload, &options).map_err(ask_error)?;
         let view = ViewOptions {
-            width: p.width.or(self.view.width),
-            all_rows: p.all_rows.unwrap_or(self.view.all_rows),
+            width: p.width.or(client.view.width),
+            all_rows: p.all_rows.unwrap_or(client.view.all_rows),
         };
-        self.insert_session(id.clone(), session, view, files);
-        self.step(&id)
+        // `@` completion lists the root once, off the keystroke path; only open flows need it.
+        let walk = |session: &Session| {
+            p.cwd
+                .as_deref()
+                .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
+                .map(|cwd| files::spawn_walk(Path::new(cwd)))
+        };
+        let mut replaced = None;
+        if let Some(id) = &p.session
+            && let Some(entry) = self.sessions.get_mut(id)
+            && entry.recovered
+        {
+            let same_flow = session.status() == Status::Open
+                && entry.session.dialect() == session.dialect()
+                && entry.session.flow().map(Flow::spec) == session.flow().map(Flow::spec);
+            if same_flow {
+                // The client asks again what it asked before the crash: the flow goes on.
+                entry.recovered = false;
+                entry.files = walk(&entry.session);
+                let serial = entry.serial;
+                client.undo = Some(Undo::Resumed {
+                    id: id.clone(),
+                    view: client.views.get(id).copied(),
+                });
+                client.set_view(id, serial, view, &self.sessions);
+                return Ok(id.clone());
+            }
+            tracing::info!(
+                "the recovered flow {} is given up: the session is opened on another request",
+                quoted(id)
+            );
+            replaced = self.sessions.remove(id).map(Box::new);
+        }
+        let requested = p.session.clone().unwrap_or_default();
+        let evict = match self.room() {
+            Ok(evict) => evict,
+            Err(e) => {
+                self.put_back(&requested, replaced);
+                return Err(e);
+            }
+        };
+        let id = match self.new_id(p.session) {
+            Ok(id) => id,
+            Err(e) => {
+                self.put_back(&requested, replaced);
+                return Err(e);
+            }
+        };
+        let files = walk(&session);
+        let dialect_options = p
+            .dialect_options
+            .get(session.dialect().name())
+            .cloned()
+            .unwrap_or(Value::Null);
+        let entry = self.entry_for(session, p.payload, dialect_options, files);
+        let serial = entry.serial;
+        self.add(client, id.clone(), entry, replaced, evict);
+        client.set_view(&id, serial, view, &self.sessions);
+        Ok(id)
+    }
+
+    /// Puts the recovered session `entry` of id `id`, taken out of the table, back.
+    fn put_back(&mut self, id: &str, entry: Option<Box<Entry>>) {
+        if let Some(entry) = entry {
+            self.sessions.insert(id.to_owned(), *entry);
+        }
     }
 
     /// `ask`, first half: opens the session and registers a waiter for its result.
     pub fn ask(
         &mut self,
+        client: &mut Client,
         params: Option<&str>,
     ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
-        let step = self.open(params)?;
-        let id = step.session;
+        let p: OpenParams = parse(params)?;
+        let id = self.open_session(client, p)?;
+        // No Step is sent for an `ask`: the change takes effect at once.
+        self.commit(client);
+        let serial = self.sessions.get(&id).map_or(0, |e| e.serial);
         let (tx, rx) = oneshot::channel();
-        self.waiters.insert(id.clone(), tx);
-        self.last_ask = Some(id.clone());
+        self.waiters.insert(id.clone(), (serial, tx));
+        client.last_ask = Some((id.clone(), serial));
         self.settle(&id);
         Ok(rx)
     }
 
-    /// The session opened by the latest `ask`, taken (the shell maps request ids to it).
-    pub fn take_last_ask(&mut self) -> Option<String> {
-        self.last_ask.take()
+    /// Whether the `ask` on session `id` of serial `serial` still waits for its flow.
+    pub fn is_waiting(&self, id: &str, serial: u64) -> bool {
+        self.waiters.get(id).is_some_and(|(s, _)| *s == serial)
     }
 
-    /// Begins the success reply of the next call with `head`, forgetting any earlier reply.
-    pub fn begin_reply(&mut self, head: Vec<u8>) {
-        self.reply = ReplySlot::Begun(head);
-    }
-
-    /// The reply begun by [`State::begin_reply`], taken for a method to write its result
-    /// after; an empty buffer when none was begun.
-    pub fn take_begun_reply(&mut self) -> Vec<u8> {
-        match std::mem::take(&mut self.reply) {
-            ReplySlot::Begun(reply) => reply,
-            _ => Vec::new(),
+    /// Makes the change of the request being answered final: a pending `ask` whose flow
+    /// completed is resolved, the session's state is written to disk, and a session evicted to
+    /// make room goes.
+    pub fn commit(&mut self, client: &mut Client) {
+        let by = client.number;
+        match client.undo.take() {
+            None | Some(Undo::Resumed { .. } | Undo::Defaults { .. }) => {}
+            Some(Undo::Changed { id, .. }) => self.committed(&id, by),
+            Some(Undo::Added {
+                id,
+                replaced,
+                evict,
+            }) => {
+                if let (Some(old), Some(store)) = (replaced, self.store.as_mut())
+                    && let Some(stored) = &old.stored
+                {
+                    store.remove(stored);
+                }
+                if let Some(evict) = evict {
+                    self.sessions.remove(&evict);
+                    self.tell(by, |outbox, _| outbox.closed(&evict, false));
+                }
+                let serial = self.serial_of(&id).unwrap_or(0);
+                self.tell(by, |outbox, own| outbox.opened(&id, serial, own));
+                self.committed(&id, by);
+            }
+            Some(Undo::Removed { id, mut entry }) => {
+                if let Some((serial, tx)) = self.waiters.remove(&id) {
+                    if serial == entry.serial {
+                        if let Ok(flow) = entry.session.flow_mut() {
+                            let _ = flow.cancel(Outcome::Aborted);
+                        }
+                        let _ = tx.send(ask_reply(&entry.session));
+                    } else {
+                        self.waiters.insert(id.clone(), (serial, tx));
+                    }
+                }
+                if let (Some(store), Some(stored)) = (self.store.as_mut(), &entry.stored) {
+                    store.remove(stored);
+                }
+                self.tell(by, |outbox, own| outbox.closed(&id, own));
+            }
         }
     }
 
-    /// Keeps the reply of a synchronous method that succeeded, its result written, for the
-    /// shell to end and send.
-    pub fn set_finished(&mut self, reply: Vec<u8>) {
-        self.reply = ReplySlot::Finished(reply);
+    /// Undoes the change of the request being answered.
+    pub fn rollback(&mut self, client: &mut Client) {
+        match client.undo.take() {
+            None => {}
+            Some(Undo::Changed { id, before }) => {
+                if let Some(entry) = self.sessions.get_mut(&id) {
+                    entry.session = *before;
+                }
+            }
+            Some(Undo::Added { id, replaced, .. }) => {
+                self.sessions.remove(&id);
+                self.put_back(&id, replaced);
+            }
+            Some(Undo::Resumed { id, view }) => {
+                if let Some(entry) = self.sessions.get_mut(&id) {
+                    entry.recovered = true;
+                    entry.files = None;
+                }
+                match view {
+                    Some(view) => client.views.insert(id, view),
+                    None => client.views.remove(&id),
+                };
+            }
+            Some(Undo::Removed { id, entry }) => {
+                self.sessions.insert(id, *entry);
+            }
+            Some(Undo::Defaults {
+                keymap,
+                view,
+                has_ui,
+                behaviour,
+            }) => {
+                client.keymap = keymap;
+                client.view = view;
+                client.has_ui = has_ui;
+                client.behaviour = behaviour;
+            }
+        }
     }
 
-    /// The reply kept by [`State::set_finished`], taken; `None` when the call did not succeed.
-    /// The slot is empty afterwards either way.
-    pub fn take_finished(&mut self) -> Option<Vec<u8>> {
-        match std::mem::take(&mut self.reply) {
-            ReplySlot::Finished(reply) => Some(reply),
-            _ => None,
+    /// What follows a change of session `id` by the connection `by` once it is final: the
+    /// session's version grows, the outboxes are told, its pending `ask` is resolved once the
+    /// flow is done, and its state is written to the state directory (or removed from there
+    /// once the flow is done).
+    fn committed(&mut self, id: &str, by: u64) {
+        let Some(entry) = self.sessions.get_mut(id) else {
+            return;
+        };
+        entry.version += 1;
+        for (number, outbox) in &self.outboxes {
+            if let Some(outbox) = outbox.upgrade() {
+                outbox.changed(id, *number == by);
+            }
         }
+        if entry.session.status() != Status::Done {
+            if let Some(store) = self.store.as_mut() {
+                match &mut entry.stored {
+                    Some(stored) => store.write(stored, &entry.session),
+                    None => {
+                        entry.stored =
+                            store.create(id, &entry.session, &entry.request, &entry.options);
+                    }
+                }
+            }
+            return;
+        }
+        if let (Some(store), Some(stored)) = (self.store.as_mut(), entry.stored.take()) {
+            store.remove(&stored);
+        }
+        self.settle(id);
     }
 
     /// Resolves the pending `ask` of a session once it is done.
@@ -372,45 +891,54 @@ impl State {
         if entry.session.status() != Status::Done {
             return;
         }
-        if let Some(tx) = self.waiters.remove(id) {
-            let reply = match entry.session.ask_reply() {
-                Some(Ok(result)) => Ok(result),
-                Some(Err(e)) => Err(ask_error(e)),
-                None => Err(error(
-                    code::COMPLETED,
-                    "the session completed without a result",
-                )),
-            };
-            let _ = tx.send(reply);
+        if self
+            .waiters
+            .get(id)
+            .is_some_and(|(serial, _)| *serial == entry.serial)
+            && let Some((_, tx)) = self.waiters.remove(id)
+        {
+            let _ = tx.send(ask_reply(&entry.session));
         }
     }
 
     /// Runs a change on a session's engine state, then answers its Step.
     fn change(
         &mut self,
+        client: &mut Client,
         id: &str,
         f: impl FnOnce(&mut Session, &Limits) -> Result<(), ErrorObjectOwned>,
     ) -> Result<Step, ErrorObjectOwned> {
         let limits = self.config.limits;
         let entry = self.entry_mut(id)?;
+        let before = Box::new(entry.session.clone());
         f(&mut entry.session, &limits)?;
-        if entry.session.status() == Status::Done {
-            self.settle(id);
-        }
-        self.step(id)
+        client.undo = Some(Undo::Changed {
+            id: id.to_owned(),
+            before,
+        });
+        self.step(client, id)
     }
 
     /// `key`: one key.
-    pub fn key(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn key(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: KeyParams = parse(params)?;
         let key = Key::parse(&p.key)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: key: {e}")))?;
-        self.change(&p.session, |s, _| s.press(key).map_err(flow_error))
+        self.change(client, &p.session, |s, _| s.press(key).map_err(flow_error))
     }
 
     /// `keys`: a list of keys, or a Vim-notation string; all parsed before any is applied.
-    /// Keys after the flow completes are not applied.
-    pub fn keys(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    /// Keys after the flow completes are not applied. A traced script writes the Step after
+    /// each key as it goes, within the reply's budget.
+    pub fn keys(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Traced, ErrorObjectOwned> {
         let p: KeysParams = parse(params)?;
         let keys: Vec<Key> = match &p.keys {
             KeyList::List(names) => names
@@ -428,7 +956,8 @@ impl State {
             KeyList::Notation(s) => parse_sequence(s.as_str())
                 .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: keys: {e}")))?,
         };
-        if p.trace && keys.len() > MAX_TRACED_KEYS {
+        let trace = p.trace.unwrap_or(false);
+        if trace && keys.len() > MAX_TRACED_KEYS {
             return Err(error(
                 code::LIMIT,
                 format!(
@@ -437,37 +966,57 @@ impl State {
                 ),
             ));
         }
-        let entry = self.entry_mut(&p.session)?;
+        let budget = client.reply_limit;
+        let too_large = client.reply_too_large(&self.config);
+        let entry = entry_in(&mut self.sessions, &p.session)?;
+        let view = client.view_of(&p.session, entry.serial);
         if entry.session.status() == Status::Done {
             return Err(flow_error(FlowError::Completed));
         }
-        // A key refused midway (a limit) undoes the whole script.
-        let before = entry.session.clone();
-        let mut trace = Vec::new();
+        // A key refused midway (a limit), or a trace past the budget, undoes the whole script.
+        let before = Box::new(entry.session.clone());
+        let mut steps = trace.then(|| vec![b'[']);
         for key in keys {
             if entry.session.status() == Status::Done {
                 break;
             }
             if let Err(e) = entry.session.press(key) {
-                entry.session = before;
+                entry.session = *before;
                 return Err(flow_error(e));
             }
-            if p.trace {
-                trace.push(step_of(&p.session, entry, None));
+            if let Some(steps) = steps.as_mut() {
+                if steps.len() > 1 {
+                    steps.push(b',');
+                }
+                let step = step_of(&p.session, entry, view, None);
+                let mut out = Bounded::new(steps, budget);
+                if serde_json::to_writer(&mut out, &step).is_err() {
+                    entry.session = *before;
+                    return Err(too_large);
+                }
             }
         }
-        self.settle(&p.session);
-        let mut step = self.step(&p.session)?;
-        if p.trace {
-            step.steps = Some(trace);
+        if let Some(steps) = steps.as_mut() {
+            steps.push(b']');
         }
-        Ok(step)
+        client.undo = Some(Undo::Changed {
+            id: p.session.clone(),
+            before,
+        });
+        Ok(Traced {
+            step: self.step(client, &p.session)?,
+            steps,
+        })
     }
 
     /// `insert`: text into the open editor.
-    pub fn insert(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn insert(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: InsertParams = parse(params)?;
-        self.change(&p.session, |s, _| {
+        self.change(client, &p.session, |s, _| {
             s.flow_mut()
                 .and_then(|f| f.insert(&p.text))
                 .map_err(flow_error)
@@ -475,22 +1024,30 @@ impl State {
     }
 
     /// `saveCustom`: a custom answer set directly.
-    pub fn save_custom(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn save_custom(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: SaveCustomParams = parse(params)?;
-        self.change(&p.session, |s, limits| {
+        self.change(client, &p.session, |s, limits| {
             limits
                 .check_text(&p.text, "text")
                 .map_err(|m| error(code::LIMIT, m))?;
             s.flow_mut()
-                .and_then(|f| f.save_custom(&p.question_id, &p.text, p.submit))
+                .and_then(|f| f.save_custom(&p.question_id, &p.text, p.submit.unwrap_or(false)))
                 .map_err(flow_error)
         })
     }
 
     /// `setNote`: a question or option note set directly.
-    pub fn set_note(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn set_note(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: SetNoteParams = parse(params)?;
-        self.change(&p.session, |s, limits| {
+        self.change(client, &p.session, |s, limits| {
             limits
                 .check_text(&p.text, "text")
                 .map_err(|m| error(code::LIMIT, m))?;
@@ -501,13 +1058,17 @@ impl State {
     }
 
     /// `submitAnswers`: completes the flow from a whole answer set.
-    pub fn submit_answers(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn submit_answers(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: SubmitAnswersParams = parse(params)?;
         let outcome = match p.mode {
             Some(SubmitMode::Elaborate) => Outcome::Elaborate,
             _ => Outcome::Submit,
         };
-        self.change(&p.session, |s, limits| {
+        self.change(client, &p.session, |s, limits| {
             limits
                 .check_texts(&p.answers, "answers")
                 .map_err(|m| error(code::LIMIT, m))?;
@@ -516,14 +1077,19 @@ impl State {
     }
 
     /// `getView`: the view, rendered at `width` when one is known.
-    pub fn get_view(&mut self, params: Option<&str>) -> Result<View, ErrorObjectOwned> {
+    pub fn get_view(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<crate::view::View, ErrorObjectOwned> {
         let p: GetViewParams = parse(params)?;
         let entry = entry_in(&mut self.sessions, &p.session)?;
+        let view = client.view_of(&p.session, entry.serial);
         let options = ViewOptions {
-            width: p.width.or(entry.view.width),
-            all_rows: p.all_rows.unwrap_or(entry.view.all_rows),
+            width: p.width.or(view.width),
+            all_rows: p.all_rows.unwrap_or(view.all_rows),
         };
-        Ok(self.screens.build(&p.session, &entry.session, options))
+        Ok(client.screens.build(&p.session, &entry.session, options))
     }
 
     /// `getResult`: the result, or `null` while open.
@@ -537,97 +1103,235 @@ impl State {
     }
 
     /// `cancel`: the user cancels, or the asker aborts.
-    pub fn cancel(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn cancel(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: CancelParams = parse(params)?;
         let outcome = match p.reason {
             Some(CancelReason::Abort) => Outcome::Aborted,
             Some(CancelReason::Decline) => Outcome::Declined,
             Some(CancelReason::User) | None => Outcome::Cancelled,
         };
-        self.change(&p.session, |s, _| {
+        self.change(client, &p.session, |s, _| {
             s.flow_mut()
                 .and_then(|f| f.cancel(outcome))
                 .map_err(flow_error)
         })
     }
 
-    /// Aborts a session's flow on behalf of the asker (a `$/cancelRequest` on its `ask`).
-    pub fn abort(&mut self, id: &str) {
+    /// Aborts the flow of a pending `ask` on behalf of its asker (`$/cancelRequest`): only the
+    /// session of id `id` and serial `serial`, and only while its `ask` waits.
+    pub fn abort_ask(&mut self, client: &Client, id: &str, serial: u64) {
+        if !self.is_waiting(id, serial) {
+            return;
+        }
         if let Some(entry) = self.sessions.get_mut(id)
             && let Ok(flow) = entry.session.flow_mut()
         {
             let _ = flow.cancel(Outcome::Aborted);
         }
-        self.settle(id);
+        self.committed(id, client.number);
     }
 
     /// `close`: forgets a session (aborting a pending `ask` on it first).
-    pub fn close(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn close(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Value, ErrorObjectOwned> {
         let p: SessionParams = parse(params)?;
-        if self.waiters.contains_key(&p.session) {
-            self.abort(&p.session);
-        }
-        let closed = self.sessions.remove(&p.session).is_some();
+        let closed = match self.sessions.remove(&p.session) {
+            Some(entry) => {
+                client.undo = Some(Undo::Removed {
+                    id: p.session,
+                    entry: Box::new(entry),
+                });
+                true
+            }
+            None => false,
+        };
         Ok(json!({ "closed": closed }))
     }
 
-    /// `snapshot`: the session's state as versioned JSON.
-    pub fn snapshot(&self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    /// `snapshot`: the session's state as versioned JSON, written straight into the reply.
+    pub fn snapshot(&self, params: Option<&str>) -> Result<SnapshotOf, ErrorObjectOwned> {
         let p: SessionParams = parse(params)?;
-        let entry = self.entry(&p.session)?;
-        Ok(json!({ "state": snapshot::save(&entry.session) }))
+        self.entry(&p.session)?;
+        Ok(SnapshotOf(p.session))
+    }
+
+    /// Writes `{ state }` for session `id`.
+    pub fn write_snapshot(&self, id: &str, out: &mut Bounded) -> serde_json::Result<()> {
+        use std::io::Write;
+        let Some(entry) = self.sessions.get(id) else {
+            return serde_json::to_writer(out, &Value::Null);
+        };
+        out.write_all(br#"{"state":"#)
+            .map_err(serde_json::Error::io)?;
+        snapshot::write(&entry.session, &entry.request, &entry.options, &mut *out)?;
+        out.write_all(b"}").map_err(serde_json::Error::io)
     }
 
     /// `restore`: a new session from a snapshot.
-    pub fn restore(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn restore(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: RestoreParams = parse(params)?;
-        let limits = self.config.limits;
-        limits
-            .check_texts(&p.state, "state")
-            .and_then(|()| limits.check_counts(&p.state["spec"], "state.spec"))
-            .map_err(|m| error(code::LIMIT, m))?;
-        let session = snapshot::restore(&p.state)
-            .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
-        let stored = session.flow().map_or(0, Flow::stored_bytes);
-        if stored > limits.max_flow_text_bytes {
-            return Err(error(
-                code::LIMIT,
-                format!(
-                    "the snapshot holds {stored} bytes of answers and notes; the limit is {}",
-                    limits.max_flow_text_bytes
-                ),
-            ));
-        }
+        let restored = snapshot::restore(
+            p.state.get(),
+            &self.config.limits,
+            self.config.max_message_bytes,
+        )
+        .map_err(|e| match e {
+            RestoreError::Invalid(m) => {
+                error(code::INVALID_PARAMS, format!("invalid params: state: {m}"))
+            }
+            RestoreError::Limit(m) => error(code::LIMIT, m),
+        })?;
         let id = self.new_id(p.session)?;
-        self.make_room()?;
-        self.insert_session(id.clone(), session, self.view, None);
-        self.step(&id)
+        let evict = self.room()?;
+        let entry = self.entry_for(
+            restored.session,
+            restored.request,
+            restored.options,
+            None,
+        );
+        self.add(client, id.clone(), entry, None, evict);
+        self.step(client, &id)
     }
 
-    /// A session held, by id.
-    pub fn session(&self, id: &str) -> Option<&Session> {
-        self.sessions.get(id).map(|entry| &entry.session)
-    }
-
-    /// `sessions`: every session held, oldest first.
-    pub fn list(&self) -> Value {
+    /// `sessions`: every session held, oldest first, written straight into the reply.
+    pub fn write_list(&self, out: &mut Bounded) -> serde_json::Result<()> {
+        use serde::ser::{SerializeSeq, Serializer};
         let mut entries: Vec<(&String, &Entry)> = self.sessions.iter().collect();
         entries.sort_by_key(|(_, e)| e.serial);
-        Value::Array(
-            entries
-                .into_iter()
-                .map(|(id, e)| {
-                    let mut item = json!({ "session": id });
-                    if let Some(title) = e.session.title() {
-                        item["title"] = json!(title);
-                    }
-                    item["status"] = json!(e.session.status());
-                    item
-                })
-                .collect(),
-        )
+        let mut serializer = serde_json::Serializer::new(out);
+        let mut list = serializer.serialize_seq(Some(entries.len()))?;
+        for (id, e) in entries {
+            list.serialize_element(&listed(id, e))?;
+        }
+        list.end()
+    }
+
+    /// `subscribe`: the connection is notified of changes by others to one session, or to
+    /// every session, from now on; the sessions it is to know of are answered, listed as
+    /// `sessions` lists them. View options given are the connection's for that session (or
+    /// for every session it gave none for).
+    pub fn subscribe(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Value, ErrorObjectOwned> {
+        let p: SubscribeParams = parse(params)?;
+        let held = |id: &str| self.sessions.get(id).map(|e| e.serial);
+        match &p.session {
+            Some(id) => {
+                if let Some(serial) = held(id) {
+                    let before = client.view_of(id, serial);
+                    let view = ViewOptions {
+                        width: p.width.or(before.width),
+                        all_rows: p.all_rows.unwrap_or(before.all_rows),
+                    };
+                    client.set_view(id, serial, view, &self.sessions);
+                }
+            }
+            None => {
+                client.view.width = p.width.or(client.view.width);
+                client.view.all_rows = p.all_rows.unwrap_or(client.view.all_rows);
+            }
+        }
+        client.outbox.subscribe(p.session.clone(), self.held());
+        let mut entries: Vec<(&String, &Entry)> = self
+            .sessions
+            .iter()
+            .filter(|(id, _)| p.session.as_ref().is_none_or(|only| only == *id))
+            .collect();
+        entries.sort_by_key(|(_, e)| e.serial);
+        Ok(Value::Array(
+            entries.into_iter().map(|(id, e)| json!(listed(id, e))).collect(),
+        ))
+    }
+
+    /// `unsubscribe`: no more notifications for the connection.
+    pub fn unsubscribe(client: &mut Client) -> Value {
+        client.outbox.unsubscribe();
+        Value::Null
+    }
+
+    /// Ends the server's use of the state directory: what was written is made durable.
+    pub fn close_store(&mut self) {
+        if let Some(store) = self.store.as_mut() {
+            store.close();
+        }
     }
 }
+
+/// What a pending `ask` on a done session resolves with.
+fn ask_reply(session: &Session) -> AskReply {
+    match session.ask_reply() {
+        Some(Ok(result)) => Ok(result),
+        Some(Err(e)) => Err(ask_error(e)),
+        None => Err(error(
+            code::COMPLETED,
+            "the session completed without a result",
+        )),
+    }
+}
+
+/// How `sessions` lists a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ListedStatus {
+    /// The flow takes input.
+    Open,
+    /// The flow has completed.
+    Done,
+    /// The flow was read back from the state directory after the process that held it ended;
+    /// an `open` of its id on the same request resumes it.
+    Recovered,
+}
+
+/// How `sessions` lists a session.
+fn listed<'a>(id: &'a str, e: &'a Entry) -> Listed<'a> {
+    Listed {
+        id,
+        title: e.session.title(),
+        status: if e.recovered {
+            ListedStatus::Recovered
+        } else {
+            match e.session.status() {
+                Status::Open => ListedStatus::Open,
+                Status::Done => ListedStatus::Done,
+            }
+        },
+    }
+}
+
+/// One entry of `sessions`.
+#[derive(serde::Serialize)]
+struct Listed<'a> {
+    #[serde(rename = "session")]
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    status: ListedStatus,
+}
+
+/// The result of a traced or untraced `keys`: its Step, and the Steps after each key (a JSON
+/// array already written) when traced.
+pub struct Traced {
+    /// The Step after the script.
+    pub step: Step,
+    /// `[Step, …]`, when the script was traced.
+    pub steps: Option<Vec<u8>>,
+}
+
+/// The result of `snapshot`: the session whose snapshot the reply holds.
+pub struct SnapshotOf(pub String);
 
 /// A session of `sessions` for changing or viewing, with its file index installed once it is
 /// ready.
@@ -647,15 +1351,22 @@ fn unknown_session(id: &str) -> ErrorObjectOwned {
     )
 }
 
-/// The Step of a session; its view is laid out with the layouts of `cache` when one is given.
-fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
+/// The Step of a session with views as `options` says; its view is laid out with the layouts
+/// of `cache` when one is given.
+fn step_of(
+    id: &str,
+    entry: &Entry,
+    options: ViewOptions,
+    cache: Option<&mut ScreenCache>,
+) -> Step {
     let view = match cache {
-        Some(cache) => cache.build(id, &entry.session, entry.view),
-        None => view::build_with(id, &entry.session, entry.view),
+        Some(cache) => cache.build(id, &entry.session, options),
+        None => view::build_with(id, &entry.session, options),
     };
     Step {
         session: id.to_owned(),
         status: entry.session.status(),
+        version: entry.version,
         view,
         result: entry.session.result(),
         transcript: entry.session.transcript(),

@@ -34,13 +34,13 @@ fn form() -> Value {
 }
 
 /// Opens `params` as the deploy server's request.
+/// The options the forms of these tests are opened with.
+fn requester() -> Value {
+    json!({ "requester": { "name": "deploy-server" } })
+}
+
 fn open_form(params: &Value) -> Session {
-    try_open_in(
-        "mcp",
-        params,
-        json!({ "requester": { "name": "deploy-server" } }),
-    )
-    .unwrap_or_else(|e| panic!("{}", e.message))
+    try_open_in("mcp", params, requester()).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
 /// A form of one property.
@@ -470,7 +470,7 @@ fn a_form_without_fields_is_its_review() {
     let mut s = open_form(&params);
     assert_eq!(flow(&s).focus(), Focus::Review);
     assert_eq!(view::build("s", &s).tabs.len(), 1);
-    assert_eq!(round_trip(&s), s);
+    assert_eq!(round_trip(&s, &params, &requester()), s);
     press(&mut s, "1");
     assert_eq!(
         s.result().unwrap(),
@@ -698,7 +698,7 @@ fn elicitation_params_are_recognised() {
 fn snapshots_keep_the_form_the_requester_and_a_refusal() {
     let mut s = open_form(&form());
     press(&mut s, "<C-u>ab<CR>");
-    let restored = round_trip(&s);
+    let restored = round_trip(&s, &form(), &requester());
     assert_eq!(restored, s);
     let v = view::build("s", &restored);
     assert_eq!(v.requester.as_deref(), Some("deploy-server"));

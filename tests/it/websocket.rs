@@ -669,8 +669,8 @@ fn a_binary_frame_is_read_as_a_text_frame() {
 }
 
 #[test]
-fn a_message_over_the_limit_is_answered_then_the_connection_closes() {
-    let listening = Listening::start(&["--max-message-bytes", "200"]);
+fn a_message_over_the_limit_is_answered_as_on_stdin_and_one_past_every_limit_closes() {
+    let mut listening = Listening::start(&["--max-message-bytes", "200"]);
     let mut client = listening.connect();
     // Exactly at the limit is accepted.
     let head = r#"{"jsonrpc":"2.0","id":1,"method":"sessions","pad":""#;
@@ -680,14 +680,27 @@ fn a_message_over_the_limit_is_answered_then_the_connection_closes() {
         client.recv(),
         json!({ "jsonrpc": "2.0", "id": 1, "result": [] })
     );
+    // One byte more is answered exactly as stdin answers it, and the connection goes on.
     client.send_text(&padded(201));
-    let (before, close) = client.recv_close();
+    listening.server.send_line(&padded(201));
+    let refused = client.recv();
+    assert_eq!(refused, listening.server.recv());
+    let message = refused["error"]["message"].as_str().unwrap().to_owned();
+    let restore_limit: usize = message
+        .strip_prefix("message too large: the limit is 200 bytes (")
+        .and_then(|rest| rest.strip_suffix(" for a restore)"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{message}"));
     assert_eq!(
-        before,
-        vec![
-            json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32004, "message": "message too large: the limit is 200 bytes" } })
-        ]
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(null), json!(-32004))
     );
+    assert_eq!(client.ok("sessions", json!({})), json!([]));
+    // A message longer than any message may be (a restore's limit) cannot be skipped: it is
+    // answered, then the connection closes.
+    client.send_text(&padded(restore_limit + 1));
+    let (before, close) = client.recv_close();
+    assert_eq!(before, vec![refused]);
     let close = close.unwrap();
     assert_eq!(
         (close.code, close.reason.as_str()),
