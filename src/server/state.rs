@@ -88,7 +88,8 @@ pub(crate) struct Entry {
     request: Box<RawValue>,
     /// The options of its dialect it was opened with (`null`: none; its snapshot holds them).
     options: Value,
-    /// How many changes it has had: 1 when opened, one more with every change made final.
+    /// How many changes it has had: 1 when opened, one more with every change (taken back
+    /// when the change is rolled back).
     version: u64,
     /// Order of creation, for eviction; also tells a session from a later one of the same id.
     serial: u64,
@@ -773,7 +774,7 @@ impl State {
         let by = client.number;
         match client.undo.take() {
             None | Some(Undo::Resumed { .. } | Undo::Defaults { .. }) => {}
-            Some(Undo::Changed { id, .. }) => self.committed(&id, by),
+            Some(Undo::Changed { id, .. }) => self.changed(&id, by),
             Some(Undo::Added {
                 id,
                 replaced,
@@ -790,7 +791,7 @@ impl State {
                 }
                 let serial = self.serial_of(&id).unwrap_or(0);
                 self.tell(by, |outbox, own| outbox.opened(&id, serial, own));
-                self.committed(&id, by);
+                self.committed(&id);
             }
             Some(Undo::Removed { id, mut entry }) => {
                 if let Some((serial, tx)) = self.waiters.remove(&id) {
@@ -818,6 +819,7 @@ impl State {
             Some(Undo::Changed { id, before }) => {
                 if let Some(entry) = self.sessions.get_mut(&id) {
                     entry.session = *before;
+                    entry.version -= 1;
                 }
             }
             Some(Undo::Added { id, replaced, .. }) => {
@@ -852,19 +854,19 @@ impl State {
     }
 
     /// What follows a change of session `id` by the connection `by` once it is final: the
-    /// session's version grows, the outboxes are told, its pending `ask` is resolved once the
-    /// flow is done, and its state is written to the state directory (or removed from there
-    /// once the flow is done).
-    fn committed(&mut self, id: &str, by: u64) {
+    /// outboxes are told, then as [`State::committed`].
+    fn changed(&mut self, id: &str, by: u64) {
+        self.tell(by, |outbox, own| outbox.changed(id, own));
+        self.committed(id);
+    }
+
+    /// What follows a change of session `id` once it is final: its pending `ask` is resolved
+    /// once the flow is done, and its state is written to the state directory (or removed from
+    /// there once the flow is done).
+    fn committed(&mut self, id: &str) {
         let Some(entry) = self.sessions.get_mut(id) else {
             return;
         };
-        entry.version += 1;
-        for (number, outbox) in &self.outboxes {
-            if let Some(outbox) = outbox.upgrade() {
-                outbox.changed(id, *number == by);
-            }
-        }
         if entry.session.status() != Status::Done {
             if let Some(store) = self.store.as_mut() {
                 match &mut entry.stored {
@@ -912,6 +914,7 @@ impl State {
         let entry = self.entry_mut(id)?;
         let before = Box::new(entry.session.clone());
         f(&mut entry.session, &limits)?;
+        entry.version += 1;
         client.undo = Some(Undo::Changed {
             id: id.to_owned(),
             before,
@@ -975,6 +978,8 @@ impl State {
         }
         // A key refused midway (a limit), or a trace past the budget, undoes the whole script.
         let before = Box::new(entry.session.clone());
+        // The script is one change: every Step of its trace has its version.
+        entry.version += 1;
         let mut steps = trace.then(|| vec![b'[']);
         for key in keys {
             if entry.session.status() == Status::Done {
@@ -982,6 +987,7 @@ impl State {
             }
             if let Err(e) = entry.session.press(key) {
                 entry.session = *before;
+                entry.version -= 1;
                 return Err(flow_error(e));
             }
             if let Some(steps) = steps.as_mut() {
@@ -992,6 +998,7 @@ impl State {
                 let mut out = Bounded::new(steps, budget);
                 if serde_json::to_writer(&mut out, &step).is_err() {
                     entry.session = *before;
+                    entry.version -= 1;
                     return Err(too_large);
                 }
             }
@@ -1131,8 +1138,9 @@ impl State {
             && let Ok(flow) = entry.session.flow_mut()
         {
             let _ = flow.cancel(Outcome::Aborted);
+            entry.version += 1;
         }
-        self.committed(id, client.number);
+        self.changed(id, client.number);
     }
 
     /// `close`: forgets a session (aborting a pending `ask` on it first).

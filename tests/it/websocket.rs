@@ -155,6 +155,8 @@ struct Refusal {
 struct Client {
     socket: WebSocket<MaybeTlsStream<TcpStream>>,
     next_id: u64,
+    /// Notifications read while waiting for a reply, oldest first.
+    notifications: std::collections::VecDeque<Value>,
 }
 
 impl Client {
@@ -172,7 +174,11 @@ impl Client {
                 if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
                     stream.set_read_timeout(Some(GUARD)).unwrap();
                 }
-                Ok(Client { socket, next_id: 1 })
+                Ok(Client {
+                    socket,
+                    next_id: 1,
+                    notifications: Default::default(),
+                })
             }
             Err(tungstenite::Error::Http(response)) => Err(Refusal {
                 status: response.status().as_u16(),
@@ -225,9 +231,27 @@ impl Client {
         self.next_id += 1;
         let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         self.send_text(&request.to_string());
-        let reply = self.recv();
-        assert_eq!(reply["id"], json!(id), "{reply}");
-        reply
+        loop {
+            let message = self.recv();
+            if message.get("id").is_none() {
+                self.notifications.push_back(message);
+                continue;
+            }
+            assert_eq!(message["id"], json!(id), "{message}");
+            return message;
+        }
+    }
+
+    /// The next notification (one read while waiting for a reply first).
+    fn notification(&mut self) -> Value {
+        match self.notifications.pop_front() {
+            Some(notification) => notification,
+            None => {
+                let message = self.recv();
+                assert!(message.get("id").is_none(), "not a notification: {message}");
+                message
+            }
+        }
     }
 
     /// Sends a request and answers its result, failing on an error reply.
@@ -670,7 +694,19 @@ fn a_binary_frame_is_read_as_a_text_frame() {
 
 #[test]
 fn a_message_over_the_limit_is_answered_as_on_stdin_and_one_past_every_limit_closes() {
-    let mut listening = Listening::start(&["--max-message-bytes", "200"]);
+    // Small flows, so that a restore's limit is small too.
+    let mut listening = Listening::start(&[
+        "--max-message-bytes",
+        "200",
+        "--max-questions",
+        "1",
+        "--max-options",
+        "1",
+        "--max-text-bytes",
+        "1",
+        "--max-flow-text-bytes",
+        "1",
+    ]);
     let mut client = listening.connect();
     // Exactly at the limit is accepted.
     let head = r#"{"jsonrpc":"2.0","id":1,"method":"sessions","pad":""#;
@@ -854,6 +890,242 @@ fn two_clients_pressing_keys_on_one_session_drive_the_same_flow() {
     assert_eq!(
         right.call("key", json!({ "session": "s", "key": "enter" }))["error"],
         json!({ "code": -32002, "message": "the flow has already completed" })
+    );
+}
+
+/// A notification as askd sends it.
+fn notification(method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "method": method, "params": params })
+}
+
+#[test]
+fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections() {
+    let mut listening = Listening::start(&[]);
+    let mut watcher = listening.connect();
+    watcher.ok("initialize", json!({ "capabilities": { "width": 40 } }));
+    listening.server.ok("open", json!({ "session": "before", "payload": payload() }));
+    // `subscribe` answers the sessions the connection is now told about.
+    assert_eq!(
+        watcher.ok("subscribe", json!({})),
+        json!([{ "session": "before", "title": "Setup", "status": "open" }])
+    );
+    let mut agent = listening.connect();
+    let opened = agent.ok(
+        "open",
+        json!({ "session": "s", "payload": payload(), "width": 80 }),
+    );
+    assert_eq!(opened["version"], json!(1));
+    assert_eq!(
+        watcher.notification(),
+        notification(
+            "session/opened",
+            json!({ "session": "s", "title": "Setup", "status": "open" })
+        )
+    );
+    let step = agent.ok("key", json!({ "session": "s", "key": "down" }));
+    assert_eq!(step["version"], json!(2));
+    // The watcher's view is rendered with its own width, the agent's with its own.
+    let at_40 = watcher.ok("getView", json!({ "session": "s", "width": 40 }));
+    assert_eq!(
+        watcher.notification(),
+        notification(
+            "session/changed",
+            json!({ "session": "s", "status": "open", "version": 2, "view": at_40 })
+        )
+    );
+    assert_eq!(
+        step["view"],
+        agent.ok("getView", json!({ "session": "s", "width": 80 }))
+    );
+    assert_ne!(step["view"]["lines"], at_40["lines"]);
+    // A refused request changes nothing, the version neither.
+    assert_eq!(
+        agent.call("key", json!({ "session": "s", "key": "nope" }))["error"]["code"],
+        json!(-32602)
+    );
+    let done = agent.ok("keys", json!({ "session": "s", "keys": "<Up>2<Down><Space><Tab><CR>" }));
+    assert_eq!(
+        (&done["status"], &done["version"], &done["result"]),
+        (&json!("done"), &json!(3), &submitted_result())
+    );
+    let at_40 = watcher.ok("getView", json!({ "session": "s", "width": 40 }));
+    assert_eq!(
+        watcher.notification(),
+        notification(
+            "session/changed",
+            json!({
+                "session": "s", "status": "done", "version": 3, "view": at_40,
+                "result": done["result"], "transcript": done["transcript"]
+            })
+        )
+    );
+    assert_eq!(agent.ok("close", json!({ "session": "s" })), json!({ "closed": true }));
+    assert_eq!(
+        watcher.notification(),
+        notification("session/closed", json!({ "session": "s" }))
+    );
+    // Stdin subscribes as well; a connection is not told of its own changes.
+    listening.server.ok("subscribe", json!({ "session": "t" }));
+    agent.ok("open", json!({ "session": "t", "payload": payload() }));
+    assert_eq!(
+        listening.server.recv(),
+        notification(
+            "session/opened",
+            json!({ "session": "t", "title": "Setup", "status": "open" })
+        )
+    );
+    assert_eq!(
+        watcher.notification(),
+        notification(
+            "session/opened",
+            json!({ "session": "t", "title": "Setup", "status": "open" })
+        )
+    );
+    // After `unsubscribe`, nothing; subscribed again to one session, only that one.
+    assert_eq!(watcher.ok("unsubscribe", json!({})), json!(null));
+    watcher.ok("key", json!({ "session": "t", "key": "down" }));
+    agent.ok("key", json!({ "session": "before", "key": "down" }));
+    assert_eq!(
+        watcher.ok("subscribe", json!({ "session": "t" })),
+        json!([{ "session": "t", "title": "Setup", "status": "open" }])
+    );
+    agent.ok("key", json!({ "session": "before", "key": "down" }));
+    let step = agent.ok("key", json!({ "session": "t", "key": "up" }));
+    assert_eq!(step["version"], json!(3));
+    let changed = watcher.notification();
+    assert_eq!(
+        (&changed["method"], &changed["params"]["session"], &changed["params"]["version"]),
+        (&json!("session/changed"), &json!("t"), &json!(3))
+    );
+    // Stdin, subscribed to `t` only, heard of the watcher's key and the agent's, in order.
+    for version in [2, 3] {
+        let heard = listening.server.recv();
+        assert_eq!(
+            (&heard["method"], &heard["params"]["session"], &heard["params"]["version"]),
+            (&json!("session/changed"), &json!("t"), &json!(version))
+        );
+    }
+}
+
+#[test]
+fn each_connection_gets_steps_and_notifications_at_its_own_width() {
+    let listening = Listening::start(&[]);
+    let mut wide = listening.connect();
+    let mut narrow = listening.connect();
+    let mut plain = listening.connect();
+    wide.ok("subscribe", json!({}));
+    wide.ok(
+        "open",
+        json!({ "session": "s", "payload": payload(), "width": 72 }),
+    );
+    // A subscription to one session may carry its view options.
+    narrow.ok("subscribe", json!({ "session": "s", "width": 36 }));
+    let step = narrow.ok("key", json!({ "session": "s", "key": "down" }));
+    assert_eq!(
+        step["view"],
+        narrow.ok("getView", json!({ "session": "s", "width": 36 }))
+    );
+    let heard = wide.notification();
+    assert_eq!(
+        heard["params"]["view"],
+        wide.ok("getView", json!({ "session": "s", "width": 72 }))
+    );
+    // A connection that gave no width gets views without lines; its own keys do not change
+    // the others' widths.
+    let step = plain.ok("key", json!({ "session": "s", "key": "up" }));
+    assert_eq!(step["view"].get("lines"), None);
+    assert_eq!(step["view"], plain.ok("getView", json!({ "session": "s" })));
+    let heard = wide.notification();
+    assert_eq!(heard["params"]["version"], json!(3));
+    assert_eq!(
+        heard["params"]["view"],
+        wide.ok("getView", json!({ "session": "s", "width": 72 }))
+    );
+    let step = wide.ok("key", json!({ "session": "s", "key": "down" }));
+    assert_eq!(
+        step["view"],
+        wide.ok("getView", json!({ "session": "s", "width": 72 }))
+    );
+    // `initialize` sets a connection's width for sessions it gave none for.
+    plain.ok("initialize", json!({ "capabilities": { "width": 50 } }));
+    let step = plain.ok("key", json!({ "session": "s", "key": "up" }));
+    assert_eq!(
+        step["view"],
+        plain.ok("getView", json!({ "session": "s", "width": 50 }))
+    );
+    let step = narrow.ok("key", json!({ "session": "s", "key": "down" }));
+    assert_eq!(
+        step["view"],
+        narrow.ok("getView", json!({ "session": "s", "width": 36 }))
+    );
+}
+
+#[test]
+fn a_subscriber_that_never_reads_is_owed_the_latest_view_not_a_backlog() {
+    let listening = Listening::start(&[]);
+    let mut sleeper = listening.connect();
+    sleeper.ok("subscribe", json!({ "width": 200 }));
+    let mut agent = listening.connect();
+    agent.ok(
+        "open",
+        json!({ "session": "s", "payload": payload(), "width": 200 }),
+    );
+    let before = resident_kib(listening.server.pid());
+    // Thousands of changes while the sleeper reads nothing: askd neither queues them nor
+    // waits for it.
+    let mut version = json!(1);
+    for round in 0..6_000 {
+        let key = if round % 2 == 0 { "down" } else { "up" };
+        version = agent.ok("key", json!({ "session": "s", "key": key }))["version"].clone();
+    }
+    assert_eq!(version, json!(6_001));
+    let grown = resident_kib(listening.server.pid()).saturating_sub(before);
+    assert!(grown < 16 * 1024, "askd grew by {grown} KiB");
+    // What the sleeper reads at last is what its socket's buffers took (askd writes a
+    // notification only once the one before is written), then the latest view: far fewer
+    // than the changes.
+    let opened = sleeper.notification();
+    assert_eq!(opened["method"], json!("session/opened"));
+    let mut heard = 0;
+    let last = loop {
+        let changed = sleeper.notification();
+        heard += 1;
+        if changed["params"]["version"] == version {
+            break changed;
+        }
+    };
+    assert!(heard < 2_000, "{heard} notifications for 6,000 changes");
+    assert_eq!(
+        last["params"]["view"],
+        sleeper.ok("getView", json!({ "session": "s", "width": 200 }))
+    );
+}
+
+#[test]
+fn every_limit_of_stdin_applies_to_each_websocket_connection() {
+    let listening = Listening::start(&["--max-reply-bytes", "3000", "--max-message-bytes", "4096"]);
+    let mut client = listening.connect();
+    let mut other = listening.connect();
+    client.ok("open", json!({ "session": "s", "payload": payload() }));
+    // A reply over --max-reply-bytes is refused and changes nothing.
+    let error = client.call(
+        "getView",
+        json!({ "session": "s", "width": 400, "allRows": true }),
+    )["error"]
+        .clone();
+    assert_eq!(
+        error,
+        json!({ "code": -32004, "message": "reply too large: the reply would pass the limit of 3000 bytes (--max-reply-bytes)" })
+    );
+    // The limit is the connection's own: the other connection is answered as before.
+    assert_eq!(
+        other.ok("sessions", json!({})),
+        json!([{ "session": "s", "title": "Setup", "status": "open" }])
+    );
+    // Params errors are worded as on stdin.
+    assert_eq!(
+        client.call("key", json!({ "session": "s", "key": 5 }))["error"],
+        json!({ "code": -32602, "message": "invalid params: key: expected a string, got the number 5" })
     );
 }
 
