@@ -10,10 +10,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::{DeserializeOwned, MapAccess, Visitor};
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
-use crate::core::quoted;
+use crate::core::{described, quoted};
 use crate::dialect::{DIALECTS, DialectId};
 use crate::session::BehaviourOptions;
 
@@ -77,21 +77,26 @@ pub trait Params: DeserializeOwned {
 
     /// Reads params (`None`: none given, as `{}`); the error is the message of a -32602.
     fn parse(text: Option<&str>) -> Result<Self, String> {
-        let text = text.unwrap_or("{}");
-        if Self::CHECK_FIRST
-            && let Some(problem) = problem(Self::FIELDS, text, "")
-        {
-            return Err(format!("invalid params: {problem}"));
-        }
-        serde_json::from_str(text).map_err(|e| {
-            let problem = problem(Self::FIELDS, text, "").unwrap_or_else(|| {
-                // Every shape serde refuses is described above; this is a defect.
-                tracing::error!("params refused without a description: {e}");
-                "the params do not have this method's shape".into()
-            });
-            format!("invalid params: {problem}")
-        })
+        read(text)
     }
+}
+
+/// Reads params of `T` (`None`: none given, as `{}`); the error is the message of a -32602.
+fn read<T: Params>(text: Option<&str>) -> Result<T, String> {
+    let text = text.unwrap_or("{}");
+    if T::CHECK_FIRST
+        && let Some(problem) = problem(T::FIELDS, text, "")
+    {
+        return Err(format!("invalid params: {problem}"));
+    }
+    serde_json::from_str(text).map_err(|e| {
+        let problem = problem(T::FIELDS, text, "").unwrap_or_else(|| {
+            // Every shape serde refuses is described above; this is a defect.
+            tracing::error!("params refused without a description: {e}");
+            "the params do not have this method's shape".into()
+        });
+        format!("invalid params: {problem}")
+    })
 }
 
 /// What is wrong with the members of the object `text`, named by their path under `prefix`;
@@ -139,7 +144,7 @@ fn check(field: &Field, raw: &RawValue, path: &str) -> Option<String> {
         Some(format!(
             "{path}: expected {}, got {}",
             expected(field.expect),
-            got(&value)
+            described(&value)
         ))
     };
     match field.expect {
@@ -154,7 +159,7 @@ fn check(field: &Field, raw: &RawValue, path: &str) -> Option<String> {
                 (!item.is_string()).then(|| {
                     format!(
                         "{path}[{i}]: expected a key name (a string), got {}",
-                        got(item)
+                        described(item)
                     )
                 })
             }),
@@ -201,22 +206,6 @@ fn expected(expect: Expect) -> String {
         Expect::Keys => "a list of key names or a string in Vim notation".into(),
         Expect::Object(_) | Expect::Closed(_) => "an object".into(),
         Expect::Any(what) => what.into(),
-    }
-}
-
-/// A JSON value as an error message names it: its type, and its value when short.
-pub fn got(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) if s.chars().count() > 40 => {
-            let head: String = s.chars().take(40).collect();
-            format!("the string {}…", quoted(&head))
-        }
-        Value::String(s) => format!("the string {}", quoted(s)),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
     }
 }
 
@@ -280,7 +269,8 @@ pub struct OpenParams {
     /// they came (a snapshot holds them).
     #[schemars(with = "Value")]
     pub payload: Box<RawValue>,
-    /// `pi` (default) or `dsh`; inferred from items carrying `question` rather than `prompt`.
+    /// The request's dialect; when absent, inferred from a shape only one dialect has, else
+    /// `pi`.
     pub dialect: Option<DialectId>,
     /// The session id to use (e.g. the tool-call id); generated when absent.
     pub session: Option<String>,
@@ -299,6 +289,11 @@ pub struct OpenParams {
     /// Behaviour options for this flow, over the connection's: each field given replaces the
     /// connection's, each left out keeps it.
     pub behaviour: Option<BehaviourOptions>,
+    /// The params named after a dialect: the options of that dialect (the schemas describe
+    /// them one by one). Read beside the other members, as `payload` is kept raw.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub dialect_options: Map<String, Value>,
 }
 
 /// Params naming just a session.
@@ -420,6 +415,8 @@ pub enum CancelReason {
     User,
     /// The asker withdrew the request (dsh `ASK_ABORTED`).
     Abort,
+    /// The user declined the request, in a dialect whose review offers Decline.
+    Decline,
 }
 
 /// `cancel` params.
@@ -427,7 +424,7 @@ pub enum CancelReason {
 pub struct CancelParams {
     /// The session id.
     pub session: String,
-    /// `user` (default) or `abort`.
+    /// `user` (default), `abort` or `decline`.
     pub reason: Option<CancelReason>,
 }
 
@@ -485,6 +482,23 @@ impl Params for OpenParams {
     ];
     // `behaviour` is a struct, which serde would also read from an array.
     const CHECK_FIRST: bool = true;
+
+    fn parse(text: Option<&str>) -> Result<Self, String> {
+        let mut params: OpenParams = read(text)?;
+        // `read` found an object of named params.
+        if let Some(text) = text
+            && let Ok(Members(members)) = serde_json::from_str::<Members>(text)
+        {
+            for (name, raw) in members {
+                if DialectId::named(&name).is_some()
+                    && let Ok(value) = serde_json::from_str(raw.get())
+                {
+                    params.dialect_options.insert(name, value);
+                }
+            }
+        }
+        Ok(params)
+    }
 }
 
 impl Params for SessionParams {
@@ -540,7 +554,7 @@ impl Params for GetViewParams {
 impl Params for CancelParams {
     const FIELDS: &'static [Field] = &[
         SESSION,
-        optional("reason", Expect::OneOf(&["user", "abort"])),
+        optional("reason", Expect::OneOf(&["user", "abort", "decline"])),
     ];
 }
 

@@ -27,7 +27,7 @@ use crate::server::params::{
     KeysParams, OpenParams, Params, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
     SubmitAnswersParams, SubmitMode,
 };
-use crate::server::protocol::{Bounded, METHODS, Step, ask_error, code, error};
+use crate::server::protocol::{Bounded, METHODS, Step, StepError, ask_error, code, error};
 use crate::server::store::{Store, Stored};
 use crate::session::snapshot::{self, RestoreError};
 use crate::session::{BehaviourOptions, OpenOptions, Session, Status};
@@ -85,6 +85,8 @@ pub(crate) struct Entry {
     session: Session,
     /// The request it was opened on, as it came (its snapshot holds it).
     request: Box<RawValue>,
+    /// The options of its dialect it was opened with (`null`: none; its snapshot holds them).
+    options: Value,
     /// What its views carry: rendered lines at a width, every row or the window.
     view: ViewOptions,
     /// Order of creation, for eviction; also tells a session from a later one of the same id.
@@ -208,6 +210,14 @@ fn flow_error(e: FlowError) -> ErrorObjectOwned {
             code::INVALID_PARAMS,
             format!("invalid params: questionId: {e}"),
         ),
+        FlowError::NoOptionNotes(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: optionValue: {e}"),
+        ),
+        FlowError::NoDecline(_) => {
+            error(code::INVALID_PARAMS, format!("invalid params: reason: {e}"))
+        }
+        FlowError::Refused(_) => error(code::INVALID_PARAMS, format!("invalid params: text: {e}")),
         FlowError::InvalidAnswers(_) => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
     }
 }
@@ -286,6 +296,7 @@ impl State {
                 Entry {
                     session,
                     request: r.restored.request,
+                    options: r.restored.options,
                     view: ViewOptions::default(),
                     serial: self.serial,
                     files: None,
@@ -436,6 +447,7 @@ impl State {
         &mut self,
         session: Session,
         request: Box<RawValue>,
+        options: Value,
         view: ViewOptions,
         files: Option<oneshot::Receiver<Arc<FileIndex>>>,
     ) -> Entry {
@@ -443,6 +455,7 @@ impl State {
         Entry {
             session: self.limited(session),
             request,
+            options,
             view,
             serial: self.serial,
             files,
@@ -494,6 +507,7 @@ impl State {
             dialect: p.dialect,
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
+            dialect_options: p.dialect_options.clone(),
             behaviour: p
                 .behaviour
                 .unwrap_or_default()
@@ -552,7 +566,12 @@ impl State {
             }
         };
         let files = walk(&session);
-        let entry = self.entry_for(session, p.payload, view, files);
+        let dialect_options = p
+            .dialect_options
+            .get(session.dialect().name())
+            .cloned()
+            .unwrap_or(Value::Null);
+        let entry = self.entry_for(session, p.payload, dialect_options, view, files);
         self.add(id.clone(), entry, replaced, evict);
         Ok(id)
     }
@@ -717,7 +736,10 @@ impl State {
             if let Some(store) = self.store.as_mut() {
                 match &mut entry.stored {
                     Some(stored) => store.write(stored, &entry.session),
-                    None => entry.stored = store.create(id, &entry.session, &entry.request),
+                    None => {
+                        entry.stored =
+                            store.create(id, &entry.session, &entry.request, &entry.options);
+                    }
                 }
             }
             return;
@@ -924,7 +946,8 @@ impl State {
         let p: CancelParams = parse(params)?;
         let outcome = match p.reason {
             Some(CancelReason::Abort) => Outcome::Aborted,
-            _ => Outcome::Cancelled,
+            Some(CancelReason::Decline) => Outcome::Declined,
+            Some(CancelReason::User) | None => Outcome::Cancelled,
         };
         self.change(&p.session, |s, _| {
             s.flow_mut()
@@ -978,7 +1001,7 @@ impl State {
         };
         out.write_all(br#"{"state":"#)
             .map_err(serde_json::Error::io)?;
-        snapshot::write(&entry.session, &entry.request, &mut *out)?;
+        snapshot::write(&entry.session, &entry.request, &entry.options, &mut *out)?;
         out.write_all(b"}").map_err(serde_json::Error::io)
     }
 
@@ -998,7 +1021,13 @@ impl State {
         })?;
         let id = self.new_id(p.session)?;
         let evict = self.room()?;
-        let entry = self.entry_for(restored.session, restored.request, self.view, None);
+        let entry = self.entry_for(
+            restored.session,
+            restored.request,
+            restored.options,
+            self.view,
+            None,
+        );
         self.add(id.clone(), entry, None, evict);
         self.step(&id)
     }
@@ -1112,6 +1141,7 @@ fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
         view,
         result: entry.session.result(),
         transcript: entry.session.transcript(),
+        error: entry.session.issues().map(StepError::invalid_input),
         steps: None,
     }
 }

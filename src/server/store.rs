@@ -7,8 +7,9 @@
 //! <state dir>/
 //!   <instance>/              one per running process: <pid>-<start time>-<boot id>
 //!     s<n>.request.json      { format: "askd.state", version, session, dialect, request,
-//!                              flow }: `flow` the members of the session's snapshot `flow`
-//!                              that stay as it opened (keymap, behaviour)
+//!                              options?, flow }: `options` those of its dialect, `flow`
+//!                              the members of the session's snapshot `flow` that stay as
+//!                              it opened (keymap, behaviour)
 //!     s<n>.flow.log          the other members of its `flow` after each change, one line
 //!                            each (the time it was written, a space, the JSON), the last
 //!                            whole line the current one
@@ -119,6 +120,8 @@ struct RequestFile<'a> {
     dialect: DialectId,
     #[serde(borrow)]
     request: &'a RawValue,
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    options: serde_json::Value,
     #[serde(borrow)]
     flow: &'a RawValue,
 }
@@ -373,7 +376,14 @@ impl Store {
 
     /// Writes a new session's files (its flow log, then its request, which makes it whole);
     /// `None` when they could not be written (reported).
-    pub fn create(&mut self, id: &str, session: &Session, request: &RawValue) -> Option<Stored> {
+    /// `options` are those of the session's dialect it was opened with (`null`: none).
+    pub fn create(
+        &mut self,
+        id: &str,
+        session: &Session,
+        request: &RawValue,
+        options: &serde_json::Value,
+    ) -> Option<Stored> {
         let base = format!("s{}", self.next);
         self.next += 1;
         let mut stored = Stored::new(&self.dir, &base);
@@ -391,6 +401,7 @@ impl Store {
                     session: id,
                     dialect: session.dialect(),
                     request,
+                    options: options.clone(),
                     flow: &flow,
                 },
             )?;
@@ -591,11 +602,12 @@ fn read_session(
         }
     }
     let state = format!(
-        r#"{{"format":"{}","version":{},"dialect":{},"request":{},"flow":{}}}"#,
+        r#"{{"format":"{}","version":{},"dialect":{},"request":{},"options":{},"flow":{}}}"#,
         snapshot::FORMAT,
         snapshot::VERSION,
         serde_json::to_string(&file.dialect).map_err(|e| e.to_string())?,
         file.request.get(),
+        file.options,
         serde_json::Value::Object(flow),
     );
     let restored =
@@ -728,7 +740,9 @@ mod tests {
         let request: Box<RawValue> = serde_json::from_str(payload).unwrap();
         let value: serde_json::Value = serde_json::from_str(payload).unwrap();
         let mut session = Session::open(&value, &crate::session::OpenOptions::default()).unwrap();
-        let mut stored = store.create("s", &session, &request).unwrap();
+        let mut stored = store
+            .create("s", &session, &request, &serde_json::Value::Null)
+            .unwrap();
         let keys = crate::core::parse_sequence("<Down><Up>").unwrap();
         let mut line = Vec::new();
         for i in 0..40_000 {

@@ -1,10 +1,12 @@
 //! Versioned JSON snapshots of a session, and their checked restoration.
 //!
 //! A snapshot is opaque to clients but plain JSON:
-//! `{ format: "askd.session", version: 2, dialect, request, flow? }`. `request` is the request
-//! the session was opened on, exactly as it came; `flow` is the state of its flow (absent for
-//! a request that failed validation). Restoring opens the request again in its dialect, with
-//! the dialect's own validation and the payload limits, and rebuilds the flow from its parts
+//! `{ format: "askd.session", version: 2, dialect, request, options?, flow? }`. `request` is
+//! the request the session was opened on, exactly as it came; `options` the `open` param named
+//! after its dialect, when one was given; `flow` is the state of its flow (absent for a request
+//! that failed validation). Restoring opens the request again in its dialect with those
+//! options, with the dialect's own validation and the payload limits, and rebuilds the flow
+//! from its parts
 //! with every invariant checked, so a snapshot restores exactly when it describes a state that
 //! a real flow can reach; anything else is refused whole with a reason.
 //!
@@ -37,6 +39,8 @@ struct SnapshotOut<'a> {
     version: u32,
     dialect: DialectId,
     request: &'a RawValue,
+    #[serde(skip_serializing_if = "Value::is_null")]
+    options: &'a Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     flow: Option<FlowOut<'a>>,
 }
@@ -110,6 +114,8 @@ struct EditorOut<'a> {
     text: &'a str,
     cursor: usize,
     initial: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refusal: Option<&'a str>,
 }
 
 /// A snapshot as it is read.
@@ -122,6 +128,8 @@ struct SnapshotIn {
     _version: u32,
     dialect: DialectId,
     request: Box<RawValue>,
+    #[serde(default)]
+    options: Value,
     #[serde(default)]
     flow: Option<FlowIn>,
 }
@@ -153,6 +161,8 @@ struct EditorIn {
     text: String,
     cursor: usize,
     initial: String,
+    #[serde(default)]
+    refusal: Option<String>,
 }
 
 /// Why a snapshot was refused.
@@ -173,6 +183,8 @@ pub struct Restored {
     pub session: Session,
     /// The request, as the snapshot held it.
     pub request: Box<RawValue>,
+    /// The options of its dialect it was opened with (`null`: none).
+    pub options: Value,
 }
 
 /// What a session's flow keeps as it was opened; `None` for a request that failed validation.
@@ -205,6 +217,7 @@ fn changing_out(session: &Session) -> Option<ChangingOut<'_>> {
             text: e.text.text(),
             cursor: e.text.cursor(),
             initial: &e.initial,
+            refusal: e.refusal.as_deref(),
         }),
         answers: flow.answers(),
         outcome: flow.outcome(),
@@ -222,8 +235,14 @@ fn flow_out(session: &Session) -> Option<FlowOut<'_>> {
     })
 }
 
-/// Writes the snapshot of `session`, opened on `request`, as compact JSON.
-pub fn write(session: &Session, request: &RawValue, out: impl Write) -> serde_json::Result<()> {
+/// Writes the snapshot of `session`, opened on `request` with the options of its dialect
+/// `options` (`null`: none), as compact JSON.
+pub fn write(
+    session: &Session,
+    request: &RawValue,
+    options: &Value,
+    out: impl Write,
+) -> serde_json::Result<()> {
     serde_json::to_writer(
         out,
         &SnapshotOut {
@@ -231,6 +250,7 @@ pub fn write(session: &Session, request: &RawValue, out: impl Write) -> serde_js
             version: VERSION,
             dialect: session.dialect(),
             request,
+            options,
             flow: flow_out(session),
         },
     )
@@ -249,10 +269,11 @@ pub fn write_changing(session: &Session, out: impl Write) -> serde_json::Result<
     serde_json::to_writer(out, &changing_out(session))
 }
 
-/// The snapshot of `session`, opened on `request`, as a JSON value.
-pub fn save(session: &Session, request: &RawValue) -> Value {
+/// The snapshot of `session`, opened on `request` with the options of its dialect `options`
+/// (`null`: none), as a JSON value.
+pub fn save(session: &Session, request: &RawValue, options: &Value) -> Value {
     let mut text = Vec::new();
-    write(session, request, &mut text).expect("a snapshot serialises");
+    write(session, request, options, &mut text).expect("a snapshot serialises");
     serde_json::from_slice(&text).expect("a snapshot is JSON")
 }
 
@@ -345,8 +366,11 @@ pub fn restore(
         .check_counts(&request, "state.request")
         .and_then(|()| limits.check_texts(&request, "state.request"))
         .map_err(RestoreError::Limit)?;
+    limits
+        .check_texts(&snapshot.options, "state.options")
+        .map_err(RestoreError::Limit)?;
     let dialect = snapshot.dialect;
-    let session = match (dialect.open(&request), snapshot.flow) {
+    let session = match (dialect.open(&request, &snapshot.options), snapshot.flow) {
         (Ok(spec), Some(flow)) => restore_flow(dialect, spec, flow, limits)?,
         (Err(Rejection::Invalid(invalid)), None) => Session::Invalid { dialect, invalid },
         (Ok(_), None) => {
@@ -370,6 +394,7 @@ pub fn restore(
     Ok(Restored {
         session,
         request: snapshot.request,
+        options: snapshot.options,
     })
 }
 
@@ -471,6 +496,7 @@ fn restore_flow(
                     invalid("the editor's cursor is not on a character boundary".into())
                 })?,
                 initial: e.initial,
+                refusal: e.refusal,
             })
         }
     };
@@ -504,6 +530,7 @@ fn restore_flow(
             dialect: Some(dialect),
             has_ui: false,
             keymap,
+            dialect_options: serde_json::Map::new(),
             behaviour: s.behaviour,
         };
         if session != Session::from_spec(dialect, spec, &options) {

@@ -1,17 +1,22 @@
 //! Building the view of a session: every decision a renderer would otherwise have to take
 //! (which rows are in the window, what the review lists, which hints apply) is taken here.
 
+use unicode_segmentation::UnicodeSegmentation;
+
 use crate::core::{
-    Action, Answer, Context, EditorTarget, Flow, Focus, Key, KeyNames, OpenEditor, PLAN_REVIEW,
-    Question, ReviewAction, TypeChange,
+    Action, Answer, CUSTOM_LABEL, Context, CursorPosition, CustomRow, EditorTarget, Flow, Focus,
+    HIDDEN, Key, KeyNames, OpenEditor, PLAN_REVIEW, Question, ReviewAction, TypeChange,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
-    CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, NoticeKind,
-    NoticeView, OutcomeView, PlanReviewView, QuestionView, ROW_WINDOW, ReviewActionView,
-    ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind, TabView, View,
+    CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView, EditorView,
+    HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, NoticeKind, NoticeView,
+    OutcomeView, PlanReviewView, QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer,
+    ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind, TabView, View,
 };
+
+/// The digits that run the first review actions.
+const DIGITS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
 /// A label without its recommended marker, and whether it had one.
 pub fn strip_recommended(label: &str) -> (&str, bool) {
@@ -47,6 +52,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         None => Some(OutcomeView::Invalid),
     };
     let title = session.title().map(str::to_owned);
+    let requester = session.requester().map(str::to_owned);
     let dialect = session.dialect();
     let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
         return View {
@@ -54,6 +60,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             status,
             dialect,
             title,
+            requester,
             focus: Focus::Review,
             tabs: session.flow().map(tabs).unwrap_or_default(),
             active_tab: session.flow().map_or(0, Flow::tab),
@@ -72,6 +79,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         status,
         dialect,
         title,
+        requester,
         focus: flow.focus(),
         tabs: tabs(flow),
         active_tab: flow.tab(),
@@ -214,7 +222,8 @@ fn help_view(flow: &Flow) -> HelpView {
 fn offered(flow: &Flow, action: Action) -> bool {
     let behaviour = &flow.spec().behaviour;
     match action {
-        Action::MainOptionNote | Action::MainQuestionNote => flow.spec().rules.notes,
+        Action::MainQuestionNote => flow.spec().rules.notes,
+        Action::MainOptionNote => flow.spec().rules.notes && flow.spec().rules.option_notes,
         Action::MainChangeQuestionType => behaviour.question_type_toggle,
         Action::GlobalHelp => behaviour.help_overlay,
         _ => true,
@@ -237,8 +246,13 @@ fn tabs(flow: &Flow) -> Vec<TabView> {
                 active: i == flow.tab(),
             }),
     );
+    let rules = &flow.spec().rules;
     tabs.push(TabView {
-        label: ReviewAction::Submit.label().to_owned(),
+        label: if rules.review_labels.is_empty() {
+            ReviewAction::Submit.label().to_owned()
+        } else {
+            rules.review_label(ReviewAction::Submit).to_owned()
+        },
         kind: TabKind::Review,
         answered: false,
         has_notes: false,
@@ -280,11 +294,15 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
     );
     if has_custom_row && end == row_count {
         let i = q.options.len();
+        let (label, description) = match &q.custom_row {
+            CustomRow::Labelled { label, description } => (label.clone(), description.clone()),
+            CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL.to_owned(), None),
+        };
         rows.push(RowView {
             index: i + 1,
             value: CUSTOM_VALUE.to_owned(),
-            label: CUSTOM_LABEL.to_owned(),
-            description: None,
+            label,
+            description,
             preview: None,
             selected: answer.chosen_custom().is_some(),
             active: flow.row() == i,
@@ -300,8 +318,16 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         kind: q.kind,
         required: q.required,
         detail: q.detail.clone(),
-        note: answer.note.clone(),
-        custom_text: answer.custom_text.clone(),
+        note: if q.secret {
+            hidden(&answer.note)
+        } else {
+            answer.note.clone()
+        },
+        custom_text: if q.secret {
+            hidden(&answer.custom_text)
+        } else {
+            answer.custom_text.clone()
+        },
         active_option: flow.row(),
         row_count,
         rows_above: shown_start,
@@ -320,16 +346,27 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
     }
 }
 
+/// What views show in place of a secret question's text: [`HIDDEN`], when there is one. (Cold,
+/// as `masked`: kept out of the view builders that every key runs.)
+#[cold]
+#[inline(never)]
+fn hidden(text: &Option<String>) -> Option<String> {
+    text.as_ref().map(|_| HIDDEN.to_owned())
+}
+
 fn review_view(flow: &Flow) -> ReviewView {
     let actions = flow.review_actions();
+    let rules = &flow.spec().rules;
     let active = actions[flow.review_action()];
     let show_all_notes = active == ReviewAction::Elaborate;
+    let blocked = flow.submit_blocked();
     let questions = flow
         .spec()
         .questions
         .iter()
         .zip(flow.answers())
-        .map(|(q, a)| {
+        .enumerate()
+        .map(|(index, (q, a))| {
             let answered = a.is_answered();
             let show_notes = show_all_notes || answered;
             let mut answers: Vec<ReviewAnswer> = a
@@ -343,7 +380,11 @@ fn review_view(flow: &Flow) -> ReviewView {
                 .collect();
             if let Some(text) = a.chosen_custom() {
                 answers.push(ReviewAnswer {
-                    label: text.to_owned(),
+                    label: if q.secret {
+                        HIDDEN.to_owned()
+                    } else {
+                        text.to_owned()
+                    },
                     custom: true,
                     note: None,
                 });
@@ -366,8 +407,14 @@ fn review_view(flow: &Flow) -> ReviewView {
                 label: q.label.clone(),
                 answered,
                 answers,
-                note: a.note.clone().filter(|_| show_notes),
+                note: if q.secret {
+                    hidden(&a.note)
+                } else {
+                    a.note.clone()
+                }
+                .filter(|_| show_notes),
                 other_notes,
+                problem: if blocked { flow.problem(index) } else { None },
             }
         })
         .collect();
@@ -375,10 +422,13 @@ fn review_view(flow: &Flow) -> ReviewView {
         actions: actions
             .iter()
             .enumerate()
-            .map(|(i, a)| ReviewActionView {
-                key: (i + 1).to_string(),
-                label: a.label().to_owned(),
+            .map(|(i, &a)| ReviewActionView {
+                key: DIGITS
+                    .get(i)
+                    .map_or_else(|| (i + 1).to_string(), |d| (*d).to_owned()),
+                label: rules.review_label(a).to_owned(),
                 active: i == flow.review_action(),
+                disabled: blocked && a == ReviewAction::Submit,
             })
             .collect(),
         active_action: flow.review_action(),
@@ -400,21 +450,27 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
     let text = editor.text.text();
     let position = editor.text.position();
     let byte = editor.text.cursor();
-    EditorView {
-        target: EditorTargetView {
-            kind,
-            question_id: question.id.clone(),
-            option_value,
-        },
-        text: text.to_owned(),
-        cursor: CursorView {
+    let (text, cursor) = if question.secret {
+        masked(text, byte, position)
+    } else {
+        let cursor = CursorView {
             offset: position.offset,
             byte,
             utf16: text[..byte].encode_utf16().count(),
             line: position.line,
             grapheme: position.grapheme,
             column: position.column,
+        };
+        (text.to_owned(), cursor)
+    };
+    EditorView {
+        target: EditorTargetView {
+            kind,
+            question_id: question.id.clone(),
+            option_value,
         },
+        text,
+        cursor,
         placeholder,
         completion: flow.completion().map(|list| CompletionView {
             items: list
@@ -428,7 +484,33 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             selected: list.selected,
             query: list.query.to_owned(),
         }),
+        secret: question.secret,
+        error: editor.refusal.clone(),
     }
+}
+
+/// A secret editor's `text` as the view shows it, a `•` per grapheme with line breaks kept, and
+/// the cursor at `byte` (at `position` in the text) counted in it.
+#[cold]
+#[inline(never)]
+fn masked(text: &str, byte: usize, position: CursorPosition) -> (String, CursorView) {
+    let mask_of = |part: &str| -> String {
+        part.graphemes(true)
+            .map(|g| if g.contains('\n') { "\n" } else { "•" })
+            .collect()
+    };
+    let before = mask_of(&text[..byte]);
+    let cursor = CursorView {
+        offset: position.offset,
+        byte: before.len(),
+        utf16: before.encode_utf16().count(),
+        line: position.line,
+        grapheme: position.grapheme,
+        column: position.grapheme,
+    };
+    let mut masked = before;
+    masked.push_str(&mask_of(&text[byte..]));
+    (masked, cursor)
 }
 
 /// The actions a focus shows hints for, in display order.

@@ -182,6 +182,18 @@ fn screen(
             width,
         );
     }
+    if let Some(requester) = &view.requester {
+        wrap(
+            &mut out,
+            margin(),
+            MARGIN,
+            &[
+                seg("Requested by ", Style::Muted),
+                seg(requester, Style::Accent),
+            ],
+            width,
+        );
+    }
     let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
     remembered_part(&mut out, tab_memo, &view.tabs, width, |out| {
         tab_bar(out, &view.tabs, width)
@@ -1216,6 +1228,17 @@ fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_w
         content,
         footer.as_deref(),
     );
+    if let Some(error) = &e.error {
+        let mut first = indent(at + 2);
+        first.text("✗ ", Style::Warning);
+        wrap(
+            out,
+            first,
+            at + 4,
+            &[seg(error, Style::Warning)],
+            at + box_width,
+        );
+    }
     if let Some(completion) = &e.completion {
         completion_list(out, completion, at + 2, box_width - 2);
     }
@@ -1377,6 +1400,16 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
             ];
             wrap(out, indent(answer_col), note_col, &segs, width);
         }
+        if let Some(problem) = &q.problem {
+            marked(
+                out,
+                answer_col,
+                ("✗ ", Style::Warning),
+                (problem, Style::Warning),
+                answer_col + 2,
+                width,
+            );
+        }
     }
     out.push(Laid::default());
     for action in &review.actions {
@@ -1388,15 +1421,19 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
             first.spaces(POINTER);
             Style::Text
         };
+        let style = if action.disabled { Style::Dim } else { style };
         first.text(&action.key, style);
         first.text(". ", style);
-        wrap(
-            out,
-            first,
-            MARGIN + POINTER + NUMBER,
-            &[seg(&action.label, style)],
-            width,
-        );
+        let segs = [
+            seg(&action.label, style),
+            seg(" — answer the marked questions first", Style::Muted),
+        ];
+        let shown = if action.disabled {
+            &segs[..]
+        } else {
+            &segs[..1]
+        };
+        wrap(out, first, MARGIN + POINTER + NUMBER, shown, width);
     }
 }
 
@@ -1407,6 +1444,7 @@ fn ending(out: &mut Vec<Laid>, outcome: Option<OutcomeView>, width: usize) {
         Some(OutcomeView::Elaborate) => ("✓ Sent back for elaboration", Style::Success),
         Some(OutcomeView::Cancelled) => ("✗ Cancelled", Style::Warning),
         Some(OutcomeView::Aborted) => ("✗ Withdrawn by the asker", Style::Warning),
+        Some(OutcomeView::Declined) => ("✗ Declined", Style::Warning),
         Some(OutcomeView::Invalid) => ("✗ Invalid input", Style::Warning),
         None => ("Done", Style::Text),
     };

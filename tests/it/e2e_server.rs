@@ -1747,7 +1747,7 @@ fn cancel_by_the_user_and_abort_by_the_asker() {
         s.err("cancel", json!({ "session": "plain", "reason": "bogus" })),
         error(
             -32602,
-            "invalid params: reason: expected \"user\" or \"abort\", got the string \"bogus\""
+            "invalid params: reason: expected one of \"user\", \"abort\", \"decline\", got the string \"bogus\""
         )
     );
 }

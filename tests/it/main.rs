@@ -12,6 +12,14 @@ mod support;
 mod behaviour;
 /// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
 mod behaviour_doc;
+/// The claude dialect (`protocol/dialects.md`).
+mod claude_core;
+/// The codex dialect (`protocol/dialects.md`).
+mod codex_core;
+/// What dialects hand the core as data: checkers, review labels, custom rows, secrets.
+mod core_rules;
+/// `protocol/dialects.md` against the engine: its examples and quoted strings.
+mod dialects_doc;
 /// The dsh dialect (behaviour §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
@@ -20,6 +28,10 @@ mod editors;
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
+/// The mcp dialect (`protocol/dialects.md`).
+mod mcp_core;
+/// The opencode dialect (`protocol/dialects.md`).
+mod opencode_core;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (behaviour §6).
@@ -32,6 +44,8 @@ mod seed_rules;
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// The claude, codex, opencode and mcp dialects through the binary.
+mod dialects_e2e;
 /// Shell completions and man pages.
 mod docs;
 /// `askd serve` end to end.

@@ -265,6 +265,8 @@ fn servers_sharing_a_state_directory_keep_apart() {
         d.open("x", titled("From A"))["view"]["editor"]["text"],
         json!("az")
     );
+    // All it wrote to stderr is read once it has ended.
+    d.kill();
     assert!(
         d.stderr_text()
             .contains("two recovered flows have the id \"x\"; the older one is set aside")
@@ -325,6 +327,8 @@ fn corrupt_and_foreign_files_are_set_aside() {
     );
     let step = second.open("good", payload());
     assert_eq!(step["view"]["activeTab"], json!(1));
+    // All it wrote to stderr is read once it has ended.
+    second.kill();
     let log = second.stderr_text();
     for (file, reason) in [
         ("s2.request.json", "its request file is not one askd writes"),
@@ -376,4 +380,94 @@ fn corrupt_and_foreign_files_are_set_aside() {
     // The temporary file is gone; the foreign directory is where it was.
     assert!(dir.files().iter().all(|f| !f.ends_with(".tmp")));
     assert!(dir.files().contains(&"not-a-process/".to_owned()));
+}
+
+/// A claude request (`AskUserQuestion`), two questions.
+fn claude_input() -> Value {
+    json!({ "questions": [
+        { "question": "Which database?", "header": "DB", "multiSelect": false, "options": [
+            { "label": "Postgres", "description": "" }, { "label": "SQLite", "description": "" } ] },
+        { "question": "Which cache?", "header": "Cache", "multiSelect": false, "options": [
+            { "label": "Redis", "description": "" }, { "label": "None", "description": "" } ] } ] })
+}
+
+/// The `open` params of the claude flow of these tests: its dialect and the options of it.
+fn claude_open(session: &str) -> Value {
+    json!({ "session": session, "payload": claude_input(), "dialect": "claude", "width": 60,
+            "claude": { "unansweredV1": true } })
+}
+
+/// A flow of another dialect than pi, opened with options of its dialect, survives SIGKILL
+/// the same way: the draft and cursor come back exactly, and the options it was opened with
+/// still shape its result (a skipped question is marked, as `unansweredV1` asks).
+#[test]
+fn a_killed_server_loses_nothing_typed_in_another_dialect() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.ok("open", claude_open("tool-c"));
+    first.ok("keys", json!({ "session": "tool-c", "keys": "3" }));
+    first.ok("insert", json!({ "session": "tool-c", "text": "DuckDB" }));
+    first.ok(
+        "keys",
+        json!({ "session": "tool-c", "keys": "<Left><Left>" }),
+    );
+    let before = first.view("tool-c");
+    assert_eq!(before["dialect"], json!("claude"));
+    assert_eq!(before["editor"]["text"], json!("DuckDB"));
+    assert_eq!(before["editor"]["cursor"]["offset"], json!(4));
+    first.kill();
+
+    let mut second = dir.start();
+    assert_eq!(
+        second.ok("sessions", json!({})),
+        json!([{ "session": "tool-c", "status": "recovered" }])
+    );
+    let resumed = second.ok("open", claude_open("tool-c"));
+    assert_eq!(resumed["view"], before);
+    let step = second.ok(
+        "keys",
+        json!({ "session": "tool-c", "keys": "<End>!<CR><Tab>1" }),
+    );
+    assert_eq!(step["status"], json!("done"));
+    assert_eq!(
+        step["result"],
+        json!({ "behavior": "allow", "updatedInput": {
+            "questions": claude_input()["questions"],
+            "answers": { "Which database?": "DuckDB!" },
+            "annotations": { "Which cache?": { "unanswered": "skipped" } } } })
+    );
+    assert_eq!(dir.shapes(), ["<instance>/"]);
+}
+
+/// An mcp form opened with its requester, its draft refused by the form's checks: after
+/// SIGKILL the new server shows the same screen, refusal and requester included.
+#[test]
+fn a_refused_draft_in_an_mcp_form_survives_a_kill() {
+    let params = json!({ "message": "How many replicas?", "requestedSchema": { "type": "object",
+        "properties": { "n": { "type": "integer", "title": "Replicas", "minimum": 1 } },
+        "required": ["n"] } });
+    let open = json!({ "session": "e-1", "payload": params, "dialect": "mcp", "width": 60,
+                       "mcp": { "requester": { "name": "deploy-server" } } });
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.ok("open", open.clone());
+    first.ok("keys", json!({ "session": "e-1", "keys": "0<CR>" }));
+    let before = first.view("e-1");
+    assert_eq!(before["requester"], json!("deploy-server"));
+    assert_eq!(before["editor"]["text"], json!("0"));
+    assert_eq!(
+        before["editor"]["error"],
+        json!("Enter a whole number of at least 1")
+    );
+    first.kill();
+
+    let mut second = dir.start();
+    let resumed = second.ok("open", open);
+    assert_eq!(resumed["view"], before);
+    let step = second.ok("keys", json!({ "session": "e-1", "keys": "<BS>3<CR>1" }));
+    assert_eq!(step["status"], json!("done"));
+    assert_eq!(
+        step["result"],
+        json!({ "action": "accept", "content": { "n": 3 } })
+    );
 }

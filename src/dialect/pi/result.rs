@@ -334,19 +334,22 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
 }
 
 /// The result of a finished flow; `answers[i]` belongs to `spec.questions[i]` (a missing answer
-/// counts as empty). `Outcome::Aborted` is reported exactly like `Outcome::Cancelled`.
+/// counts as empty). `Outcome::Aborted` (and `Outcome::Declined`, which pi flows never end with) is
+/// reported exactly like `Outcome::Cancelled`.
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> ToolResult {
     // Elaborate keeps only committed answers; every other outcome keeps every answer whose
     // serialised form holds anything.
     let keep: fn(&SerializedAnswer) -> bool = match outcome {
         Outcome::Elaborate => SerializedAnswer::is_committed,
-        Outcome::Submit | Outcome::Cancelled | Outcome::Aborted => |a| !a.is_empty(),
+        Outcome::Submit | Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => {
+            |a| !a.is_empty()
+        }
     };
     let mut details = bare_details(spec.title.clone(), false, summaries(spec));
     details.answers = serialized_answers(spec, answers, keep).collect();
     let text = match outcome {
         Outcome::Submit => or_default(submit_lines(spec, answers), "User submitted the ask flow"),
-        Outcome::Cancelled | Outcome::Aborted => {
+        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => {
             details.cancelled = true;
             "User cancelled the ask flow".to_owned()
         }
@@ -434,7 +437,7 @@ pub fn transcript_call(labels: &[&str]) -> String {
 /// note lines still appear under the question they belong to.
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled | Outcome::Aborted => "Cancelled".to_owned(),
+        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => "Cancelled".to_owned(),
         Outcome::Elaborate => elaborate_text(spec, answers, &elaboration_items(spec, answers)),
         Outcome::Submit => {
             let mut lines = Vec::new();
@@ -775,6 +778,7 @@ fn cut_to_width(text: &str, max: usize) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::CustomRow;
     use crate::dialect::pi::RULES;
     use serde_json::{Value, json};
 
@@ -804,12 +808,17 @@ mod tests {
             options: options.iter().map(|(v, l)| option(v, l)).collect(),
             detail: None,
             intent: None,
+            custom_row: CustomRow::Standard,
+            secret: false,
+            initial: Answer::default(),
         }
     }
 
     fn flow(questions: Vec<Question>) -> FlowSpec {
         FlowSpec {
             rules: RULES,
+            requester: None,
+            source: None,
             behaviour: Default::default(),
             title: None,
             questions,
