@@ -343,11 +343,19 @@ fn options_that_are_not_valid_are_refused() {
     for (options, message) in [
         (
             json!({ "previewFormat": "pdf" }),
-            "invalid params: claude: unknown variant `pdf`, expected `markdown` or `html`",
+            "invalid params: claude.previewFormat: expected \"markdown\" or \"html\", got the string \"pdf\"",
         ),
         (
             json!({ "other": true }),
-            "invalid params: claude: unknown field `other`, expected `previewFormat` or `unansweredV1`",
+            "invalid params: claude.other: unknown; expected \"previewFormat\" or \"unansweredV1\"",
+        ),
+        (
+            json!({ "unansweredV1": "yes" }),
+            "invalid params: claude.unansweredV1: expected true or false, got the string \"yes\"",
+        ),
+        (
+            json!([1]),
+            "invalid params: claude: expected an object, got an array",
         ),
     ] {
         let error = try_open_in("claude", &example(), options).unwrap_err();

@@ -1982,3 +1982,97 @@ fn digit_hints_stand_before_the_ways_out_whatever_is_bound() {
     let unbound = actions(&unbound);
     assert_eq!(unbound[unbound.len() - 2..], ["digits", "global.dismiss"]);
 }
+
+/// The snapshot of `session`, opened on `request` with the options of its dialect `options`.
+fn save_with(session: &Session, request: &Value, options: &Value) -> Value {
+    let raw = serde_json::value::to_raw_value(request).expect("a request serialises");
+    askd::session::snapshot::save(session, &raw, options)
+}
+
+/// Every dialect's snapshots are checked by that dialect: its request opens again with its
+/// own validation and with the options the session was opened with, and the flow is held to
+/// the dialect's checks of values.
+#[test]
+fn snapshots_of_every_dialect_are_checked_by_their_dialect() {
+    // claude: the options take part in validation (an HTML preview must hold a tag).
+    let claude = json!({ "questions": [{ "question": "Which?", "header": "W", "multiSelect": false,
+        "options": [{ "label": "A", "description": "", "preview": "<p>a</p>" },
+                    { "label": "B", "description": "" }] }] });
+    let html = json!({ "previewFormat": "html" });
+    let s = try_open_in("claude", &claude, html.clone()).expect("a valid claude request");
+    let state = save_with(&s, &claude, &html);
+    assert_eq!(state["options"], html);
+    assert_eq!(restore(&state).unwrap(), s);
+    let mut plain = state.clone();
+    plain["request"]["questions"][0]["options"][0]["preview"] = json!("a");
+    assert_eq!(
+        restore_err(&plain),
+        "the request fails validation, so its session has no flow"
+    );
+    let mut bad_options = state.clone();
+    bad_options["options"] = json!({ "previewFormat": "pdf" });
+    assert_eq!(
+        restore_err(&bad_options),
+        r#"the request is refused in the claude dialect: invalid params: claude.previewFormat: expected "markdown" or "html", got the string "pdf""#
+    );
+    let mut one_option = state;
+    one_option["request"]["questions"][0]["options"] = json!([{ "label": "A", "description": "" }]);
+    assert_eq!(
+        restore_err(&one_option),
+        "the request fails validation, so its session has no flow"
+    );
+
+    // codex and opencode: a request their validation refuses opens no flow.
+    let codex = json!({ "questions": [{ "id": "t", "header": "T", "question": "T?" }] });
+    let s = open_in("codex", &codex);
+    let mut state = save_with(&s, &codex, &Value::Null);
+    assert_eq!(restore(&state).unwrap(), s);
+    state["request"]["questions"][0]["id"] = json!("");
+    assert_eq!(
+        restore_err(&state),
+        "the request fails validation, so its session has no flow"
+    );
+    let opencode = json!({ "questions": [{ "question": "Which?", "header": "W",
+        "options": [{ "label": "A", "description": "" }] }] });
+    let s = open_in("opencode", &opencode);
+    let mut state = save_with(&s, &opencode, &Value::Null);
+    assert_eq!(restore(&state).unwrap(), s);
+    state["request"]["questions"][0]["question"] = json!(" ");
+    assert_eq!(
+        restore_err(&state),
+        "the request fails validation, so its session has no flow"
+    );
+
+    // mcp: a value its checks refuse is never held, and an editor's refusal is the one its
+    // checks give for the draft.
+    let form = json!({ "message": "How many?", "requestedSchema": { "type": "object",
+        "properties": { "n": { "type": "integer", "title": "N", "minimum": 1 } } } });
+    let mut s = open_in("mcp", &form);
+    press(&mut s, "0<CR>");
+    let state = save_with(&s, &form, &Value::Null);
+    assert_eq!(
+        state["flow"]["editor"]["refusal"],
+        json!("Enter a whole number of at least 1")
+    );
+    assert_eq!(restore(&state).unwrap(), s);
+    let mut forged = state.clone();
+    forged["flow"]["editor"]["refusal"] = json!("Enter anything");
+    assert_eq!(
+        restore_err(&forged),
+        "the open editor's refusal is not what the dialect says of its draft"
+    );
+    let mut forged = state.clone();
+    forged["flow"]["editor"]["text"] = json!("2");
+    forged["flow"]["editor"]["cursor"] = json!(1);
+    assert_eq!(
+        restore_err(&forged),
+        "the open editor's refusal is not what the dialect says of its draft"
+    );
+    let mut forged = state;
+    forged["flow"]["editor"] = Value::Null;
+    forged["flow"]["answers"][0] = json!({ "custom_text": "0" });
+    assert_eq!(
+        restore_err(&forged),
+        "the custom answer of \"n\" is refused: Enter a whole number of at least 1"
+    );
+}

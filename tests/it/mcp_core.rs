@@ -604,14 +604,33 @@ fn a_2025_06_18_session_has_no_multi_select() {
 #[test]
 fn options_that_are_not_valid_are_refused() {
     for (options, message) in [
-        (json!({}), "invalid params: mcp: missing field `requester`"),
+        (
+            json!({}),
+            "invalid params: mcp.requester: missing; expected an object",
+        ),
         (
             json!({ "requester": { "name": " " } }),
-            "invalid params: mcp: requester.name must not be blank",
+            "invalid params: mcp.requester.name: must not be blank",
+        ),
+        (
+            json!({ "requester": { "name": 5 } }),
+            "invalid params: mcp.requester.name: expected a string, got the number 5",
+        ),
+        (
+            json!({ "requester": { "name": "s", "id": 1 } }),
+            "invalid params: mcp.requester.id: unknown; expected \"name\"",
+        ),
+        (
+            json!({ "requester": { "name": "s" }, "other": 1 }),
+            "invalid params: mcp.other: unknown; expected \"requester\" or \"protocolVersion\"",
         ),
         (
             json!({ "requester": { "name": "s" }, "protocolVersion": "2024-11-05" }),
-            "invalid params: mcp: protocolVersion \"2024-11-05\" is not one of \"2025-06-18\", \"2025-11-25\"",
+            "invalid params: mcp.protocolVersion: expected \"2025-06-18\" or \"2025-11-25\", got the string \"2024-11-05\"",
+        ),
+        (
+            json!("s"),
+            "invalid params: mcp: expected an object, got the string \"s\"",
         ),
     ] {
         assert_eq!(refused(&form(), options).1, message);

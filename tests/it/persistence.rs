@@ -265,6 +265,8 @@ fn servers_sharing_a_state_directory_keep_apart() {
         d.open("x", titled("From A"))["view"]["editor"]["text"],
         json!("az")
     );
+    // All it wrote to stderr is read once it has ended.
+    d.kill();
     assert!(
         d.stderr_text()
             .contains("two recovered flows have the id \"x\"; the older one is set aside")
@@ -325,6 +327,8 @@ fn corrupt_and_foreign_files_are_set_aside() {
     );
     let step = second.open("good", payload());
     assert_eq!(step["view"]["activeTab"], json!(1));
+    // All it wrote to stderr is read once it has ended.
+    second.kill();
     let log = second.stderr_text();
     for (file, reason) in [
         ("s2.request.json", "its request file is not one askd writes"),
@@ -402,11 +406,11 @@ fn a_killed_server_loses_nothing_typed_in_another_dialect() {
     let mut first = dir.start();
     first.ok("open", claude_open("tool-c"));
     first.ok("keys", json!({ "session": "tool-c", "keys": "3" }));
+    first.ok("insert", json!({ "session": "tool-c", "text": "DuckDB" }));
     first.ok(
-        "insert",
-        json!({ "session": "tool-c", "text": "DuckDB" }),
+        "keys",
+        json!({ "session": "tool-c", "keys": "<Left><Left>" }),
     );
-    first.ok("keys", json!({ "session": "tool-c", "keys": "<Left><Left>" }));
     let before = first.view("tool-c");
     assert_eq!(before["dialect"], json!("claude"));
     assert_eq!(before["editor"]["text"], json!("DuckDB"));
@@ -422,7 +426,7 @@ fn a_killed_server_loses_nothing_typed_in_another_dialect() {
     assert_eq!(resumed["view"], before);
     let step = second.ok(
         "keys",
-        json!({ "session": "tool-c", "keys": "<End>!<CR><S-Tab>1" }),
+        json!({ "session": "tool-c", "keys": "<End>!<CR><Tab>1" }),
     );
     assert_eq!(step["status"], json!("done"));
     assert_eq!(
@@ -451,16 +455,16 @@ fn a_refused_draft_in_an_mcp_form_survives_a_kill() {
     let before = first.view("e-1");
     assert_eq!(before["requester"], json!("deploy-server"));
     assert_eq!(before["editor"]["text"], json!("0"));
-    assert_eq!(before["editor"]["error"], json!("must be at least 1"));
+    assert_eq!(
+        before["editor"]["error"],
+        json!("Enter a whole number of at least 1")
+    );
     first.kill();
 
     let mut second = dir.start();
     let resumed = second.ok("open", open);
     assert_eq!(resumed["view"], before);
-    let step = second.ok(
-        "keys",
-        json!({ "session": "e-1", "keys": "<BS>3<CR>1" }),
-    );
+    let step = second.ok("keys", json!({ "session": "e-1", "keys": "<BS>3<CR>1" }));
     assert_eq!(step["status"], json!("done"));
     assert_eq!(
         step["result"],

@@ -661,6 +661,12 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
     s.ok("open", json!({ "session": "s", "payload": small() }));
     let state = s.ok("snapshot", json!({ "session": "s" }))["state"].clone();
     let view = s.view("s");
+    // The params of a dialect are read for a request of that dialect.
+    let claude = json!({ "dialect": "claude", "payload": { "questions": [
+        { "question": "Which?", "header": "W", "multiSelect": false, "options": [
+            { "label": "A", "description": "" }, { "label": "B", "description": "" }] }] } });
+    let mcp = json!({ "dialect": "mcp", "payload": { "message": "Name?", "requestedSchema": {
+        "type": "object", "properties": { "name": { "type": "string" } } } } });
     // (method, the other params a request needs, param, kind).
     let params: &[(&str, Value, &str, &str)] = &[
         ("initialize", json!({}), "capabilities", "object"),
@@ -682,6 +688,14 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("ask", json!({ "payload": small() }), "allRows", "flag"),
         ("ask", json!({ "payload": small() }), "cwd", "string"),
         ("ask", json!({ "payload": small() }), "dialect", "dialect"),
+        ("open", claude.clone(), "claude", "object"),
+        ("open", claude.clone(), "claude.unansweredV1", "flag"),
+        ("ask", claude.clone(), "claude", "object"),
+        ("ask", claude.clone(), "claude.unansweredV1", "flag"),
+        ("open", mcp.clone(), "mcp", "object"),
+        ("open", mcp.clone(), "mcp.requester", "object"),
+        ("ask", mcp.clone(), "mcp", "object"),
+        ("ask", mcp.clone(), "mcp.requester", "object"),
         ("key", json!({ "key": "down" }), "session", "string"),
         ("key", json!({ "session": "s" }), "key", "string"),
         ("keys", json!({ "keys": "j" }), "session", "string"),
@@ -772,11 +786,13 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
                 cases = vec![
                     (
                         json!("xx"),
-                        r#"expected "pi" or "dsh", got the string "xx""#.into(),
+                        r#"expected one of "pi", "claude", "codex", "opencode", "mcp", "dsh", got the string "xx""#
+                            .into(),
                     ),
                     (
                         json!(5),
-                        r#"expected "pi" or "dsh", got the number 5"#.into(),
+                        r#"expected one of "pi", "claude", "codex", "opencode", "mcp", "dsh", got the number 5"#
+                            .into(),
                     ),
                 ]
             }
@@ -789,7 +805,7 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
             "reason" => {
                 cases = vec![(
                     json!({}),
-                    r#"expected "user" or "abort", got an object"#.into(),
+                    r#"expected one of "user", "abort", "decline", got an object"#.into(),
                 )]
             }
             "keys" => {

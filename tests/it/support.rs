@@ -139,10 +139,14 @@ impl Server {
         }
     }
 
-    /// Kills the server with SIGKILL (nothing of it runs after) and waits for it.
+    /// Kills the server with SIGKILL (nothing of it runs after) and waits for it, and for
+    /// everything it wrote to stderr.
     pub fn kill(&mut self) {
         self.child.kill().expect("kill askd");
         self.child.wait().expect("wait for askd");
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
+        }
     }
 
     /// Closes stdin (EOF for the server).

@@ -437,9 +437,9 @@ local FEATURES = {
     end,
   },
   help = {
-    reason = "? opens no help overlay in this engine",
+    reason = "? opens no help overlay in this engine (pi-0.9 profile)",
     probe = function()
-      local answers = probe_open({ width = 60 }, {
+      local answers = probe_open({ width = 60, behaviour = { profile = "pi-0.9" } }, {
         { method = "key", params = { key = "?" } },
       })
       return not vim.deep_equal(view_of(answers[1]).lines, view_of(answers[2]).lines)
@@ -2271,20 +2271,64 @@ engine_case("PageDown, End, PageUp and Home move the active row", "paging", func
   wait_done(run)
 end)
 
-engine_case("? opens the engine's help overlay and closes it again", "help", function()
-  local run = start(payload(SIZE))
-  wait_screen("Pick a size")
-  local before = screen()
-  feed("?")
-  wait_for("the help overlay", function()
-    return screen() ~= before
+engine_case("? opens the help overlay and closes it again (pi-0.9 profile)", "help", function()
+  local run = start(payload(SIZE), { width = 40, behaviour = { profile = "pi-0.9" } })
+  local rule = string.rep("─", 40)
+  local question = table.concat({
+    rule,
+    " Setup",
+    " [□ Size]  ✓ Submit ",
+    "",
+    " Pick a size",
+    "",
+    " ❯ 1. ○ Small",
+    "        Fits in a pocket",
+    "   2. ○ Medium",
+    "   3. ○ Large",
+    "   4. ○ Type your own",
+    "",
+    " ↑ up · ↓ down · tab/→ next tab ·",
+    " shift+tab/← previous tab ·",
+    " enter confirm · space toggle ·",
+    " n option note · N question note ·",
+    " t question type · 1-4 quick select ·",
+    " esc cancel · ctrl+c dismiss · ? help",
+    rule,
+  }, "\n")
+  wait_for(function()
+    return "the question; the float shows " .. fmt(screen())
+  end, function()
+    return screen() == question
   end)
   feed("?")
-  wait_for("the question again", function()
-    return screen() == before
+  local overlay_top = table.concat({
+    rule,
+    " Setup",
+    " [□ Size]  ✓ Submit ",
+    "",
+    " Key bindings",
+    "",
+    " Everywhere",
+    "   ctrl+c              dismiss",
+    "   ?                   help",
+    "",
+    " Question tab",
+  }, "\n")
+  wait_for(function()
+    return "the help overlay; the float shows " .. fmt(screen())
+  end, function()
+    local shown = screen()
+    return shown ~= nil and shown:sub(1, #overlay_top) == overlay_top
+  end)
+  feed("?")
+  wait_for(function()
+    return "the question again; the float shows " .. fmt(screen())
+  end, function()
+    return screen() == question
   end)
   feed("<Esc>")
   wait_done(run)
+  eq(run.result.details.cancelled, true, "Esc cancels after the overlay closed")
 end)
 
 engine_case("timeout_ms: a countdown, then the flow times out", "deadline", function()
@@ -2367,6 +2411,32 @@ engine_case("claude, codex, opencode and mcp results in their own shapes", "dial
       { action = "cancel" },
     },
   }
+  -- Each flow answered and submitted: a line only that dialect draws, then its own result.
+  local submits = {
+    {
+      "codex",
+      "   3. ○ None of the above",
+      "[✓ Submit]",
+      { answers = { db = { answers = { "SQLite" } } } },
+    },
+    { "opencode", "   2. ○ SQLite", "[✓ Submit]", { answers = { { "SQLite" } } } },
+    {
+      "mcp",
+      " Requested by test",
+      "[✓ Accept]",
+      { action = "accept", content = { db = "sqlite" } },
+    },
+  }
+  for i, c in ipairs(submits) do
+    local extra = c[1] == "mcp" and { mcp = { requester = { name = "test" } } } or nil
+    local submitted = start(cancels[i][2], { dialect = c[1], params = extra })
+    wait_screen(c[2])
+    feed("2")
+    wait_screen(c[3])
+    feed("1")
+    wait_done(submitted)
+    eq(submitted.result, c[4], c[1] .. " submit")
+  end
   for _, c in ipairs(cancels) do
     local extra = c[1] == "mcp" and { mcp = { requester = { name = "test" } } } or nil
     local cancelled = start(c[2], { dialect = c[1], params = extra })
