@@ -68,7 +68,10 @@ pub fn lock<T>(shared: &Mutex<T>) -> MutexGuard<'_, T> {
 /// request fails with -32004. Otherwise the change is committed before the reply is sent.
 /// Both locks are held from the change to its commit, so no other connection sees a change
 /// that is then undone.
-fn register<R: Answer + 'static>(module: &mut RpcModule<Link>, methods: &[(&'static str, Handler<R>)]) {
+fn register<R: Answer + 'static>(
+    module: &mut RpcModule<Link>,
+    methods: &[(&'static str, Handler<R>)],
+) {
     for &(name, handler) in methods {
         module
             .register_method(name, move |params: Params, ctx: &Link, _| {

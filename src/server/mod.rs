@@ -313,7 +313,10 @@ impl Connection {
     /// of the runtime it is made on).
     fn new(state: Shared, out: Outgoing) -> Connection {
         let mut connection = Connection::quiet(Link::new(state), out);
-        let notifier = tokio::spawn(notify::deliver(connection.link.clone(), connection.out.clone()));
+        let notifier = tokio::spawn(notify::deliver(
+            connection.link.clone(),
+            connection.out.clone(),
+        ));
         connection.notifier = Some(notifier.abort_handle());
         connection
     }
@@ -935,7 +938,11 @@ mod tests {
         fn add<R: Serialize + 'static>(
             module: &mut RpcModule<Link>,
             name: &'static str,
-            handler: fn(&mut State, &mut crate::server::state::Client, Option<&str>) -> Result<R, ErrorObjectOwned>,
+            handler: fn(
+                &mut State,
+                &mut crate::server::state::Client,
+                Option<&str>,
+            ) -> Result<R, ErrorObjectOwned>,
         ) {
             module
                 .register_method(name, move |params: Params, ctx: &Link, _| {
@@ -1000,7 +1007,9 @@ mod tests {
     fn replies_are_jsonrpsee_replies_for_every_id() {
         let runtime = runtime();
         let mut connection = connection_with(|_| {});
-        let reference = jsonrpsee_module(Link::new(Arc::new(Mutex::new(State::new(Config::default())))));
+        let reference = jsonrpsee_module(Link::new(Arc::new(Mutex::new(State::new(
+            Config::default(),
+        )))));
         let payload = crate::dialect::pi::EXAMPLE;
         let mut messages = vec![format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"open","params":{{"session":"s","width":80,"payload":{payload}}}}}"#

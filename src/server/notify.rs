@@ -262,7 +262,8 @@ fn due(link: &Link, outbox: &Outbox) -> Vec<Vec<u8>> {
                     continue;
                 };
                 let limit = state.config().max_reply_bytes;
-                let mut message = br#"{"jsonrpc":"2.0","method":"session/changed","params":"#.to_vec();
+                let mut message =
+                    br#"{"jsonrpc":"2.0","method":"session/changed","params":"#.to_vec();
                 let mut out = Bounded::new(&mut message, limit.saturating_sub(1));
                 match step.write(&mut out, &mut state, &mut client) {
                     Ok(()) => {

@@ -187,8 +187,12 @@ impl Bounded<'_> {
 pub trait Answer {
     /// Writes the result as serde_json writes it, taking what it can from the state (the
     /// screen cache, the session table).
-    fn write(&self, out: &mut Bounded, state: &mut State, client: &mut Client)
-        -> serde_json::Result<()>;
+    fn write(
+        &self,
+        out: &mut Bounded,
+        state: &mut State,
+        client: &mut Client,
+    ) -> serde_json::Result<()>;
 }
 
 impl Answer for Value {
@@ -201,7 +205,7 @@ impl Answer for View {
     fn write(
         &self,
         out: &mut Bounded,
-        _:  &mut State,
+        _: &mut State,
         client: &mut Client,
     ) -> serde_json::Result<()> {
         serde_json::to_writer(out, &client.screens().json(self))
@@ -213,7 +217,7 @@ impl Answer for Step {
     fn write(
         &self,
         out: &mut Bounded,
-        _:  &mut State,
+        _: &mut State,
         client: &mut Client,
     ) -> serde_json::Result<()> {
         serde_json::to_writer(
@@ -254,7 +258,7 @@ impl Answer for SnapshotOf {
         &self,
         out: &mut Bounded,
         state: &mut State,
-        _:  &mut Client,
+        _: &mut Client,
     ) -> serde_json::Result<()> {
         state.write_snapshot(&self.0, out)
     }
@@ -268,7 +272,7 @@ impl Answer for Listing {
         &self,
         out: &mut Bounded,
         state: &mut State,
-        _:  &mut Client,
+        _: &mut Client,
     ) -> serde_json::Result<()> {
         state.write_list(out)
     }

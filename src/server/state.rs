@@ -221,7 +221,13 @@ impl Client {
 
     /// Sets what views of session `id` carry for this connection, forgetting the options of
     /// sessions no longer held once there are more than `sessions` holds.
-    fn set_view(&mut self, id: &str, serial: u64, view: ViewOptions, sessions: &HashMap<String, Entry>) {
+    fn set_view(
+        &mut self,
+        id: &str,
+        serial: u64,
+        view: ViewOptions,
+        sessions: &HashMap<String, Entry>,
+    ) {
         self.views.insert(id.to_owned(), (serial, view));
         if self.views.len() > sessions.len() {
             self.views
@@ -431,7 +437,8 @@ impl State {
     pub fn client(&mut self) -> Client {
         self.clients += 1;
         let outbox = Arc::new(Outbox::default());
-        self.outboxes.retain(|(_, outbox)| outbox.strong_count() > 0);
+        self.outboxes
+            .retain(|(_, outbox)| outbox.strong_count() > 0);
         self.outboxes.push((self.clients, Arc::downgrade(&outbox)));
         Client {
             number: self.clients,
@@ -452,13 +459,14 @@ impl State {
 
     /// Tells every outbox of a change to session `id`, made by the connection `by`.
     fn tell(&mut self, by: u64, event: impl Fn(&Outbox, bool)) {
-        self.outboxes.retain(|(number, outbox)| match outbox.upgrade() {
-            Some(outbox) => {
-                event(&outbox, *number == by);
-                true
-            }
-            None => false,
-        });
+        self.outboxes
+            .retain(|(number, outbox)| match outbox.upgrade() {
+                Some(outbox) => {
+                    event(&outbox, *number == by);
+                    true
+                }
+                None => false,
+            });
     }
 
     /// A session held, by id.
@@ -654,7 +662,8 @@ impl State {
             .map_err(|m| error(code::LIMIT, m))?;
         let keymap = match &p.keymap {
             Some(overrides) => Arc::new(
-                client.keymap
+                client
+                    .keymap
                     .with_overrides(overrides)
                     .map_err(keymap_error)?,
             ),
@@ -1202,12 +1211,7 @@ impl State {
         })?;
         let id = self.new_id(p.session)?;
         let evict = self.room()?;
-        let entry = self.entry_for(
-            restored.session,
-            restored.request,
-            restored.options,
-            None,
-        );
+        let entry = self.entry_for(restored.session, restored.request, restored.options, None);
         self.add(client, id.clone(), entry, None, evict);
         self.step(client, &id)
     }
@@ -1260,7 +1264,10 @@ impl State {
             .collect();
         entries.sort_by_key(|(_, e)| e.serial);
         Ok(Value::Array(
-            entries.into_iter().map(|(id, e)| json!(listed(id, e))).collect(),
+            entries
+                .into_iter()
+                .map(|(id, e)| json!(listed(id, e)))
+                .collect(),
         ))
     }
 
@@ -1361,12 +1368,7 @@ fn unknown_session(id: &str) -> ErrorObjectOwned {
 
 /// The Step of a session with views as `options` says; its view is laid out with the layouts
 /// of `cache` when one is given.
-fn step_of(
-    id: &str,
-    entry: &Entry,
-    options: ViewOptions,
-    cache: Option<&mut ScreenCache>,
-) -> Step {
+fn step_of(id: &str, entry: &Entry, options: ViewOptions, cache: Option<&mut ScreenCache>) -> Step {
     let view = match cache {
         Some(cache) => cache.build(id, &entry.session, options),
         None => view::build_with(id, &entry.session, options),

@@ -903,7 +903,9 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
     let mut listening = Listening::start(&[]);
     let mut watcher = listening.connect();
     watcher.ok("initialize", json!({ "capabilities": { "width": 40 } }));
-    listening.server.ok("open", json!({ "session": "before", "payload": payload() }));
+    listening
+        .server
+        .ok("open", json!({ "session": "before", "payload": payload() }));
     // `subscribe` answers the sessions the connection is now told about.
     assert_eq!(
         watcher.ok("subscribe", json!({})),
@@ -943,7 +945,10 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
         agent.call("key", json!({ "session": "s", "key": "nope" }))["error"]["code"],
         json!(-32602)
     );
-    let done = agent.ok("keys", json!({ "session": "s", "keys": "<Up>2<Down><Space><Tab><CR>" }));
+    let done = agent.ok(
+        "keys",
+        json!({ "session": "s", "keys": "<Up>2<Down><Space><Tab><CR>" }),
+    );
     assert_eq!(
         (&done["status"], &done["version"], &done["result"]),
         (&json!("done"), &json!(3), &submitted_result())
@@ -959,7 +964,10 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
             })
         )
     );
-    assert_eq!(agent.ok("close", json!({ "session": "s" })), json!({ "closed": true }));
+    assert_eq!(
+        agent.ok("close", json!({ "session": "s" })),
+        json!({ "closed": true })
+    );
     assert_eq!(
         watcher.notification(),
         notification("session/closed", json!({ "session": "s" }))
@@ -994,14 +1002,22 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
     assert_eq!(step["version"], json!(3));
     let changed = watcher.notification();
     assert_eq!(
-        (&changed["method"], &changed["params"]["session"], &changed["params"]["version"]),
+        (
+            &changed["method"],
+            &changed["params"]["session"],
+            &changed["params"]["version"]
+        ),
         (&json!("session/changed"), &json!("t"), &json!(3))
     );
     // Stdin, subscribed to `t` only, heard of the watcher's key and the agent's, in order.
     for version in [2, 3] {
         let heard = listening.server.recv();
         assert_eq!(
-            (&heard["method"], &heard["params"]["session"], &heard["params"]["version"]),
+            (
+                &heard["method"],
+                &heard["params"]["session"],
+                &heard["params"]["version"]
+            ),
             (&json!("session/changed"), &json!("t"), &json!(version))
         );
     }
