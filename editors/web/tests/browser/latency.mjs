@@ -125,10 +125,13 @@ try {
   await page.waitForFunction(() => window.harnessReady === true);
   await page.evaluate(
     ([steps, width]) => {
+      // Each answer is a newer version, as askd's would be: an older one is not drawn.
+      let version = steps.up.version;
       const instant = {
         request(method, params) {
           if (method === "getView") return Promise.resolve(steps.up.view);
-          return Promise.resolve(params.key === "down" ? steps.down : steps.up);
+          version += 1;
+          return Promise.resolve({ ...(params.key === "down" ? steps.down : steps.up), version });
         },
         onNotification: () => {},
       };

@@ -41,7 +41,7 @@ export class Served {
 
   /** @param {string[]} args */
   constructor(args) {
-    this.child = spawn(askdBin(), ["serve", "--listen", "127.0.0.1:0", ...args], {
+    this.child = spawn(askdBin(), ["serve", "--no-state", "--listen", "127.0.0.1:0", ...args], {
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.pending = new Map();

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { OUTPUT, launch, pageLines } from "./browser.mjs";
 import { play } from "./engine.mjs";
-import { FLOW_PAYLOAD, FLOW_RESULT, runFlow, waitForScreen } from "./flow.mjs";
+import { FLOW_PAYLOAD, FLOW_RESULT, pressCharacter, runFlow, waitForScreen } from "./flow.mjs";
 import { Served, startWeb } from "./served.mjs";
 
 const lunch = {
@@ -116,7 +116,11 @@ test("two pages on one flow show the same screens as either presses keys", async
       [right, "Enter", "<CR>"],
     ]) {
       await page.locator(".askd-flow").focus();
-      await page.keyboard.press(key);
+      if (key.length === 1 && key > "\u007f") {
+        await pressCharacter(await page.context().newCDPSession(page), key);
+      } else {
+        await page.keyboard.press(key);
+      }
       script += keys;
       const expected = play(lunchPath, script, columns).screens.at(-1);
       await waitForScreen(left, expected, `${keys} (the left page)`);
