@@ -141,7 +141,12 @@ impl Outbox {
     /// says.
     pub fn changed(&self, id: &str, own: bool) {
         let mut pending = lock(&self.pending);
-        if own || !pending.filter.covers(id) || !pending.known.contains_key(id) {
+        if own || !pending.filter.covers(id) {
+            return;
+        }
+        // A session the subscriber is yet to hear of is owed its change only when it is due
+        // to be told of the session itself.
+        if !pending.known.contains_key(id) && !pending.dirty.contains_key(id) {
             return;
         }
         pending.mark(id, true);
@@ -171,8 +176,9 @@ impl Outbox {
     }
 
     /// Takes the next dirty session and what the subscriber is due about it, given the serial
-    /// of the session of that id held now (`None`: none): up to two notifications, in order
-    /// (`Closed` then `Opened` when a session was replaced by another of the same id). The
+    /// of the session of that id held now (`None`: none): up to three notifications, in order
+    /// (`Closed` then `Opened` when a session was replaced by another of the same id, then
+    /// `Changed` when the session it is told of has changed since it was opened). The
     /// subscriber is then taken to know the session as it is.
     pub fn take(&self, held: impl Fn(&str) -> Option<u64>) -> Option<(String, Vec<Due>)> {
         let mut pending = lock(&self.pending);
@@ -188,7 +194,11 @@ impl Outbox {
                 }
                 (Some(_), Some(now)) => {
                     pending.known.insert(id.clone(), now);
-                    vec![Due::Closed, Due::Opened]
+                    if changed {
+                        vec![Due::Closed, Due::Opened, Due::Changed]
+                    } else {
+                        vec![Due::Closed, Due::Opened]
+                    }
                 }
                 (Some(_), None) => {
                     pending.known.remove(&id);
@@ -196,7 +206,11 @@ impl Outbox {
                 }
                 (None, Some(now)) => {
                     pending.known.insert(id.clone(), now);
-                    vec![Due::Opened]
+                    if changed {
+                        vec![Due::Opened, Due::Changed]
+                    } else {
+                        vec![Due::Opened]
+                    }
                 }
                 (None, None) => Vec::new(),
             };
@@ -321,12 +335,13 @@ mod tests {
         }
         outbox.opened("c", 3, false);
         outbox.changed("c", false);
+        outbox.changed("d", false);
         assert_eq!(
-            drain(&outbox, &[("a", 1), ("b", 2), ("c", 3)]),
+            drain(&outbox, &[("a", 1), ("b", 2), ("c", 3), ("d", 4)]),
             vec![
                 due("b", &[Due::Changed]),
                 due("a", &[Due::Changed]),
-                due("c", &[Due::Opened])
+                due("c", &[Due::Opened, Due::Changed])
             ]
         );
         assert_eq!(outbox.sizes(), (0, 3));
