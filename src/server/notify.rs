@@ -11,7 +11,7 @@
 //! with the latest view, never a backlog. What an outbox holds is bounded by the sessions the
 //! table holds and the subscriber knows.
 //!
-//! [`deliver`] is that writer's side: it takes a dirty session only once everything queued for
+//! The writer's side (`deliver`): it takes a dirty session only once everything queued for
 //! the connection before has been written, so what waits for a peer that does not read is at
 //! most one session's notifications, besides the replies it asked for.
 
