@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
 use jsonrpsee::types::ErrorObjectOwned;
+use rustc_hash::FxBuildHasher;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -183,8 +184,9 @@ pub struct Client {
     view: ViewOptions,
     has_ui: Option<bool>,
     /// What views of a session carry, as the connection asked at `open`, `restore` or
-    /// `subscribe`: session id → the session's serial and the options.
-    views: HashMap<String, (u64, ViewOptions)>,
+    /// `subscribe`: session id → the session's serial and the options (looked up on every
+    /// Step; as many as the table holds at most, so a fast hash is safe).
+    views: HashMap<String, (u64, ViewOptions), FxBuildHasher>,
     /// What the last views lend the next one.
     screens: ScreenCache,
     last_ask: Option<(String, u64)>,
@@ -447,7 +449,7 @@ impl State {
             behaviour: BehaviourOptions::default(),
             view: ViewOptions::default(),
             has_ui: None,
-            views: HashMap::new(),
+            views: HashMap::default(),
             screens: ScreenCache::default(),
             last_ask: None,
             reply: ReplySlot::Empty,
