@@ -17,7 +17,9 @@ use crate::core::completion::{Completion, CompletionList, FileIndex};
 use crate::core::editor::{Edit, TextEditor};
 use crate::core::key::{Key, KeyCode};
 use crate::core::keymap::{Action, ActionSet, Context, Keymap};
-use crate::core::model::{Answer, FlowSpec, Outcome, Question, QuestionType, ReviewAction};
+use crate::core::model::{
+    Answer, CancelReason, FlowSpec, Outcome, Question, QuestionType, ReviewAction,
+};
 use crate::core::text::quoted;
 
 /// Where keys go.
@@ -181,6 +183,8 @@ pub struct Flow {
     spare_text: String,
     /// Per question, whether any of its options has a preview (found once, not per view).
     previews: Vec<bool>,
+    /// When the flow times out, in milliseconds since the Unix epoch (see [`Flow::expire`]).
+    deadline: Option<u64>,
 }
 
 /// Per question of `spec`, whether any of its options has a preview.
@@ -211,6 +215,7 @@ impl Flow {
             stored_limit: usize::MAX,
             spare_text: String::new(),
             previews,
+            deadline: None,
         };
         flow.after_move();
         flow
@@ -228,6 +233,7 @@ impl Flow {
         editor: Option<OpenEditor>,
         answers: Vec<Answer>,
         outcome: Option<Outcome>,
+        deadline: Option<u64>,
     ) -> Result<Flow, String> {
         let previews = previews_of(&spec);
         let mut flow = Flow {
@@ -245,6 +251,7 @@ impl Flow {
             stored_limit: usize::MAX,
             spare_text: String::new(),
             previews,
+            deadline,
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -482,7 +489,7 @@ impl Flow {
         if bound.contains(Action::GlobalDismiss) {
             // Ctrl+C: the draft of an open editor is not saved.
             self.close_editor();
-            self.finish(Outcome::Cancelled);
+            self.finish(Outcome::Cancelled(CancelReason::Dismissed));
             return Ok(());
         }
         match self.focus() {
@@ -570,7 +577,7 @@ impl Flow {
             }
             Action::MainQuestionNote if !self.spec.rules.notes => {}
             Action::MainQuestionNote => self.open_editor(EditorTarget::QuestionNote),
-            Action::MainCancel => self.finish(Outcome::Cancelled),
+            Action::MainCancel => self.finish(Outcome::Cancelled(CancelReason::User)),
             _ => {}
         }
     }
@@ -595,7 +602,7 @@ impl Flow {
             }
             Action::ReviewUp => self.review_action = self.review_action.saturating_sub(1),
             Action::ReviewConfirm => self.run_review_action(actions[self.review_action]),
-            Action::ReviewCancel => self.finish(Outcome::Cancelled),
+            Action::ReviewCancel => self.finish(Outcome::Cancelled(CancelReason::User)),
             _ => {}
         }
     }
@@ -604,7 +611,7 @@ impl Flow {
         self.finish(match action {
             ReviewAction::Submit => Outcome::Submit,
             ReviewAction::Elaborate => Outcome::Elaborate,
-            ReviewAction::Cancel => Outcome::Cancelled,
+            ReviewAction::Cancel => Outcome::Cancelled(CancelReason::User),
         });
     }
 
@@ -1065,10 +1072,34 @@ impl Flow {
         Ok(())
     }
 
-    /// Ends the flow: `Cancelled` (the user) or `Aborted` (the asker withdrew).
-    pub fn cancel(&mut self, outcome: Outcome) -> Result<(), FlowError> {
+    /// Ends the flow as cancelled for `reason` (the user, the asker withdrawing, the client
+    /// closing it, …). The draft of an open editor is not saved.
+    pub fn cancel(&mut self, reason: CancelReason) -> Result<(), FlowError> {
         self.ensure_open()?;
-        self.finish(outcome);
+        self.finish(Outcome::Cancelled(reason));
         Ok(())
+    }
+
+    /// When the flow times out, in milliseconds since the Unix epoch; `None` without a timeout.
+    pub fn deadline(&self) -> Option<u64> {
+        self.deadline
+    }
+
+    /// Sets (or, with `None`, removes) the flow's deadline, in milliseconds since the Unix
+    /// epoch. The flow does not read a clock: the shell calls [`Flow::expire`] with the time.
+    pub fn set_deadline(&mut self, deadline: Option<u64>) {
+        self.deadline = deadline;
+    }
+
+    /// The timeout rule: at `now` (milliseconds since the Unix epoch), a flow still open whose
+    /// deadline is `now` or earlier completes as cancelled with reason `timeout`; the draft of
+    /// an open editor is not saved, and nothing is answered for the user. Answers whether this
+    /// call ended the flow.
+    pub fn expire(&mut self, now: u64) -> bool {
+        let due = self.outcome.is_none() && self.deadline.is_some_and(|at| at <= now);
+        if due {
+            self.finish(Outcome::Cancelled(CancelReason::Timeout));
+        }
+        due
     }
 }

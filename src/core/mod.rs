@@ -29,7 +29,7 @@ pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
 pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError};
 pub use limits::Limits;
 pub use model::{
-    Answer, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType,
-    ReviewAction, Rules,
+    Answer, CancelReason, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question,
+    QuestionType, ReviewAction, Rules,
 };
 pub use text::quoted;

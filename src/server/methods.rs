@@ -43,6 +43,7 @@ fn register<R: Answer + 'static>(
             .register_method(name, move |params: Params, ctx: &Shared, _| {
                 let mut state = lock(ctx);
                 let mut reply = state.take_begun_reply();
+                state.expire_due_now();
                 let result = handler(&mut state, params.as_str())?;
                 result.write(&mut reply, state.screens()).map_err(|e| {
                     // As jsonrpsee answers a result it cannot serialise.

@@ -55,6 +55,10 @@ pub struct OpenParams {
     pub cwd: Option<String>,
     /// Keymap overrides for this flow.
     pub keymap: Option<Value>,
+    /// Milliseconds the user has to answer: once they pass with the flow still open, it
+    /// completes as cancelled with reason `timeout` (never with an answer). `0` times out at
+    /// once. Views carry the deadline.
+    pub timeout_ms: Option<u64>,
 }
 
 /// Params naming just a session.
@@ -171,11 +175,14 @@ pub struct GetViewParams {
 /// Who ends a flow with `cancel`.
 #[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum CancelReason {
+pub enum CancelCause {
     /// The user cancelled (default).
     User,
     /// The asker withdrew the request (dsh `ASK_ABORTED`).
     Abort,
+    /// The client closed the flow without an answer, e.g. its window went away (pi
+    /// `cancelReason: "closed"`, dsh `ASK_CANCELLED`).
+    Closed,
 }
 
 /// `cancel` params.
@@ -183,8 +190,8 @@ pub enum CancelReason {
 pub struct CancelParams {
     /// The session id.
     pub session: String,
-    /// `user` (default) or `abort`.
-    pub reason: Option<CancelReason>,
+    /// `user` (default), `abort` or `closed`.
+    pub reason: Option<CancelCause>,
 }
 
 /// `restore` params.

@@ -2,21 +2,22 @@
 //! `ask` requests. Each method here parses its params, drives the pure engine, and shapes
 //! the answer; nothing about the flow itself is decided here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonrpsee::types::ErrorObjectOwned;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 
 use crate::core::{
-    FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, parse_sequence, quoted,
+    CancelReason, FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, parse_sequence, quoted,
 };
 use crate::server::files;
 use crate::server::params::{
-    CancelParams, CancelReason, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
+    CancelCause, CancelParams, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
     KeysParams, OpenParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
     SubmitAnswersParams, SubmitMode,
 };
@@ -26,6 +27,18 @@ use crate::view::{self, ScreenCache, View, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
 pub const MAX_TRACED_KEYS: usize = 1000;
+
+/// The latest deadline a flow takes, in milliseconds since the Unix epoch: 2^53 − 1, so that
+/// JavaScript clients read every deadline exactly. Later ones are brought down to it.
+pub const MAX_DEADLINE: u64 = (1 << 53) - 1;
+
+/// The time now, in milliseconds since the Unix epoch (0 before it): the clock behind every
+/// deadline.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
 
 /// Server-wide settings, from the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +110,10 @@ pub struct State {
     /// The success reply of the synchronous method being called, begun by the shell and
     /// continued by the method (see `server::methods::register`).
     reply: ReplySlot,
+    /// The deadlines of open flows, earliest first, with their sessions.
+    deadlines: BTreeSet<(u64, String)>,
+    /// Wakes the timer (`server::expire_on_time`) when a deadline is added.
+    timer: Arc<Notify>,
 }
 
 /// Where a success reply is written: the shell begins it with its envelope, the method writes
@@ -147,6 +164,45 @@ impl State {
             waiters: HashMap::new(),
             last_ask: None,
             reply: ReplySlot::Empty,
+            deadlines: BTreeSet::new(),
+            timer: Arc::new(Notify::new()),
+        }
+    }
+
+    /// What wakes the timer when a deadline is added.
+    pub fn timer(&self) -> Arc<Notify> {
+        self.timer.clone()
+    }
+
+    /// The earliest deadline of an open flow, in milliseconds since the Unix epoch.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.deadlines.first().map(|&(at, _)| at)
+    }
+
+    /// Hands `now` (milliseconds since the Unix epoch) to every flow whose deadline has come,
+    /// which then completes as timed out (the rule is the flow's, [`Flow::expire`]), and
+    /// resolves their pending `ask`s.
+    pub fn expire_due(&mut self, now: u64) {
+        while let Some((at, _)) = self.deadlines.first()
+            && *at <= now
+        {
+            let Some((_, id)) = self.deadlines.pop_first() else {
+                break;
+            };
+            if let Some(entry) = self.sessions.get_mut(&id)
+                && entry.session.expire(now)
+            {
+                self.settle(&id);
+            }
+        }
+    }
+
+    /// [`State::expire_due`] at the time now, before a request acts: no request sees a flow
+    /// whose deadline has passed as open, whether or not the timer has run yet. Reads the
+    /// clock only while some flow has a deadline.
+    pub fn expire_due_now(&mut self) {
+        if !self.deadlines.is_empty() {
+            self.expire_due(now_ms());
         }
     }
 
@@ -257,9 +313,10 @@ impl State {
             flow.set_text_limit(self.config.limits.max_text_bytes);
             flow.set_stored_limit(self.config.limits.max_flow_text_bytes);
         }
+        let deadline = session.deadline();
         self.serial += 1;
         self.sessions.insert(
-            id,
+            id.clone(),
             Entry {
                 session,
                 view,
@@ -267,6 +324,12 @@ impl State {
                 files,
             },
         );
+        if let Some(at) = deadline {
+            self.deadlines.insert((at, id));
+            self.timer.notify_one();
+            // A deadline already past (`timeoutMs: 0`, a restored snapshot) ends the flow now.
+            self.expire_due_now();
+        }
     }
 
     /// `open`: validates the payload and creates a session.
@@ -288,6 +351,9 @@ impl State {
             dialect: p.dialect,
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
+            deadline: p
+                .timeout_ms
+                .map(|ms| now_ms().saturating_add(ms).min(MAX_DEADLINE)),
         };
         let session = Session::open(&p.payload, &options).map_err(ask_error)?;
         let id = self.new_id(p.session)?;
@@ -311,6 +377,7 @@ impl State {
         &mut self,
         params: Option<&str>,
     ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
+        self.expire_due_now();
         let step = self.open(params)?;
         let id = step.session;
         let (tx, rx) = oneshot::channel();
@@ -354,13 +421,16 @@ impl State {
         }
     }
 
-    /// Resolves the pending `ask` of a session once it is done.
+    /// Resolves the pending `ask` of a session once it is done, and forgets its deadline.
     fn settle(&mut self, id: &str) {
         let Some(entry) = self.sessions.get(id) else {
             return;
         };
         if entry.session.status() != Status::Done {
             return;
+        }
+        if let Some(at) = entry.session.flow().and_then(Flow::deadline) {
+            self.deadlines.remove(&(at, id.to_owned()));
         }
         if let Some(tx) = self.waiters.remove(id) {
             let reply = match entry.session.ask_reply() {
@@ -526,36 +596,47 @@ impl State {
             .unwrap_or(Value::Null))
     }
 
-    /// `cancel`: the user cancels, or the asker aborts.
+    /// `cancel`: the user cancels, the asker aborts, or the client closes the flow.
     pub fn cancel(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: CancelParams = parse(params)?;
-        let outcome = match p.reason {
-            Some(CancelReason::Abort) => Outcome::Aborted,
-            _ => Outcome::Cancelled,
+        let reason = match p.reason {
+            Some(CancelCause::Abort) => CancelReason::Aborted,
+            Some(CancelCause::Closed) => CancelReason::Closed,
+            Some(CancelCause::User) | None => CancelReason::User,
         };
         self.change(&p.session, |s, _| {
             s.flow_mut()
-                .and_then(|f| f.cancel(outcome))
+                .and_then(|f| f.cancel(reason))
                 .map_err(flow_error)
         })
     }
 
-    /// Aborts a session's flow on behalf of the asker (a `$/cancelRequest` on its `ask`).
-    pub fn abort(&mut self, id: &str) {
+    /// Ends a session's open flow for `reason` and resolves its pending `ask`; a no-op on a
+    /// done or unknown session.
+    fn end(&mut self, id: &str, reason: CancelReason) {
         if let Some(entry) = self.sessions.get_mut(id)
             && let Ok(flow) = entry.session.flow_mut()
         {
-            let _ = flow.cancel(Outcome::Aborted);
+            let _ = flow.cancel(reason);
         }
         self.settle(id);
     }
 
-    /// `close`: forgets a session (aborting a pending `ask` on it first).
+    /// Aborts a session's flow on behalf of the asker (a `$/cancelRequest` on its `ask`).
+    pub fn abort(&mut self, id: &str) {
+        self.end(id, CancelReason::Aborted);
+    }
+
+    /// `close`: forgets a session. Its open flow ends first: as aborted when an `ask` waits on
+    /// it (the asker withdrew), as closed otherwise (the client closed it unanswered).
     pub fn close(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
         let p: SessionParams = parse(params)?;
-        if self.waiters.contains_key(&p.session) {
-            self.abort(&p.session);
-        }
+        let reason = if self.waiters.contains_key(&p.session) {
+            CancelReason::Aborted
+        } else {
+            CancelReason::Closed
+        };
+        self.end(&p.session, reason);
         let closed = self.sessions.remove(&p.session).is_some();
         Ok(json!({ "closed": closed }))
     }

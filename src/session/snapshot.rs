@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    Answer, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome, Question, TextEditor,
+    Answer, CancelReason, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome,
+    Question, TextEditor,
 };
 use crate::dialect::{DialectId, pi};
 use crate::session::Session;
@@ -58,7 +59,62 @@ struct FlowState {
     review_action: usize,
     editor: Option<EditorState>,
     answers: Vec<Answer>,
-    outcome: Option<Outcome>,
+    outcome: Option<OutcomeState>,
+    /// Why a cancelled flow ended (absent in snapshots written before reasons existed: a
+    /// cancelled flow then ended by the user, or without UI when it was non-interactive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cancel_reason: Option<CancelReason>,
+    /// When the flow times out, in milliseconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    deadline: Option<u64>,
+}
+
+/// How a flow ended, as snapshots write it (`aborted` is read from older snapshots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum OutcomeState {
+    Submit,
+    Elaborate,
+    Cancelled,
+    Aborted,
+}
+
+/// An outcome as a snapshot writes it: its name, and the reason of a cancel.
+fn outcome_state(outcome: Outcome) -> (OutcomeState, Option<CancelReason>) {
+    match outcome {
+        Outcome::Submit => (OutcomeState::Submit, None),
+        Outcome::Elaborate => (OutcomeState::Elaborate, None),
+        Outcome::Cancelled(reason) => (OutcomeState::Cancelled, Some(reason)),
+    }
+}
+
+/// The outcome a snapshot describes, checked: a reason only with a cancel, and one that a
+/// flow can end with.
+fn outcome_of(
+    state: OutcomeState,
+    reason: Option<CancelReason>,
+    non_interactive: bool,
+) -> Result<Outcome, String> {
+    let outcome = match (state, reason) {
+        (OutcomeState::Submit, None) => Outcome::Submit,
+        (OutcomeState::Elaborate, None) => Outcome::Elaborate,
+        (OutcomeState::Cancelled, Some(CancelReason::InvalidInput)) => {
+            return Err("a flow cannot end as invalid_input".into());
+        }
+        (OutcomeState::Cancelled, Some(reason)) => Outcome::Cancelled(reason),
+        (OutcomeState::Cancelled, None) if non_interactive => {
+            Outcome::Cancelled(CancelReason::NoUi)
+        }
+        (OutcomeState::Cancelled, None) => Outcome::Cancelled(CancelReason::User),
+        (OutcomeState::Aborted, None) => Outcome::Cancelled(CancelReason::Aborted),
+        (_, Some(reason)) => {
+            return Err(format!(
+                "a cancelReason ({}) belongs to a cancelled flow only",
+                reason.name()
+            ));
+        }
+    };
+    Ok(outcome)
 }
 
 #[derive(Serialize, Deserialize)]
@@ -110,7 +166,9 @@ pub fn save(session: &Session) -> Value {
                 initial: e.initial.clone(),
             }),
             answers: flow.answers().to_vec(),
-            outcome: flow.outcome(),
+            outcome: flow.outcome().map(|o| outcome_state(o).0),
+            cancel_reason: flow.outcome().and_then(|o| outcome_state(o).1),
+            deadline: flow.deadline(),
         })),
         Session::Invalid { invalid, .. } => Body::Invalid(InvalidState {
             title: invalid.title.clone(),
@@ -179,7 +237,14 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
             initial: e.initial,
         }),
     };
-    if s.non_interactive && s.outcome != Some(Outcome::Cancelled) {
+    let outcome = match s.outcome {
+        Some(state) => Some(outcome_of(state, s.cancel_reason, s.non_interactive)?),
+        None if s.cancel_reason.is_some() => {
+            return Err("an open flow has no cancelReason".into());
+        }
+        None => None,
+    };
+    if s.non_interactive && outcome != Some(Outcome::Cancelled(CancelReason::NoUi)) {
         return Err("a non-interactive session must be cancelled".into());
     }
     let flow = Flow::from_parts(
@@ -190,7 +255,8 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         s.review_action,
         editor,
         s.answers,
-        s.outcome,
+        outcome,
+        s.deadline,
     )?;
     Ok(Session::Flow {
         dialect,

@@ -9,8 +9,8 @@ use crate::session::{Session, Status};
 use crate::view::model::{
     CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
     EditorView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
-    QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion,
-    ReviewView, RowView, TabKind, TabView, View,
+    ProgressView, QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote,
+    ReviewQuestion, ReviewView, RowView, TabKind, TabView, View,
 };
 
 /// A label without its recommended marker, and whether it had one.
@@ -48,30 +48,37 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
     };
     let title = session.title().map(str::to_owned);
     let dialect = session.dialect();
+    let cancel_reason = session.cancel_reason();
     let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
+        let tabs = session.flow().map(tabs).unwrap_or_default();
         return View {
             session: id.to_owned(),
             status,
             dialect,
             title,
             focus: Focus::Review,
-            tabs: session.flow().map(tabs).unwrap_or_default(),
+            progress: progress(&tabs),
+            tabs,
             active_tab: session.flow().map_or(0, Flow::tab),
             question: None,
             review: None,
             editor: None,
             hints: Vec::new(),
             outcome,
+            cancel_reason,
+            deadline: None,
             lines: None,
         };
     };
+    let tabs = tabs(flow);
     View {
         session: id.to_owned(),
         status,
         dialect,
         title,
         focus: flow.focus(),
-        tabs: tabs(flow),
+        progress: progress(&tabs),
+        tabs,
         active_tab: flow.tab(),
         question: flow
             .current_question()
@@ -80,7 +87,18 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         editor: flow.editor().map(|e| editor_view(flow, e)),
         hints: hints(flow),
         outcome,
+        cancel_reason,
+        deadline: flow.deadline(),
         lines: None,
+    }
+}
+
+/// Questions answered, of all, as the tab bar shows them.
+fn progress(tabs: &[TabView]) -> ProgressView {
+    let questions = tabs.iter().filter(|t| t.kind == TabKind::Question);
+    ProgressView {
+        answered: questions.clone().filter(|t| t.answered).count(),
+        total: questions.count(),
     }
 }
 

@@ -196,7 +196,7 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = if view.lines.is_some() { 14 } else { 13 };
+        let fields = if view.lines.is_some() { 17 } else { 16 };
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
@@ -212,6 +212,9 @@ impl Serialize for CachedView<'_> {
         let hints = part_json(&view.hints, &mut cache.hints);
         s.serialize_field("hints", &Part(hints, &view.hints))?;
         s.serialize_field("outcome", &view.outcome)?;
+        s.serialize_field("cancelReason", &view.cancel_reason)?;
+        s.serialize_field("deadline", &view.deadline)?;
+        s.serialize_field("progress", &view.progress)?;
         match &view.lines {
             Some(lines) => match cache.lines_json(lines) {
                 Some(jsons) => s.serialize_field("lines", &JsonList(&jsons))?,

@@ -25,8 +25,8 @@ pub use line::{Line, Span, Style};
 pub use model::{
     CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
     EditorView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
-    QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion,
-    ReviewView, RowView, TabKind, TabView, View, ViewOptions,
+    ProgressView, QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote,
+    ReviewQuestion, ReviewView, RowView, TabKind, TabView, View, ViewOptions,
 };
 pub use render::{MAX_EDITOR_LINES, MAX_WIDTH, MIN_WIDTH, SIDE_BY_SIDE_WIDTH, plain, render};
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::core::{Focus, KeyNames, Outcome, QuestionType};
+use crate::core::{CancelReason, Focus, KeyNames, Outcome, QuestionType};
 use crate::dialect::DialectId;
 use crate::session::Status;
 use crate::view::line::Line;
@@ -46,6 +46,14 @@ pub struct View {
     pub hints: Vec<Hint>,
     /// How the flow ended (`null` while it is open).
     pub outcome: Option<OutcomeView>,
+    /// Why the flow ended without an answer (`null` while open and after a submit or an
+    /// elaborate).
+    pub cancel_reason: Option<CancelReason>,
+    /// When the open flow times out, in milliseconds since the Unix epoch (`null` without a
+    /// timeout, and once done).
+    pub deadline: Option<u64>,
+    /// How many questions are answered, of how many.
+    pub progress: ProgressView,
     /// The screen rendered at the known width (omitted when no width is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<Vec<crate::view::line::Span<'static>>>>")]
@@ -73,10 +81,21 @@ impl From<Outcome> for OutcomeView {
         match outcome {
             Outcome::Submit => OutcomeView::Submit,
             Outcome::Elaborate => OutcomeView::Elaborate,
-            Outcome::Cancelled => OutcomeView::Cancelled,
-            Outcome::Aborted => OutcomeView::Aborted,
+            Outcome::Cancelled(CancelReason::Aborted) => OutcomeView::Aborted,
+            Outcome::Cancelled(_) => OutcomeView::Cancelled,
         }
     }
+}
+
+/// How far the user has come: questions answered (a selection or non-blank custom text), of
+/// all the questions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgressView {
+    /// Questions answered.
+    pub answered: usize,
+    /// Questions in all (0 for a request that failed validation).
+    pub total: usize,
 }
 
 /// One tab of the tab bar.

@@ -38,12 +38,12 @@ use std::borrow::Cow;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::core::QuestionType;
+use crate::core::{CancelReason, QuestionType};
 use crate::session::Status;
 use crate::view::line::{Line, Style};
 use crate::view::model::{
-    CompletionView, EditorView, Hint, OutcomeView, QuestionView, ROW_WINDOW, ReviewView, RowView,
-    TabKind, TabView, View,
+    CompletionView, EditorView, Hint, OutcomeView, ProgressView, QuestionView, ROW_WINDOW,
+    ReviewView, RowView, TabKind, TabView, View,
 };
 use crate::view::recent::Recent;
 
@@ -182,11 +182,11 @@ fn screen(
     }
     let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
     remembered_part(&mut out, tab_memo, &view.tabs, width, |out| {
-        tab_bar(out, &view.tabs, width)
+        tab_bar(out, &view.tabs, view.progress, width)
     });
     out.push(Laid::default());
     if view.status == Status::Done {
-        ending(&mut out, view.outcome, width);
+        ending(&mut out, view.outcome, view.cancel_reason, width);
     } else if let Some(question) = &view.question {
         let row_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.rows);
         question_screen(&mut out, question, view.editor.as_ref(), width, row_memo);
@@ -823,7 +823,8 @@ fn rule(out: &mut Vec<Laid>, width: usize) {
     out.push(line);
 }
 
-fn tab_bar(out: &mut Vec<Laid>, tabs: &[TabView], width: usize) {
+/// The tab bar, then the progress (`1/3 answered`), which follows from the tabs.
+fn tab_bar(out: &mut Vec<Laid>, tabs: &[TabView], progress: ProgressView, width: usize) {
     if tabs.is_empty() {
         return;
     }
@@ -856,6 +857,9 @@ fn tab_bar(out: &mut Vec<Laid>, tabs: &[TabView], width: usize) {
         }
         segs.push(glued(close, label));
     }
+    let progress = format!("{}/{} answered", progress.answered, progress.total);
+    segs.push(seg("  ", Style::Text));
+    segs.push(glued(&progress, Style::Dim));
     wrap(out, margin(), MARGIN, &segs, width);
 }
 
@@ -1387,17 +1391,26 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
     }
 }
 
-/// The end of a flow.
-fn ending(out: &mut Vec<Laid>, outcome: Option<OutcomeView>, width: usize) {
-    let (text, style) = match outcome {
-        Some(OutcomeView::Submit) => ("✓ Submitted", Style::Success),
-        Some(OutcomeView::Elaborate) => ("✓ Sent back for elaboration", Style::Success),
-        Some(OutcomeView::Cancelled) => ("✗ Cancelled", Style::Warning),
-        Some(OutcomeView::Aborted) => ("✗ Withdrawn by the asker", Style::Warning),
-        Some(OutcomeView::Invalid) => ("✗ Invalid input", Style::Warning),
-        None => ("Done", Style::Text),
+/// The end of a flow: submitted, sent back, or the words of why it was cancelled.
+fn ending(
+    out: &mut Vec<Laid>,
+    outcome: Option<OutcomeView>,
+    reason: Option<CancelReason>,
+    width: usize,
+) {
+    let (text, style) = match (outcome, reason) {
+        (Some(OutcomeView::Submit), _) => ("✓ Submitted", Style::Success),
+        (Some(OutcomeView::Elaborate), _) => ("✓ Sent back for elaboration", Style::Success),
+        (_, Some(reason)) => (reason.words(), Style::Warning),
+        (Some(OutcomeView::Aborted), None) => (CancelReason::Aborted.words(), Style::Warning),
+        (Some(OutcomeView::Invalid), None) => (CancelReason::InvalidInput.words(), Style::Warning),
+        (Some(OutcomeView::Cancelled), None) => (CancelReason::User.words(), Style::Warning),
+        (None, None) => ("Done", Style::Text),
     };
-    wrap(out, margin(), MARGIN + 2, &[seg(text, style)], width);
+    let mark = if style == Style::Warning { "✗ " } else { "" };
+    let mut first = margin();
+    first.text(mark, style);
+    wrap(out, first, MARGIN + 2, &[seg(text, style)], width);
 }
 
 /// How a key name shows in the footer.

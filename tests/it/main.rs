@@ -8,6 +8,9 @@ mod common;
 mod support;
 
 // The engine core, through the library.
+/// Timeouts and the reasons a flow ends unanswered (BEHAVIOR §10), through the core, the
+/// session table and the binary.
+mod deadlines;
 /// The dsh dialect (BEHAVIOR §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.

@@ -465,8 +465,10 @@ fn check_result(session: &Session) -> Result<(), TestCaseError> {
     prop_assert_eq!(&content[0]["type"], &json!("text"));
     prop_assert!(content[0]["text"].as_str().is_some_and(|t| !t.is_empty()));
     let details = &result["details"];
-    let cancelled = matches!(outcome, Outcome::Cancelled | Outcome::Aborted);
-    prop_assert_eq!(&details["cancelled"], &json!(cancelled));
+    let reason = outcome.cancel_reason();
+    prop_assert_eq!(&details["cancelled"], &json!(reason.is_some()));
+    let expected_reason = reason.map(|r| json!(r.name()));
+    prop_assert_eq!(details.get("cancelReason"), expected_reason.as_ref());
     prop_assert!(details.get("error").is_none());
     let ids: Vec<&str> = flow
         .spec()
