@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::completion::{Completion, CompletionList, FileIndex};
 use crate::core::editor::{Edit, TextEditor};
+use crate::core::filter::{FILTER_MIN_OPTIONS, RowFilter};
 use crate::core::key::{Key, KeyCode};
-use crate::core::keymap::{Action, ActionSet, Context, Keymap};
+use crate::core::keymap::{Action, ActionSet, Context, Keymap, MAX_SEQUENCE, SequenceMatch};
 use crate::core::model::{
     Answer, CancelReason, FlowSpec, Outcome, Question, QuestionType, ReviewAction,
 };
@@ -34,6 +35,62 @@ pub enum Focus {
     Input,
     /// The note editor of a question or of one option.
     Note,
+    /// The filter editor of a long list (`/`).
+    Filter,
+}
+
+/// Most rows a screen shows at once, and how far the page keys move the active row.
+pub const ROW_WINDOW: usize = 10;
+
+/// The rows keys move among on the active question tab, in order: every row, or while a
+/// filter is applied the options that match and then the custom row. Positions are 0-based
+/// places in that order; rows are 0-based among all the question's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rows<'a> {
+    /// Rows of the question in all.
+    count: usize,
+    /// The options that match, while a filter is applied.
+    matches: Option<&'a [usize]>,
+    /// The custom row, when the question has one.
+    custom: Option<usize>,
+}
+
+impl Rows<'_> {
+    /// How many rows keys move among.
+    pub fn len(&self) -> usize {
+        match self.matches {
+            None => self.count,
+            Some(matches) => matches.len() + usize::from(self.custom.is_some()),
+        }
+    }
+
+    /// Whether there is no row to move among (a filter that matches nothing on a question
+    /// without a custom row, or the review tab).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a filter is applied.
+    pub fn is_filtered(&self) -> bool {
+        self.matches.is_some()
+    }
+
+    /// The row at position `at` (below [`Rows::len`]).
+    pub fn row(&self, at: usize) -> usize {
+        match self.matches {
+            None => at,
+            Some(matches) => matches.get(at).copied().or(self.custom).unwrap_or(at),
+        }
+    }
+
+    /// The position of `row`, when keys move among it.
+    pub fn position(&self, row: usize) -> Option<usize> {
+        match self.matches {
+            None => (row < self.count).then_some(row),
+            Some(matches) if self.custom == Some(row) => Some(matches.len()),
+            Some(matches) => matches.binary_search(&row).ok(),
+        }
+    }
 }
 
 /// What an open editor edits.
@@ -185,6 +242,10 @@ pub struct Flow {
     previews: Vec<bool>,
     /// When the flow times out, in milliseconds since the Unix epoch (see [`Flow::expire`]).
     deadline: Option<u64>,
+    /// The filter of the active question's rows, while one is open or applied.
+    filter: Option<RowFilter>,
+    /// The keys of a key sequence pressed so far (`g` of `g g`), while it waits for the next.
+    pending: Vec<Key>,
 }
 
 /// Per question of `spec`, whether any of its options has a preview.
@@ -216,6 +277,8 @@ impl Flow {
             spare_text: String::new(),
             previews,
             deadline: None,
+            filter: None,
+            pending: Vec::new(),
         };
         flow.after_move();
         flow
@@ -234,8 +297,20 @@ impl Flow {
         answers: Vec<Answer>,
         outcome: Option<Outcome>,
         deadline: Option<u64>,
+        filter: Option<(usize, TextEditor, bool)>,
+        pending: Vec<Key>,
     ) -> Result<Flow, String> {
         let previews = previews_of(&spec);
+        let filter = match filter {
+            None => None,
+            Some((question, text, editing)) => {
+                let q = spec
+                    .questions
+                    .get(question)
+                    .ok_or("the filter belongs to no question")?;
+                Some(RowFilter::new(question, q, text, editing))
+            }
+        };
         let mut flow = Flow {
             spec,
             keymap,
@@ -252,6 +327,8 @@ impl Flow {
             spare_text: String::new(),
             previews,
             deadline,
+            filter,
+            pending,
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -342,6 +419,47 @@ impl Flow {
                 "the {} dialect has no elaborate outcome",
                 rules.dialect
             ));
+        }
+        if let Some(filter) = &self.filter {
+            let q = questions
+                .get(filter.question)
+                .ok_or("the filter belongs to no question")?;
+            if filter.question != self.tab {
+                return Err("the filter belongs to another tab".into());
+            }
+            if q.options.len() < FILTER_MIN_OPTIONS {
+                return Err(format!(
+                    "{} has too few options to be filtered",
+                    quoted(&q.id)
+                ));
+            }
+            if filter.editing && self.editor.is_some() {
+                return Err("the filter editor and another editor are open at once".into());
+            }
+            if filter.text.text().contains('\n') {
+                return Err("the filter text holds a line break".into());
+            }
+            if *filter != RowFilter::new(filter.question, q, filter.text.clone(), filter.editing) {
+                return Err("the filter's matches are not its text's".into());
+            }
+        }
+        let rows = self.rows();
+        if self.current_question().is_some()
+            && !rows.is_empty()
+            && rows.position(self.row).is_none()
+        {
+            return Err(format!("row {} is filtered out", self.row));
+        }
+        if self.outcome.is_some() && (self.filter.is_some() || !self.pending.is_empty()) {
+            return Err("a finished flow keeps no filter and no pending keys".into());
+        }
+        if !self.pending.is_empty()
+            && (self.pending.len() >= MAX_SEQUENCE
+                || !matches!(self.focus(), Focus::Options | Focus::Review)
+                || self.keymap.sequence(self.sequence_context(), &self.pending)
+                    != SequenceMatch::Prefix)
+        {
+            return Err("the pending keys begin no key sequence".into());
         }
         if let Some(editor) = &self.editor {
             if editor.question != self.tab {
@@ -460,7 +578,43 @@ impl Flow {
             }) => Focus::Input,
             Some(_) => Focus::Note,
             None if self.tab == self.spec.questions.len() => Focus::Review,
+            None if self.filter.as_ref().is_some_and(|f| f.editing) => Focus::Filter,
             None => Focus::Options,
+        }
+    }
+
+    /// The filter of the active question's rows, while one is open or applied.
+    pub fn filter(&self) -> Option<&RowFilter> {
+        self.filter.as_ref()
+    }
+
+    /// The keys of a key sequence pressed so far, while it waits for its next key.
+    pub fn pending_keys(&self) -> &[Key] {
+        &self.pending
+    }
+
+    /// The rows keys move among on the active question tab (none on the review tab).
+    pub fn rows(&self) -> Rows<'_> {
+        match self.current_question() {
+            Some(q) => Rows {
+                count: q.row_count(),
+                matches: self.filter.as_ref().map(RowFilter::matches),
+                custom: q.has_custom_row().then_some(q.options.len()),
+            },
+            None => Rows {
+                count: 0,
+                matches: None,
+                custom: None,
+            },
+        }
+    }
+
+    /// The context whose key sequences apply in the current focus.
+    fn sequence_context(&self) -> Context {
+        if self.focus() == Focus::Review {
+            Context::Review
+        } else {
+            Context::Main
         }
     }
 
@@ -493,16 +647,65 @@ impl Flow {
             return Ok(());
         }
         match self.focus() {
+            Focus::Options | Focus::Review
+                if self.keymap.has_sequences() && self.press_sequence(key, bound) => {}
             Focus::Options => self.press_main(key, bound),
             Focus::Review => self.press_review(key, bound),
+            Focus::Filter => return self.press_filter(key, bound),
             Focus::Input | Focus::Note => return self.press_editor(key, bound),
         }
         Ok(())
     }
 
-    /// Inserts text (typing or a paste) into the open editor.
+    /// A key of a key sequence (`options` and `review` focus): answers whether the sequence
+    /// took it. A key that continues a sequence waits with the keys before it; one that
+    /// completes it runs its action. A key that continues none clears the keys waiting, and is
+    /// then taken only when it is a key of the cancel action (as `Esc` clears Vim's pending
+    /// keys, doing nothing else); any other key goes on to act as it would have alone,
+    /// beginning a sequence of its own if it starts one.
+    fn press_sequence(&mut self, key: Key, bound: ActionSet) -> bool {
+        let context = self.sequence_context();
+        self.pending.push(key);
+        match self.keymap.sequence(context, &self.pending) {
+            SequenceMatch::Complete(action) => {
+                self.pending.clear();
+                match context {
+                    Context::Review => self.run_review(action),
+                    _ => self.run_main(action),
+                }
+                true
+            }
+            SequenceMatch::Prefix => true,
+            SequenceMatch::None => {
+                let interrupted = self.pending.len() > 1;
+                self.pending.clear();
+                let cancel = match context {
+                    Context::Review => Action::ReviewCancel,
+                    _ => Action::MainCancel,
+                };
+                if interrupted && bound.contains(cancel) {
+                    return true;
+                }
+                if interrupted {
+                    self.pending.push(key);
+                    if self.keymap.sequence(context, &self.pending) == SequenceMatch::Prefix {
+                        return true;
+                    }
+                    self.pending.clear();
+                }
+                false
+            }
+        }
+    }
+
+    /// Inserts text (typing or a paste) into the open editor, or into the open filter editor
+    /// (line breaks there become spaces).
     pub fn insert(&mut self, text: &str) -> Result<(), FlowError> {
         self.ensure_open()?;
+        if self.focus() == Focus::Filter {
+            let one_line = text.replace("\r\n", " ").replace(['\n', '\r'], " ");
+            return self.type_filter(&one_line);
+        }
         if self.editor.is_none() {
             return Err(FlowError::NoEditor);
         }
@@ -526,34 +729,63 @@ impl Flow {
 
     /// A key on a question tab; `bound` holds the key's actions.
     fn press_main(&mut self, key: Key, bound: ActionSet) {
-        let Some(question) = self.spec.questions.get(self.tab) else {
+        if let Some(d) = Self::digit(key) {
+            self.press_digit(d);
+            return;
+        }
+        if let Some(action) = bound.in_context(Context::Main).first() {
+            self.run_main(action);
+        }
+    }
+
+    /// Digit `d` on a question tab: the `d`-th row keys move among (with a filter, the
+    /// `d`-th row that matches).
+    fn press_digit(&mut self, d: usize) {
+        let rows = self.rows();
+        if d > rows.len() {
+            return;
+        }
+        self.row = rows.row(d - 1);
+        let Some(question) = self.current_question() else {
+            return;
+        };
+        if question.is_custom_row(self.row) {
+            self.open_editor(EditorTarget::Custom);
+        } else if question.kind == QuestionType::Multi {
+            self.toggle(self.row);
+        } else {
+            self.select_only(self.row);
+            self.advance();
+        }
+    }
+
+    /// Runs an action of `main` on the active question tab.
+    fn run_main(&mut self, action: Action) {
+        let Some(question) = self.current_question() else {
             return;
         };
         let kind = question.kind;
-        if let Some(d) = Self::digit(key) {
-            if d > question.row_count() {
-                return;
-            }
-            self.row = d - 1;
-            if question.is_custom_row(self.row) {
-                self.open_editor(EditorTarget::Custom);
-            } else if kind == QuestionType::Multi {
-                self.toggle(self.row);
-            } else {
-                self.select_only(self.row);
-                self.advance();
-            }
-            return;
-        }
-        let Some(action) = bound.in_context(Context::Main).first() else {
-            return;
-        };
         let on_custom = question.is_custom_row(self.row);
+        let filterable = question.options.len() >= FILTER_MIN_OPTIONS;
+        // A filter that matches nothing leaves no active row to act on.
+        let shown = self.rows().position(self.row).is_some();
         match action {
             Action::MainNextTab => self.move_tab(true),
             Action::MainPrevTab => self.move_tab(false),
-            Action::MainDown => self.move_row(true),
-            Action::MainUp => self.move_row(false),
+            Action::MainDown => self.move_among(|at, _| at + 1),
+            Action::MainUp => self.move_among(|at, _| at.saturating_sub(1)),
+            Action::MainPageDown => self.move_among(|at, _| at + ROW_WINDOW),
+            Action::MainPageUp => self.move_among(|at, _| at.saturating_sub(ROW_WINDOW)),
+            Action::MainFirst => self.move_among(|_, _| 0),
+            Action::MainLast => self.move_among(|_, len| len - 1),
+            Action::MainFilter if filterable => self.open_filter(),
+            // While a filter is applied, the keys of cancel clear it first.
+            Action::MainCancel if self.filter.is_some() => self.filter = None,
+            Action::MainCancel => self.finish(Outcome::Cancelled(CancelReason::User)),
+            Action::MainQuestionNote if self.spec.rules.notes => {
+                self.open_editor(EditorTarget::QuestionNote)
+            }
+            _ if !shown => {}
             Action::MainConfirm if on_custom => self.open_editor(EditorTarget::Custom),
             Action::MainConfirm => {
                 if kind != QuestionType::Multi {
@@ -575,36 +807,159 @@ impl Flow {
             Action::MainOptionNote => {
                 self.open_editor(EditorTarget::OptionNote { option: self.row })
             }
-            Action::MainQuestionNote if !self.spec.rules.notes => {}
-            Action::MainQuestionNote => self.open_editor(EditorTarget::QuestionNote),
-            Action::MainCancel => self.finish(Outcome::Cancelled(CancelReason::User)),
             _ => {}
         }
     }
 
     /// A key on the review tab; `bound` holds the key's actions.
     fn press_review(&mut self, key: Key, bound: ActionSet) {
-        let actions = self.review_actions();
         if let Some(d) = Self::digit(key) {
-            if let Some(&action) = actions.get(d - 1) {
+            if let Some(&action) = self.review_actions().get(d - 1) {
                 self.run_review_action(action);
             }
             return;
         }
-        let Some(action) = bound.in_context(Context::Review).first() else {
-            return;
-        };
+        if let Some(action) = bound.in_context(Context::Review).first() {
+            self.run_review(action);
+        }
+    }
+
+    /// Runs an action of `review` on the review tab.
+    fn run_review(&mut self, action: Action) {
+        let actions = self.review_actions();
+        let last = actions.len() - 1;
         match action {
             Action::ReviewNextTab => self.move_tab(true),
             Action::ReviewPrevTab => self.move_tab(false),
-            Action::ReviewDown => {
-                self.review_action = (self.review_action + 1).min(actions.len() - 1);
-            }
+            Action::ReviewDown => self.review_action = (self.review_action + 1).min(last),
             Action::ReviewUp => self.review_action = self.review_action.saturating_sub(1),
+            Action::ReviewFirst => self.review_action = 0,
+            Action::ReviewLast => self.review_action = last,
             Action::ReviewConfirm => self.run_review_action(actions[self.review_action]),
             Action::ReviewCancel => self.finish(Outcome::Cancelled(CancelReason::User)),
             _ => {}
         }
+    }
+
+    /// Opens the filter editor of the active question: a new filter, or the one applied,
+    /// with the cursor at the end of its text.
+    fn open_filter(&mut self) {
+        let Some(question) = self.spec.questions.get(self.tab) else {
+            return;
+        };
+        match &mut self.filter {
+            Some(filter) => {
+                filter.editing = true;
+                filter.text.apply(Edit::End);
+            }
+            None => self.filter = Some(RowFilter::new(self.tab, question, TextEditor::new(), true)),
+        }
+    }
+
+    /// A key in the filter editor; `bound` holds the key's actions. Its own actions accept,
+    /// clear, move among the options that match and move tabs; the editing keys of `editor`
+    /// (but a new line) edit its text; a character is typed.
+    fn press_filter(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
+        match bound.in_context(Context::Filter).first() {
+            Some(Action::FilterAccept) => {
+                if let Some(filter) = self.filter.as_mut() {
+                    filter.editing = false;
+                    if filter.text.is_empty() {
+                        self.filter = None;
+                    }
+                }
+            }
+            Some(Action::FilterClear) => self.filter = None,
+            Some(Action::FilterUp) => self.move_in_matches(false),
+            Some(Action::FilterDown) => self.move_in_matches(true),
+            Some(Action::FilterNextTab) => self.move_tab(true),
+            Some(Action::FilterPrevTab) => self.move_tab(false),
+            Some(_) => {}
+            None => {
+                let edit = bound.in_context(Context::Editor).iter().find_map(|action| {
+                    match EditorCommand::of(action) {
+                        Some(EditorCommand::Edit(edit)) if edit != Edit::Newline => Some(edit),
+                        _ => None,
+                    }
+                });
+                match (edit, key.code) {
+                    (Some(edit), _) => self.edit_filter(edit),
+                    (None, KeyCode::Char(c)) if !key.mods.ctrl && !key.mods.alt => {
+                        let mut buf = [0u8; 4];
+                        return self.type_filter(c.encode_utf8(&mut buf));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a cursor movement or deletion to the filter text.
+    fn edit_filter(&mut self, edit: Edit) {
+        let Some(filter) = self.filter.as_mut() else {
+            return;
+        };
+        let before = filter.text.text().len();
+        filter.text.apply(edit);
+        // Moves keep the text's length; deletions shorten it.
+        if filter.text.text().len() != before {
+            self.refilter();
+        }
+    }
+
+    /// Types `text` into the filter text, refused past the flow's text limit.
+    fn type_filter(&mut self, text: &str) -> Result<(), FlowError> {
+        let Some(filter) = self.filter.as_mut() else {
+            return Ok(());
+        };
+        let would_hold = filter.text.text().len().saturating_add(text.len());
+        if would_hold > self.text_limit {
+            return Err(FlowError::TextLimit {
+                would_hold,
+                limit: self.text_limit,
+            });
+        }
+        filter.text.insert(text);
+        self.refilter();
+        Ok(())
+    }
+
+    /// Finds the options that match after the filter text changed (one pass over them), and
+    /// makes the first that matches active: the custom row when none does, the row unchanged
+    /// on a question without one.
+    fn refilter(&mut self) {
+        let (Some(filter), Some(question)) =
+            (self.filter.as_mut(), self.spec.questions.get(self.tab))
+        else {
+            return;
+        };
+        filter.refresh(question);
+        self.row = match filter.matches().first() {
+            Some(&first) => first,
+            None if question.has_custom_row() => question.options.len(),
+            None => self.row,
+        };
+    }
+
+    /// Up/Down in the filter editor: among the options that match, clamped (never onto the
+    /// custom row, whose editor would open).
+    fn move_in_matches(&mut self, down: bool) {
+        let Some(matches) = self.filter.as_ref().map(RowFilter::matches) else {
+            return;
+        };
+        if matches.is_empty() {
+            return;
+        }
+        let at = matches
+            .binary_search(&self.row)
+            .unwrap_or_else(|at| at.min(matches.len() - 1));
+        let at = if down {
+            (at + 1).min(matches.len() - 1)
+        } else {
+            at.saturating_sub(1)
+        };
+        self.row = matches[at];
     }
 
     fn run_review_action(&mut self, action: ReviewAction) {
@@ -903,9 +1258,11 @@ impl Flow {
         }
     }
 
-    /// Tab keys: next or previous tab, wrapping; row and review action reset.
+    /// Tab keys: next or previous tab, wrapping; row and review action reset, the filter of
+    /// the tab left dropped.
     fn move_tab(&mut self, forward: bool) {
         let count = self.spec.questions.len() + 1;
+        self.filter = None;
         self.tab = if forward {
             (self.tab + 1) % count
         } else {
@@ -918,19 +1275,30 @@ impl Flow {
 
     /// Up/Down on a question tab, clamped.
     fn move_row(&mut self, down: bool) {
-        let Some(question) = self.current_question() else {
-            return;
-        };
-        self.row = if down {
-            (self.row + 1).min(question.row_count() - 1)
+        if down {
+            self.move_among(|at, _| at + 1);
         } else {
-            self.row.saturating_sub(1)
-        };
+            self.move_among(|at, _| at.saturating_sub(1));
+        }
+    }
+
+    /// Moves the active row to position `to(position, count)` among the rows keys move among
+    /// (clamped to the last), then opens the custom row's editor if it lands there. Nothing
+    /// moves where there is no row (the review tab, a filter that matches nothing).
+    fn move_among(&mut self, to: impl FnOnce(usize, usize) -> usize) {
+        let rows = self.rows();
+        let count = rows.len();
+        if count == 0 {
+            return;
+        }
+        let at = rows.position(self.row).unwrap_or(0);
+        self.row = rows.row(to(at, count).min(count - 1));
         self.after_move();
     }
 
     /// Next tab without wrapping (the last question advances to review), row 0.
     fn advance(&mut self) {
+        self.filter = None;
         self.tab = (self.tab + 1).min(self.spec.questions.len());
         self.row = 0;
         self.review_action = 0;
@@ -949,6 +1317,8 @@ impl Flow {
 
     fn finish(&mut self, outcome: Outcome) {
         self.close_editor();
+        self.filter = None;
+        self.pending.clear();
         self.outcome = Some(outcome);
     }
 

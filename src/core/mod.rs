@@ -13,6 +13,7 @@
 
 mod completion;
 mod editor;
+mod filter;
 mod flow;
 mod key;
 mod keymap;
@@ -24,9 +25,13 @@ pub use completion::{
     Completion, CompletionList, FileIndex, IndexEntry, MAX_ITEMS, MAX_QUERY_BYTES, at_word,
 };
 pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
-pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor};
+pub use filter::{FILTER_MIN_OPTIONS, RowFilter, contains_graphemes, fold_into};
+pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor, ROW_WINDOW, Rows};
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
-pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError};
+pub use keymap::{
+    Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_SEQUENCE, Preset, SequenceMatch,
+    sequence_name,
+};
 pub use limits::Limits;
 pub use model::{
     Answer, CancelReason, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question,

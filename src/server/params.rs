@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::core::Preset;
 use crate::dialect::DialectId;
 
 /// `initialize` params.
@@ -29,8 +30,12 @@ pub struct Capabilities {
     /// Views carry every row of a question, not only the window of at most 10 rows that the
     /// screen shows (default `false`).
     pub all_rows: Option<bool>,
-    /// Keymap overrides `{ "<context>.<action>": ["<key>", ...] }`.
+    /// Keymap overrides `{ "<context>.<action>": ["<key>", ["<key>", "<key>"], ...] }` (an
+    /// inner list is a key sequence), applied after `keymapPreset`.
     pub keymap: Option<Value>,
+    /// Bindings added to the defaults before any override: `vim` (`j`/`k`, `h`/`l`, `gg`/`G`,
+    /// `ctrl+d`/`ctrl+u`, `q` in options and review focus) or `default` (none).
+    pub keymap_preset: Option<Preset>,
 }
 
 /// `open` and `ask` params.
@@ -53,8 +58,11 @@ pub struct OpenParams {
     pub all_rows: Option<bool>,
     /// Root directory for `@` file completion in editors.
     pub cwd: Option<String>,
-    /// Keymap overrides for this flow.
+    /// Keymap overrides for this flow, on top of the connection's.
     pub keymap: Option<Value>,
+    /// Bindings added to the defaults before any override, for this flow (default: the
+    /// connection's).
+    pub keymap_preset: Option<Preset>,
     /// Milliseconds the user has to answer: once they pass with the flow still open, it
     /// completes as cancelled with reason `timeout` (never with an answer). `0` times out at
     /// once. Views carry the deadline.

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
 use crate::core::{
-    CancelReason, FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, parse_sequence, quoted,
+    CancelReason, FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, Preset, parse_sequence,
+    quoted,
 };
 use crate::server::files;
 use crate::server::params::{
@@ -99,7 +100,12 @@ pub struct State {
     sessions: HashMap<String, Entry>,
     serial: u64,
     next_id: u64,
+    /// The connection's keymap: the defaults, its preset, its overrides.
     keymap: Arc<Keymap>,
+    /// The connection's preset and overrides, from `initialize`, which a session's own
+    /// preset or overrides are combined with.
+    preset: Option<Preset>,
+    overrides: Option<Value>,
     /// What views of later sessions carry, from `initialize`.
     view: ViewOptions,
     has_ui: Option<bool>,
@@ -149,6 +155,21 @@ fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
     error(code::INVALID_PARAMS, format!("invalid params: keymap: {e}"))
 }
 
+/// The default keymap with `preset` added, then each of `overrides` applied in turn.
+fn keymap_of<'a>(
+    preset: Option<Preset>,
+    overrides: impl IntoIterator<Item = Option<&'a Value>>,
+) -> Result<Keymap, ErrorObjectOwned> {
+    let mut keymap = match preset {
+        Some(preset) => Keymap::default().with_preset(preset),
+        None => Keymap::default(),
+    };
+    for overrides in overrides.into_iter().flatten() {
+        keymap = keymap.with_overrides(overrides).map_err(keymap_error)?;
+    }
+    Ok(keymap)
+}
+
 impl State {
     /// Fresh state with the given settings.
     pub fn new(config: Config) -> State {
@@ -158,6 +179,8 @@ impl State {
             serial: 0,
             next_id: 0,
             keymap: Arc::new(Keymap::default()),
+            preset: None,
+            overrides: None,
             view: ViewOptions::default(),
             has_ui: None,
             screens: ScreenCache::default(),
@@ -235,15 +258,13 @@ impl State {
     pub fn initialize(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
         let p: InitializeParams = parse(params)?;
         if let Some(c) = p.capabilities {
-            let keymap = match &c.keymap {
-                Some(overrides) => Arc::new(
-                    Keymap::default()
-                        .with_overrides(overrides)
-                        .map_err(keymap_error)?,
-                ),
-                None => self.keymap.clone(),
-            };
-            self.keymap = keymap;
+            if c.keymap.is_some() || c.keymap_preset.is_some() {
+                let preset = c.keymap_preset.or(self.preset);
+                let overrides = c.keymap.or_else(|| self.overrides.clone());
+                self.keymap = Arc::new(keymap_of(preset, [overrides.as_ref()])?);
+                self.preset = preset;
+                self.overrides = overrides;
+            }
             self.view.width = c.width.or(self.view.width);
             self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
             self.has_ui = c.has_ui.or(self.has_ui);
@@ -339,13 +360,17 @@ impl State {
             .limits
             .check_payload(&p.payload)
             .map_err(|m| error(code::LIMIT, m))?;
-        let keymap = match &p.keymap {
-            Some(overrides) => Arc::new(
+        let keymap = match (&p.keymap, p.keymap_preset) {
+            (None, None) => self.keymap.clone(),
+            (Some(overrides), None) => Arc::new(
                 self.keymap
                     .with_overrides(overrides)
                     .map_err(keymap_error)?,
             ),
-            None => self.keymap.clone(),
+            (overrides, Some(preset)) => Arc::new(keymap_of(
+                Some(preset),
+                [self.overrides.as_ref(), overrides.as_ref()],
+            )?),
         };
         let options = OpenOptions {
             dialect: p.dialect,

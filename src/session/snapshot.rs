@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    Answer, CancelReason, EditorTarget, Flow, FlowSpec, Issue, Keymap, OpenEditor, Outcome,
+    Answer, CancelReason, EditorTarget, Flow, FlowSpec, Issue, Key, Keymap, OpenEditor, Outcome,
     Question, TextEditor,
 };
 use crate::dialect::{DialectId, pi};
@@ -67,6 +67,21 @@ struct FlowState {
     /// When the flow times out, in milliseconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     deadline: Option<u64>,
+    /// The filter of the active question's rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    filter: Option<FilterState>,
+    /// The keys of a key sequence pressed so far, by canonical name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pending_keys: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FilterState {
+    question: usize,
+    text: String,
+    cursor: usize,
+    editing: bool,
 }
 
 /// How a flow ended, as snapshots write it (`aborted` is read from older snapshots).
@@ -169,6 +184,17 @@ pub fn save(session: &Session) -> Value {
             outcome: flow.outcome().map(|o| outcome_state(o).0),
             cancel_reason: flow.outcome().and_then(|o| outcome_state(o).1),
             deadline: flow.deadline(),
+            filter: flow.filter().map(|f| FilterState {
+                question: f.question,
+                text: f.text.text().to_owned(),
+                cursor: f.text.cursor(),
+                editing: f.editing,
+            }),
+            pending_keys: flow
+                .pending_keys()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
         })),
         Session::Invalid { invalid, .. } => Body::Invalid(InvalidState {
             title: invalid.title.clone(),
@@ -237,6 +263,20 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
             initial: e.initial,
         }),
     };
+    let filter = match s.filter {
+        None => None,
+        Some(f) => Some((
+            f.question,
+            TextEditor::from_parts(&f.text, f.cursor)
+                .ok_or("the filter's cursor is not on a character boundary")?,
+            f.editing,
+        )),
+    };
+    let pending = s
+        .pending_keys
+        .iter()
+        .map(|name| Key::parse(name).map_err(|e| format!("pendingKeys: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     let outcome = match s.outcome {
         Some(state) => Some(outcome_of(state, s.cancel_reason, s.non_interactive)?),
         None if s.cancel_reason.is_some() => {
@@ -257,6 +297,8 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         s.answers,
         outcome,
         s.deadline,
+        filter,
+        pending,
     )?;
     Ok(Session::Flow {
         dialect,

@@ -2,13 +2,13 @@
 //! (which rows are in the window, what the review lists, which hints apply) is taken here.
 
 use crate::core::{
-    Action, Answer, Context, EditorTarget, Flow, Focus, Key, KeyNames, OpenEditor, PLAN_REVIEW,
-    Question, ReviewAction,
+    Action, Answer, Context, EditorTarget, FILTER_MIN_OPTIONS, Flow, Focus, Key, KeyNames,
+    OpenEditor, PLAN_REVIEW, Question, ReviewAction, TextEditor, sequence_name,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
     CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
+    EditorView, FilterView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
     ProgressView, QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote,
     ReviewQuestion, ReviewView, RowView, TabKind, TabView, View,
 };
@@ -67,6 +67,8 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             outcome,
             cancel_reason,
             deadline: None,
+            filter: None,
+            pending_keys: None,
             lines: None,
         };
     };
@@ -89,6 +91,14 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         outcome,
         cancel_reason,
         deadline: flow.deadline(),
+        filter: flow.filter().map(|f| FilterView {
+            text: f.text.text().to_owned(),
+            cursor: cursor_view(&f.text),
+            editing: f.editing,
+            matches: f.matches().len(),
+            total: flow.spec().questions[f.question].options.len(),
+        }),
+        pending_keys: (!flow.pending_keys().is_empty()).then(|| sequence_name(flow.pending_keys())),
         lines: None,
     }
 }
@@ -129,50 +139,49 @@ fn tabs(flow: &Flow) -> Vec<TabView> {
 }
 
 fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> QuestionView {
-    let row_count = q.options.len() + usize::from(q.has_custom_row());
-    let (shown_start, shown_end) = row_window(row_count, flow.row());
+    // The rows keys move among: all of them, or those a filter keeps.
+    let shown = flow.rows();
+    let row_count = shown.len();
+    let (shown_start, shown_end) = row_window(row_count, shown.position(flow.row()).unwrap_or(0));
     let (start, end) = if all_rows {
         (0, row_count)
     } else {
         (shown_start, shown_end)
     };
-    let options_end = end.min(q.options.len());
     let mut rows: Vec<RowView> = Vec::with_capacity(end - start);
-    rows.extend(
-        q.options[start.min(options_end)..options_end]
-            .iter()
-            .zip(start..)
-            .map(|(o, i)| {
+    rows.extend((start..end).map(|at| {
+        let i = shown.row(at);
+        let active = flow.row() == i;
+        match q.options.get(i) {
+            Some(o) => {
                 let (label, recommended) = strip_recommended(&o.label);
                 RowView {
-                    index: i + 1,
+                    index: at + 1,
                     value: o.value.clone(),
                     label: label.to_owned(),
                     description: o.description.clone(),
                     preview: o.preview.clone(),
                     selected: answer.selected.contains(&i),
-                    active: flow.row() == i,
+                    active,
                     custom: false,
                     note: answer.option_note(i).map(str::to_owned),
                     recommended,
                 }
-            }),
-    );
-    if q.has_custom_row() && end == row_count {
-        let i = q.options.len();
-        rows.push(RowView {
-            index: i + 1,
-            value: CUSTOM_VALUE.to_owned(),
-            label: CUSTOM_LABEL.to_owned(),
-            description: None,
-            preview: None,
-            selected: answer.custom_text.is_some(),
-            active: flow.row() == i,
-            custom: true,
-            note: None,
-            recommended: false,
-        });
-    }
+            }
+            None => RowView {
+                index: at + 1,
+                value: CUSTOM_VALUE.to_owned(),
+                label: CUSTOM_LABEL.to_owned(),
+                description: None,
+                preview: None,
+                selected: answer.custom_text.is_some(),
+                active,
+                custom: true,
+                note: None,
+                recommended: false,
+            },
+        }
+    }));
     QuestionView {
         id: q.id.clone(),
         label: q.label.clone(),
@@ -277,24 +286,14 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             NOTE_PLACEHOLDER,
         ),
     };
-    let text = editor.text.text();
-    let position = editor.text.position();
-    let byte = editor.text.cursor();
     EditorView {
         target: EditorTargetView {
             kind,
             question_id: question.id.clone(),
             option_value,
         },
-        text: text.to_owned(),
-        cursor: CursorView {
-            offset: position.offset,
-            byte,
-            utf16: text[..byte].encode_utf16().count(),
-            line: position.line,
-            grapheme: position.grapheme,
-            column: position.column,
-        },
+        text: editor.text.text().to_owned(),
+        cursor: cursor_view(&editor.text),
         placeholder,
         completion: flow.completion().map(|list| CompletionView {
             items: list
@@ -311,21 +310,76 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
     }
 }
 
-/// The actions a focus shows hints for, in display order.
+/// Where the cursor of `text` is, in every unit a client may need.
+fn cursor_view(text: &TextEditor) -> CursorView {
+    let position = text.position();
+    let byte = text.cursor();
+    CursorView {
+        offset: position.offset,
+        byte,
+        utf16: text.text()[..byte].encode_utf16().count(),
+        line: position.line,
+        grapheme: position.grapheme,
+        column: position.column,
+    }
+}
+
+/// The actions a focus shows hints for, in display order: on a question tab the page and
+/// first/last keys only while more rows than a screen shows are to move among, and the filter
+/// key only on a question that takes a filter.
 fn hint_actions(flow: &Flow) -> &'static [Action] {
+    const OPTIONS: &[Action] = &[
+        Action::MainUp,
+        Action::MainDown,
+        Action::MainNextTab,
+        Action::MainPrevTab,
+        Action::MainConfirm,
+        Action::MainToggle,
+        Action::MainOptionNote,
+        Action::MainQuestionNote,
+        Action::MainCancel,
+        Action::GlobalDismiss,
+    ];
+    const FILTERABLE: &[Action] = &[
+        Action::MainUp,
+        Action::MainDown,
+        Action::MainFilter,
+        Action::MainNextTab,
+        Action::MainPrevTab,
+        Action::MainConfirm,
+        Action::MainToggle,
+        Action::MainOptionNote,
+        Action::MainQuestionNote,
+        Action::MainCancel,
+        Action::GlobalDismiss,
+    ];
+    const LONG: &[Action] = &[
+        Action::MainUp,
+        Action::MainDown,
+        Action::MainPageDown,
+        Action::MainPageUp,
+        Action::MainFirst,
+        Action::MainLast,
+        Action::MainFilter,
+        Action::MainNextTab,
+        Action::MainPrevTab,
+        Action::MainConfirm,
+        Action::MainToggle,
+        Action::MainOptionNote,
+        Action::MainQuestionNote,
+        Action::MainCancel,
+        Action::GlobalDismiss,
+    ];
     match flow.focus() {
-        Focus::Options => &[
-            Action::MainUp,
-            Action::MainDown,
-            Action::MainNextTab,
-            Action::MainPrevTab,
-            Action::MainConfirm,
-            Action::MainToggle,
-            Action::MainOptionNote,
-            Action::MainQuestionNote,
-            Action::MainCancel,
-            Action::GlobalDismiss,
-        ],
+        Focus::Options if flow.rows().len() > ROW_WINDOW => LONG,
+        Focus::Options
+            if flow
+                .current_question()
+                .is_some_and(|q| q.options.len() >= FILTER_MIN_OPTIONS) =>
+        {
+            FILTERABLE
+        }
+        Focus::Options => OPTIONS,
         Focus::Review => &[
             Action::ReviewUp,
             Action::ReviewDown,
@@ -333,6 +387,13 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
             Action::ReviewNextTab,
             Action::ReviewPrevTab,
             Action::ReviewCancel,
+            Action::GlobalDismiss,
+        ],
+        Focus::Filter => &[
+            Action::FilterUp,
+            Action::FilterDown,
+            Action::FilterAccept,
+            Action::FilterClear,
             Action::GlobalDismiss,
         ],
         Focus::Input => &[
@@ -419,15 +480,19 @@ fn hints(flow: &Flow) -> Vec<Hint> {
         actions
             .iter()
             .filter(|a| notes || !matches!(a, Action::MainOptionNote | Action::MainQuestionNote))
-            .filter(|a| !keymap.keys(**a).is_empty())
+            .filter(|a| !keymap.key_names(**a).is_empty())
             .map(|&action| Hint {
                 action: action.name(),
                 keys: keymap.key_names(action),
-                label: action.description(),
+                label: match action {
+                    // While a filter is applied, cancel clears it first.
+                    Action::MainCancel if flow.filter().is_some() => "clear filter",
+                    _ => action.description(),
+                },
             }),
     );
     let digits = match flow.focus() {
-        Focus::Options => flow.current_question().map(|q| q.row_count().min(9)),
+        Focus::Options => Some(flow.rows().len().min(9)),
         Focus::Review => Some(flow.review_actions().len()),
         _ => None,
     };

@@ -196,7 +196,7 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = if view.lines.is_some() { 17 } else { 16 };
+        let fields = if view.lines.is_some() { 19 } else { 18 };
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
@@ -215,6 +215,8 @@ impl Serialize for CachedView<'_> {
         s.serialize_field("cancelReason", &view.cancel_reason)?;
         s.serialize_field("deadline", &view.deadline)?;
         s.serialize_field("progress", &view.progress)?;
+        s.serialize_field("filter", &view.filter)?;
+        s.serialize_field("pendingKeys", &view.pending_keys)?;
         match &view.lines {
             Some(lines) => match cache.lines_json(lines) {
                 Some(jsons) => s.serialize_field("lines", &JsonList(&jsons))?,

@@ -24,7 +24,7 @@ pub use cache::{CachedView, ScreenCache};
 pub use line::{Line, Span, Style};
 pub use model::{
     CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
+    EditorView, FilterView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
     ProgressView, QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote,
     ReviewQuestion, ReviewView, RowView, TabKind, TabView, View, ViewOptions,
 };

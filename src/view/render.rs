@@ -42,8 +42,8 @@ use crate::core::{CancelReason, QuestionType};
 use crate::session::Status;
 use crate::view::line::{Line, Style};
 use crate::view::model::{
-    CompletionView, EditorView, Hint, OutcomeView, ProgressView, QuestionView, ROW_WINDOW,
-    ReviewView, RowView, TabKind, TabView, View,
+    CompletionView, EditorView, FilterView, Hint, OutcomeView, ProgressView, QuestionView,
+    ROW_WINDOW, ReviewView, RowView, TabKind, TabView, View,
 };
 use crate::view::recent::Recent;
 
@@ -189,7 +189,14 @@ fn screen(
         ending(&mut out, view.outcome, view.cancel_reason, width);
     } else if let Some(question) = &view.question {
         let row_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.rows);
-        question_screen(&mut out, question, view.editor.as_ref(), width, row_memo);
+        question_screen(
+            &mut out,
+            question,
+            view.editor.as_ref(),
+            view.filter.as_ref(),
+            width,
+            row_memo,
+        );
     } else if let Some(review) = &view.review {
         review_screen(&mut out, review, width);
     }
@@ -199,6 +206,9 @@ fn screen(
         remembered_part(&mut out, hint_memo, &view.hints, width, |out| {
             hints(out, &view.hints, width)
         });
+    }
+    if let Some(keys) = &view.pending_keys {
+        pending(&mut out, keys, width);
     }
     rule(&mut out, width);
     out.into_iter()
@@ -867,6 +877,7 @@ fn question_screen(
     out: &mut Vec<Laid>,
     q: &QuestionView,
     editor: Option<&EditorView>,
+    filter: Option<&FilterView>,
     width: usize,
     row_memo: Option<&mut Recent<KeptLines<RowKey>, REMEMBERED_ROWS>>,
 ) {
@@ -897,6 +908,9 @@ fn question_screen(
         );
     } else if let Some(detail) = &q.detail {
         block(out, MARGIN, detail, Style::Text, width);
+    }
+    if let Some(filter) = filter {
+        filter_line(out, filter, width);
     }
     out.push(Laid::default());
     let approve = q
@@ -942,6 +956,49 @@ fn question_screen(
             }
         }
     }
+}
+
+/// The filter of a long list: `/ text` (with the cursor while its editor is open), then how
+/// many options match (`12 of 1000 match`), or that none does.
+fn filter_line(out: &mut Vec<Laid>, filter: &FilterView, width: usize) {
+    let text = filter.text.as_str();
+    let byte = filter.cursor.byte.min(text.len());
+    let (before, after) = text.split_at(byte);
+    let mut segs = Vec::with_capacity(6);
+    let slash = if filter.editing {
+        Style::Accent
+    } else {
+        Style::Dim
+    };
+    segs.push(seg("/ ", slash));
+    if filter.editing {
+        segs.push(seg(before, Style::Text));
+        let under = after.graphemes(true).next().unwrap_or(" ");
+        segs.push(seg(under, Style::Cursor));
+        segs.push(seg(&after[under.len().min(after.len())..], Style::Text));
+    } else {
+        segs.push(seg(text, Style::Text));
+    }
+    let count = if filter.matches == 0 {
+        "no option matches".to_owned()
+    } else {
+        format!("{} of {} match", filter.matches, filter.total)
+    };
+    segs.push(seg("   ", Style::Text));
+    let style = if filter.matches == 0 {
+        Style::Warning
+    } else {
+        Style::Dim
+    };
+    segs.push(glued(&count, style));
+    wrap(out, margin(), MARGIN + 2, &segs, width);
+}
+
+/// The keys of a key sequence waiting for the next, under the hints (as Vim's `showcmd`).
+fn pending(out: &mut Vec<Laid>, keys: &str, width: usize) {
+    let shown: String = keys.split(' ').map(key_label).collect();
+    let segs = [seg("pending: ", Style::Muted), glued(&shown, Style::Accent)];
+    wrap(out, margin(), MARGIN, &segs, width);
 }
 
 /// The rows of a question (a window of them when there are many), each with what goes under it.
@@ -1421,6 +1478,8 @@ fn key_label(key: &str) -> &str {
         "left" => "←",
         "right" => "→",
         "escape" => "esc",
+        "pagedown" => "pgdn",
+        "pageup" => "pgup",
         other => other,
     }
 }
@@ -1439,7 +1498,10 @@ fn hints(out: &mut Vec<Laid>, hints: &[Hint], width: usize) {
                         if i > 0 {
                             text.push('/');
                         }
-                        text.push_str(key_label(key));
+                        // A key sequence (`g g`) shows as its keys one after the other (`gg`).
+                        for part in key.split(' ') {
+                            text.push_str(key_label(part));
+                        }
                     }
                     text
                 }

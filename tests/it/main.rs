@@ -19,6 +19,8 @@ mod editors;
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
+/// Long lists: page keys, first and last, the `/` filter, progress (BEHAVIOR §10).
+mod long_lists;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (BEHAVIOR §6).

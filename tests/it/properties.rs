@@ -305,11 +305,43 @@ fn arb_session() -> impl Strategy<Value = Session> {
         };
         Session::from_spec(DialectId::DSH, Arc::new(spec), &OpenOptions::default())
     });
+    // A long question (a filter, pages) before a short one, with the Vim keys or without.
+    let long = (
+        prop::sample::select(vec!["single", "multi", "preview"]),
+        10..25usize,
+        any::<bool>(),
+    )
+        .prop_map(|(kind, n, vim)| {
+            let options: Vec<Value> = (0..n)
+                .map(|j| {
+                    json!({
+                        "value": format!("v{j}"),
+                        "label": format!("Item {j}"),
+                        "description": if j % 3 == 0 { "third" } else { "other" },
+                        "preview": format!("preview {j}"),
+                    })
+                })
+                .collect();
+            let payload = json!({ "questions": [
+                { "id": "long", "prompt": "Which?", "type": kind, "options": options },
+                { "id": "short", "prompt": "And?", "options": [{ "value": "a", "label": "A" }] }
+            ] });
+            let mut keymap = askd::core::Keymap::default();
+            if vim {
+                keymap = keymap.with_preset(askd::core::Preset::Vim);
+            }
+            let options = OpenOptions {
+                keymap: Arc::new(keymap),
+                ..OpenOptions::default()
+            };
+            Session::open(&payload, &options).expect("a pi payload opens")
+        });
     prop_oneof![
         4 => arb_valid_payload().prop_map(|p| {
             Session::open(&p, &OpenOptions::default()).expect("a pi payload opens")
         }),
         1 => dsh,
+        2 => long,
     ]
 }
 
@@ -325,6 +357,8 @@ static KEY_POOL: LazyLock<Vec<Key>> = LazyLock::new(|| {
         .collect();
     names.extend("abnNxZ0123456789".chars().map(String::from));
     names.extend(["é", "한", "😀", "pageup", "pagedown", "ctrl+x", "alt+1"].map(String::from));
+    // The Vim preset's keys (`g` twice makes `g g`).
+    names.extend(["j", "k", "h", "l", "g", "G", "ctrl+d"].map(String::from));
     let mut keys: Vec<Key> = Vec::new();
     for name in names.iter().filter(|n| !ENDING_KEYS.contains(&n.as_str())) {
         let key = Key::parse(name).expect("pool keys parse");
@@ -368,6 +402,7 @@ fn apply(session: &mut Session, op: &Op) -> Result<(), TestCaseError> {
         Err(FlowError::NoEditor) => {
             prop_assert!(matches!(op, Op::Paste(_)));
             prop_assert!(session.flow().is_some_and(|f| f.editor().is_none()));
+            prop_assert!(session.flow().is_some_and(|f| f.focus() != Focus::Filter));
         }
         Err(e) => prop_assert!(false, "unexpected error {e}"),
     }
@@ -387,6 +422,10 @@ fn check_flow(session: &Session) -> Result<(), TestCaseError> {
     match (flow.focus(), flow.editor()) {
         (Focus::Options, None) => prop_assert!(flow.tab() < count),
         (Focus::Review, None) => prop_assert_eq!(flow.tab(), count),
+        (Focus::Filter, None) => {
+            prop_assert!(flow.tab() < count);
+            prop_assert!(flow.filter().is_some_and(|f| f.editing));
+        }
         (Focus::Input, Some(e)) => {
             prop_assert_eq!(e.target, EditorTarget::Custom);
             prop_assert_eq!(e.question, flow.tab());

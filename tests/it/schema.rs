@@ -185,6 +185,7 @@ fn openrpc_describes_every_method_in_order() {
         ("allRows", false),
         ("cwd", false),
         ("keymap", false),
+        ("keymapPreset", false),
         ("timeoutMs", false),
     ]);
     let session = p(&[("session", true)]);
