@@ -1,11 +1,13 @@
 //! The command line: `askd` (serve JSON-RPC on stdin/stdout), and the tools around the engine
-//! — scripted flows ([`play`]), the conformance runner ([`conformance`]) and the protocol's
-//! generated documents ([`schema`]).
+//! — a flow answered in the terminal ([`ask`]), scripted flows ([`play`]), the conformance
+//! runner ([`conformance`]) and the protocol's generated documents ([`schema`]).
 //!
 //! Architecture invariant: `cli` is the top layer; nothing imports it. Its tools read and
 //! write files and spawn processes; the engine below never calls them.
 
+pub mod ask;
 pub mod conformance;
+pub mod docs;
 pub mod play;
 pub mod schema;
 
@@ -17,8 +19,8 @@ use crate::server::{self, state::Config};
 
 /// A headless ask-flow engine speaking JSON-RPC 2.0 on stdin/stdout.
 #[derive(Parser)]
-#[command(name = "askd", version, about)]
-struct Cli {
+#[command(name = "askd", version)]
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
@@ -29,6 +31,9 @@ struct Cli {
 enum Command {
     /// Serve JSON-RPC on stdin/stdout (the default).
     Serve(ServeArgs),
+    /// Answer a flow in this terminal; the result JSON goes to stdout (exit 0 submitted,
+    /// 1 cancelled, 2 invalid payload, 3 no terminal).
+    Ask(ask::AskArgs),
     /// Run a payload through a key script, printing every screen and the result.
     Play(PlayArgs),
     /// Play the built-in example flow.
@@ -37,6 +42,27 @@ enum Command {
     Conformance(ConformanceArgs),
     /// Write the OpenRPC document and the JSON Schemas of the protocol.
     Schema(SchemaArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the man page, or write every page (one per subcommand) into a directory.
+    Man(ManArgs),
+}
+
+/// Which shell to complete for.
+#[derive(Args)]
+struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+/// Where the man pages go.
+#[derive(Args)]
+struct ManArgs {
+    /// Write `askd.1` and a page per subcommand into this directory instead of printing
+    /// `askd.1`.
+    #[arg(long)]
+    out_dir: Option<std::path::PathBuf>,
 }
 
 /// Where to write the generated protocol documents.
@@ -166,6 +192,7 @@ pub fn main() -> std::process::ExitCode {
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
+        Some(Command::Ask(args)) => return ask::run(&args),
         Some(Command::Play(args)) => {
             let output = play::read_payload(&args.file).and_then(|payload| {
                 play::play(
@@ -180,6 +207,11 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Demo(args)) => return print_play(play::demo(args.width, args.format.into())),
         Some(Command::Conformance(args)) => return conformance(args),
         Some(Command::Schema(args)) => return schema(args),
+        Some(Command::Completions(args)) => {
+            docs::completions(args.shell, &mut std::io::stdout().lock());
+            return std::process::ExitCode::SUCCESS;
+        }
+        Some(Command::Man(args)) => return man(args),
     };
     // The server waits on pipes and on the deadlines of flows asked with a timeout.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -227,6 +259,22 @@ fn conformance(args: ConformanceArgs) -> std::process::ExitCode {
         }
         Err(e) => {
             eprintln!("askd: conformance: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `askd man`: prints the man page, or writes every page into a directory.
+fn man(args: ManArgs) -> std::process::ExitCode {
+    let written = match &args.out_dir {
+        Some(dir) => std::fs::create_dir_all(dir).and_then(|()| docs::man_pages(dir)),
+        None => docs::man(&mut std::io::stdout().lock()),
+    };
+    match written {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("askd: man: {e}");
             std::process::ExitCode::FAILURE
         }
     }

@@ -2,7 +2,7 @@
 //! and a finished flow into the value that agent expects back, behind one trait.
 //!
 //! A dialect validates its request (paths and messages in its own words) and maps it onto a
-//! [`FlowSpec`] whose [`Rules`](crate::core::Rules) say what its flows offer (notes, review
+//! [`FlowSpec`] whose [`Rules`] say what its flows offer (notes, review
 //! actions, free-text questions); it builds the result of every ending, the answers of
 //! `submitAnswers`, and the transcript lines. Everything here is pure.
 //!

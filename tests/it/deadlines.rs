@@ -1,4 +1,4 @@
-//! Timeouts (`timeoutMs`) and the reasons a flow ends without an answer (BEHAVIOR §10): the
+//! Timeouts (`timeoutMs`) and the reasons a flow ends without an answer (behaviour §10): the
 //! rule in the core (`Flow::expire`, time handed in as a value), the shell's part through the
 //! session table with the time given, and the real binary's timer. No test measures time: the
 //! core and the table are handed the time, and the binary's timer is only waited for within a

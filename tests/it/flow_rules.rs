@@ -1,4 +1,4 @@
-//! The flow, rule by rule (BEHAVIOR §2–§5), through the library API: every key in every focus,
+//! The flow, rule by rule (behaviour §2–§5), through the library API: every key in every focus,
 //! the direct operations, and snapshots. Each test asserts the exact state after each step.
 
 use crate::common::*;

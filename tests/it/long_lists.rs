@@ -1,4 +1,4 @@
-//! Long lists (BEHAVIOR §10): the page keys and first/last on question tabs and the review
+//! Long lists (behaviour §10): the page keys and first/last on question tabs and the review
 //! tab, the `/` filter of questions with more than nine options, and the view's progress.
 
 use askd::core::{CancelReason, EditorTarget, FlowError, Focus, Outcome, ROW_WINDOW};

@@ -8,30 +8,38 @@ mod common;
 mod support;
 
 // The engine core, through the library.
-/// Timeouts and the reasons a flow ends unanswered (BEHAVIOR §10), through the core, the
+/// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
+mod behaviour_doc;
+/// Timeouts and the reasons a flow ends unanswered (behaviour §10), through the core, the
 /// session table and the binary.
 mod deadlines;
-/// The dsh dialect (BEHAVIOR §7).
+/// The dsh dialect (behaviour §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
 mod editors;
-/// The flow, rule by rule (BEHAVIOR §2–§5), and snapshots.
+/// The flow, rule by rule (behaviour §2–§5), and snapshots.
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
-/// Long lists: page keys, first and last, the `/` filter, progress (BEHAVIOR §10).
+/// Long lists: page keys, first and last, the `/` filter, progress (behaviour §10).
 mod long_lists;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
-/// Results through the flow (BEHAVIOR §6).
+/// Results through the flow (behaviour §6).
 mod results_e2e_core;
 /// Rendered screens (insta snapshots) and scripted flows.
 mod screens;
+/// The vim keymap preset and key sequences with their pending keys (behaviour §10).
+mod vim_keys;
 
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// Shell completions and man pages.
+mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
 /// The generated protocol documents against the code and the binary.
 mod schema;
+/// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
+mod terminal;

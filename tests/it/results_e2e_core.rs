@@ -1,4 +1,4 @@
-//! Results through the flow (BEHAVIOR §6): keys driven to completion, then the exact
+//! Results through the flow (behaviour §6): keys driven to completion, then the exact
 //! `ask_user` result JSON and transcript lines.
 
 use crate::common::*;

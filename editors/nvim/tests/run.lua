@@ -13,6 +13,8 @@ local askd = require("askd")
 local ui = require("askd.ui")
 local render = require("askd.render")
 local keys = require("askd.keys")
+local layout = require("askd.layout")
+local locate = require("askd.locate")
 
 local function out(line)
   io.stdout:write(line .. "\n")
@@ -32,9 +34,104 @@ local cases = {}
 -- ASKD_TEST_FILTER (a Lua pattern) runs only the cases whose names match.
 local FILTER = os.getenv("ASKD_TEST_FILTER")
 
+-- Screens of the cases on scrolling and borders.
+local HINTS_44 = {
+  " ↑ up · ↓ down · tab/→ next tab ·",
+  " shift+tab/← previous tab · enter confirm ·",
+  " space toggle · n option note ·",
+  " N question note · 1-9 quick select ·",
+  " esc cancel · ctrl+c dismiss",
+  string.rep("─", 44),
+}
+local SCROLL_TOP = table.concat({
+  string.rep("─", 44),
+  " Tall",
+  " [□ Q1]  ✓ Submit ",
+  "",
+  " Pick one",
+  "",
+  " ❯ 1. ○ Option 1",
+  "   2. ○ Option 2",
+  "   3. ○ Option 3",
+  table.concat(HINTS_44, "\n"),
+}, "\n")
+local SCROLL_DOWN = table.concat({
+  "",
+  "   1. ○ Option 1",
+  "   2. ○ Option 2",
+  "   3. ○ Option 3",
+  "   4. ○ Option 4",
+  "   5. ○ Option 5",
+  "   6. ○ Option 6",
+  "   7. ○ Option 7",
+  " ❯ 8. ○ Option 8",
+  table.concat(HINTS_44, "\n"),
+}, "\n")
+local EDITOR_HINTS_44 = {
+  " enter save ·",
+  " shift+enter/alt+enter new line ·",
+  " esc close · ctrl+c dismiss",
+  string.rep("─", 44),
+}
+local SCROLL_EDITOR = table.concat({
+  "   3. ○ Option 3",
+  "   4. ○ Option 4",
+  "   5. ○ Option 5",
+  "   6. ○ Option 6",
+  "   7. ○ Option 7",
+  "   8. ○ Option 8",
+  "   9. ○ Option 9",
+  " ❯    ○ Type your own",
+  "   ╭─ Your answer ────────────────────────╮",
+  "   │ Type answer...                       │",
+  "   ╰──────────────────────────────────────╯",
+  table.concat(EDITOR_HINTS_44, "\n"),
+}, "\n")
+local SCROLL_EDITOR_TWO_LINES = table.concat({
+  "   4. ○ Option 4",
+  "   5. ○ Option 5",
+  "   6. ○ Option 6",
+  "   7. ○ Option 7",
+  "   8. ○ Option 8",
+  "   9. ○ Option 9",
+  " ❯    ○ Type your own",
+  "   ╭─ Your answer ────────────────────────╮",
+  "   │ ab                                   │",
+  "   │ cd                                   │",
+  "   ╰──────────────────────────────────────╯",
+  table.concat(EDITOR_HINTS_44, "\n"),
+}, "\n")
+local BORDERED = table.concat({
+  " Setup",
+  " [□ Size]  ✓ Submit ",
+  "",
+  " Pick a size",
+  "",
+  " ❯ 1. ○ Small",
+  "        Fits in a pocket",
+  "   2. ○ Medium",
+  "   3. ○ Large",
+  "   4. ○ Type your own",
+  "",
+  " ↑ up · ↓ down · tab/→ next tab ·",
+  " shift+tab/← previous tab ·",
+  " enter confirm · space toggle ·",
+  " n option note · N question note ·",
+  " 1-4 quick select · esc cancel ·",
+  " ctrl+c dismiss",
+}, "\n")
+
 local function case(name, fn)
   if not FILTER or FILTER == "" or name:find(FILTER) then
     table.insert(cases, { name = name, fn = fn })
+  end
+end
+
+--- A case that needs a feature not every askd has (see FEATURES): skipped, with the reason
+--- printed, when the engine lacks it.
+local function engine_case(name, feature, fn)
+  if not FILTER or FILTER == "" or name:find(FILTER) then
+    table.insert(cases, { name = name, fn = fn, feature = feature })
   end
 end
 
@@ -82,6 +179,12 @@ local function feed(notation)
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(notation, true, false, true), "mt", false)
 end
 
+--- Types keys (Vim notation) as a terminal would deliver them: into the input queue, all
+--- in one burst.
+local function type_keys(notation)
+  vim.api.nvim_input(notation)
+end
+
 local function floats()
   local list = {}
   for _, win in ipairs(vim.api.nvim_list_wins()) do
@@ -125,7 +228,7 @@ end
 --- Starts a flow; returns a table that gets `done`, `result` and `err` once on_done runs.
 local function start(payload, opts)
   local run = { done = false }
-  askd.ask(payload, opts or {}, function(result, err)
+  run.handle = askd.ask(payload, opts or {}, function(result, err)
     run.done, run.result, run.err = true, result, err
     run.calls = (run.calls or 0) + 1
   end)
@@ -182,16 +285,55 @@ local function methods(requests)
   return list
 end
 
+--- The entries of the `:checkhealth` buffer as `{ kind, text }` (the report's format differs
+--- between Neovim versions: `- OK: text` on 0.7, `- ✅ OK text` from 0.10).
+local function health_entries()
+  local entries = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    local item = line:match("^%s*%- (.*)$")
+    if item then
+      item = item:gsub("^[^%w]+", "")
+      local kind, text = item:match("^(%u+):? (.*)$")
+      if kind then
+        table.insert(entries, { kind, text })
+      end
+    end
+  end
+  return entries
+end
+
+local ROOT = locate.root
+local PATH = vim.env.PATH
+local LINES, COLUMNS = vim.o.lines, vim.o.columns
+
 local function reset()
   for _, win in ipairs(floats()) do
     pcall(vim.api.nvim_win_close, win, true)
   end
-  notes = {}
+  locate.root = ROOT
+  vim.env.PATH = PATH
+  if vim.o.lines ~= LINES or vim.o.columns ~= COLUMNS then
+    vim.o.lines, vim.o.columns = LINES, COLUMNS
+  end
   askd.setup({ cmd = ASKD })
+  notes = {}
 end
 
-local function finish(passed, failed)
-  out(string.format("%d passed, %d failed", passed, failed))
+local bench
+
+local function finish(passed, failed, skipped)
+  if bench then
+    local run_bench = bench
+    bench = nil
+    return run_bench(function()
+      finish(passed, failed, skipped)
+    end)
+  end
+  local line = string.format("%d passed, %d failed", passed, failed)
+  if skipped > 0 then
+    line = line .. string.format(", %d skipped", skipped)
+  end
+  out(line)
   if failed > 0 then
     vim.cmd("cquit 1")
   else
@@ -199,19 +341,158 @@ local function finish(passed, failed)
   end
 end
 
+---------------------------------------------------------------------------------------------
+-- Engine features: each is found from the engine's own answers to a few requests.
+
+--- Runs the engine on newline-delimited requests; returns its answers by id.
+local function engine_answers(requests)
+  local lines = {}
+  for _, request in ipairs(requests) do
+    request.jsonrpc = "2.0"
+    table.insert(lines, vim.fn.json_encode(request))
+  end
+  local answers = {}
+  for _, line in ipairs(vim.fn.systemlist({ ASKD }, table.concat(lines, "\n") .. "\n")) do
+    local ok, msg = pcall(vim.json.decode, line, { luanil = { object = true } })
+    if ok and type(msg) == "table" and msg.id ~= nil then
+      answers[msg.id] = msg
+    end
+  end
+  return answers
+end
+
+local function probe_open(params, then_requests)
+  params.session = "probe"
+  params.payload = params.payload
+    or {
+      questions = {
+        { id = "a", prompt = "A?", options = { { value = "x", label = "X" } } },
+        { id = "b", prompt = "B?", options = { { value = "y", label = "Y" } } },
+      },
+    }
+  local requests = { { id = 1, method = "open", params = params } }
+  for i, r in ipairs(then_requests or {}) do
+    r.id = i + 1
+    r.params = r.params or {}
+    r.params.session = "probe"
+    table.insert(requests, r)
+  end
+  return engine_answers(requests)
+end
+
+local function view_of(answer)
+  return answer and answer.result and answer.result.view or {}
+end
+
+local function many_options(n)
+  local options = {}
+  for i = 1, n do
+    table.insert(options, { value = "v" .. i, label = "Option " .. i })
+  end
+  return options
+end
+
+--- What each feature needs of the engine, and how to tell.
+local FEATURES = {
+  deadline = {
+    reason = "the engine takes no timeoutMs (its views carry no deadline)",
+    probe = function()
+      return type(view_of(probe_open({ timeoutMs = 60000 })[1]).deadline) == "number"
+    end,
+  },
+  cancel_reason = {
+    reason = "the engine's cancelled results carry no details.cancelReason",
+    probe = function()
+      local answers = probe_open({}, { { method = "cancel" } })
+      local step = answers[2] and answers[2].result
+      return step ~= nil and step.result.details.cancelReason ~= nil
+    end,
+  },
+  confirm_dismiss = {
+    reason = "the engine has no behaviour.confirmDismissWhenDirty",
+    probe = function()
+      local answers = probe_open({ behaviour = { confirmDismissWhenDirty = true } }, {
+        { method = "key", params = { key = "1" } },
+        { method = "key", params = { key = "escape" } },
+      })
+      return answers[3] ~= nil and answers[3].result ~= nil and answers[3].result.status == "open"
+    end,
+  },
+  vim_preset = {
+    reason = 'the engine has no keymapPreset "vim"',
+    probe = function()
+      local answers =
+        probe_open({ keymapPreset = "vim" }, { { method = "key", params = { key = "j" } } })
+      return view_of(answers[2]).question ~= nil and view_of(answers[2]).question.activeOption == 1
+    end,
+  },
+  paging = {
+    reason = "PageDown does not move the active row in this engine",
+    probe = function()
+      local payload = { questions = { { id = "a", prompt = "A?", options = many_options(15) } } }
+      local answers =
+        probe_open({ payload = payload }, { { method = "key", params = { key = "pagedown" } } })
+      local q = view_of(answers[2]).question
+      return q ~= nil and q.activeOption > 0
+    end,
+  },
+  help = {
+    reason = "? opens no help overlay in this engine",
+    probe = function()
+      local answers = probe_open({ width = 60 }, {
+        { method = "key", params = { key = "?" } },
+      })
+      return not vim.deep_equal(view_of(answers[1]).lines, view_of(answers[2]).lines)
+    end,
+  },
+  dialects = {
+    reason = "the engine speaks no claude, codex, opencode or mcp dialect",
+    probe = function()
+      local payload = {
+        questions = {
+          {
+            question = "Which?",
+            header = "Pick",
+            multiSelect = false,
+            options = { { label = "A", description = "a" }, { label = "B", description = "b" } },
+          },
+        },
+      }
+      local answers = probe_open({ dialect = "claude", payload = payload })
+      return answers[1] ~= nil and answers[1].result ~= nil
+    end,
+  },
+}
+
+local feature_cache = {}
+
+--- Whether the engine has a feature (probed once).
+local function has_feature(name)
+  if feature_cache[name] == nil then
+    local ok, yes = pcall(FEATURES[name].probe)
+    feature_cache[name] = ok and yes == true
+  end
+  return feature_cache[name]
+end
+
 local function run_all()
-  local passed, failed = 0, 0
+  local passed, failed, skipped = 0, 0, 0
   local index = 0
   if #cases == 0 then
     out("no test case matches ASKD_TEST_FILTER")
-    return finish(0, 1)
+    return finish(0, 1, 0)
   end
   local next_case
   next_case = function()
     index = index + 1
     local c = cases[index]
     if not c then
-      return finish(passed, failed)
+      return finish(passed, failed, skipped)
+    end
+    if c.feature and not has_feature(c.feature) then
+      skipped = skipped + 1
+      out("skip " .. c.name .. " (" .. FEATURES[c.feature].reason .. ")")
+      return vim.schedule(next_case)
     end
     reset()
     local co = coroutine.create(c.fn)
@@ -301,11 +582,26 @@ end)
 case("the window maps printable ASCII, the special keys and keymap overrides", function()
   local list =
     keys.bindings({ ["main.toggle"] = { "x", "ctrl+t" }, ["editor.submit"] = { "alt+s" } })
-  local by_lhs = {}
+  local by_lhs, by_action = {}, {}
   for _, b in ipairs(list) do
-    by_lhs[b[1]] = b[2]
+    if b.action then
+      by_action[b.action] = by_action[b.action] or {}
+      table.insert(by_action[b.action], b[1])
+    else
+      by_lhs[b[1]] = b[2]
+    end
   end
-  eq(#list, 94 + #keys.special + 2, "number of mappings")
+  eq(#list - #by_action.paste - #by_action.ignore, 94 + #keys.special + 2, "keys for the engine")
+  eq(by_action.paste, { "<C-r>" }, "the register paste key")
+  -- Neovim 0.7 tells <C-i> from <Tab>; later versions take <C-i> as <Tab> (sent to the engine).
+  local ignored = { "<C-o>", "<C-i>", "<C-^>", "<C-6>", "<C-]>", "<C-t>", "<F1>" }
+  if vim.api.nvim_replace_termcodes("<C-i>", true, true, true) == "\t" then
+    table.remove(ignored, 2)
+  end
+  -- <C-t> is taken by the keymap override here.
+  table.remove(ignored, #ignored - 1)
+  eq(by_action.ignore, ignored, "keys that do nothing in the float")
+  eq(by_lhs["<C-d>"], "ctrl+d", "<C-d>")
   eq(by_lhs["<lt>"], "<", "<lt>")
   eq(by_lhs["<Bar>"], "|", "<Bar>")
   eq(by_lhs["<Bslash>"], "\\", "<Bslash>")
@@ -546,7 +842,7 @@ case("engine lines are drawn as they come, styles mapped to highlight groups", f
       },
     },
   }
-  ui.draw(buf, win, view, 30, "rounded")
+  ui.draw(buf, win, view, { width = 30, border = "rounded" })
   eq(
     vim.api.nvim_buf_get_lines(buf, 0, -1, false),
     { "Title", "", "❯ 1. Yes", "> abcd", "hint x!" },
@@ -565,11 +861,29 @@ case("engine lines are drawn as they come, styles mapped to highlight groups", f
   eq(vim.api.nvim_win_get_cursor(win), { 4, 4 }, "Neovim's cursor sits on the engine's cursor")
   local config = vim.api.nvim_win_get_config(win)
   eq({ config.width, config.height }, { 30, 5 }, "float size")
+  -- A screen of as many lines rewrites the lines that changed: their text or their styles.
+  view.lines[1] = { { text = "Other", style = "title" } }
+  view.lines[5] = { { text = "hint", style = "muted" }, { text = " x!", style = "dim" } }
+  ui.draw(buf, win, view, { width = 30, border = "rounded" })
+  eq(
+    vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+    { "Other", "", "❯ 1. Yes", "> abcd", "hint x!" },
+    "buffer text after a second screen"
+  )
+  eq(highlights(), {
+    { 0, 0, 5, "AskdTitle" },
+    { 2, 0, 4, "AskdAccent" },
+    { 2, 4, 10, "AskdSelected" },
+    { 3, 0, 4, "AskdText" },
+    { 3, 4, 5, "AskdCursor" },
+    { 4, 0, 4, "AskdMuted" },
+    { 4, 4, 7, "AskdDim" },
+  }, "highlights after a second screen")
   -- Without a cursor span, the active row stays in sight.
   table.remove(view.lines, 4)
-  ui.draw(buf, win, view, 30, "rounded")
+  ui.draw(buf, win, view, { width = 30, border = "rounded" })
   eq(vim.api.nvim_win_get_cursor(win)[1], 3, "cursor on the ❯ line")
-  ui.close(win)
+  ui.close(win, buf)
 end)
 
 case("highlight groups link to standard groups", function()
@@ -704,7 +1018,7 @@ case("a key refused by a limit warns, and the flow goes on unchanged", function(
 end)
 
 case("editor line editing keys: Ctrl+W, Ctrl+U, Ctrl+A, Ctrl+K, Home, Del", function()
-  local run = start(payload(SIZE))
+  local run = start(payload(SIZE), { confirm_dismiss = false })
   wait_screen("Pick a size")
   feed("4one two three")
   wait_screen("one two three")
@@ -783,7 +1097,7 @@ case("Esc cancels the flow", function()
 end)
 
 case("Ctrl+C dismisses the flow from an editor without saving the draft", function()
-  local run = start(payload(SIZE))
+  local run = start(payload(SIZE), { confirm_dismiss = false })
   wait_screen("Pick a size")
   feed("1")
   wait_screen("Elaborate")
@@ -803,10 +1117,10 @@ case("closing the window from outside cancels the flow", function()
   local run = start(payload(SIZE))
   wait_screen("Pick a size")
   vim.api.nvim_win_close(floats()[1], true)
-  wait_for("on_done", function()
-    return run.done
-  end)
+  wait_done(run)
+  eq(run.result.content, { { type = "text", text = "User cancelled the ask flow" } }, "content")
   eq(run.result.details.cancelled, true, "cancelled")
+  sleep(50)
   eq(run.calls, 1, "on_done calls")
 end)
 
@@ -835,12 +1149,17 @@ case("two flows at once share one engine", function()
   wait_for(function()
     return "the last close request; requests: " .. vim.inspect(methods(requests()))
   end, function()
-    return #requests() == 7
+    return #requests() == 9
   end)
   local log = requests()
-  eq(methods(log), { "open", "open", "key", "close", "key", "key", "close" }, "requests")
-  eq(log[3].params.session, log[4].params.session, "the second flow's key and close")
-  eq(log[5].params.key, "3", "a key of the first flow")
+  eq(
+    methods(log),
+    { "ask", "getView", "ask", "getView", "key", "close", "key", "key", "close" },
+    "requests"
+  )
+  eq(log[3].params.session, log[5].params.session, "the second flow's ask and key")
+  eq(log[5].params.session, log[6].params.session, "the second flow's key and close")
+  eq(log[7].params.key, "3", "a key of the first flow")
   for i, r in ipairs(log) do
     eq(r.id, log[1].id + i - 1, "request ids increase")
   end
@@ -863,11 +1182,12 @@ case("VimResized refits the float and asks for the view at the new width", funct
   wait_for(function()
     return "getView; requests: " .. vim.inspect(requests())
   end, function()
-    return #requests() >= 2
+    return #requests() >= 3
   end)
   local log = requests()
-  eq({ log[1].method, log[1].params.width }, { "open", 78 }, "open and its width")
-  for i = 2, #log do
+  eq({ log[1].method, log[1].params.width }, { "ask", 78 }, "ask and its width")
+  eq({ log[2].method, log[2].params.width }, { "getView", nil }, "the first view")
+  for i = 3, #log do
     eq({ log[i].method, log[i].params.width }, { "getView", 48 }, "request after the resize")
   end
   wait_screen("Pick a size")
@@ -929,6 +1249,804 @@ case("the dsh dialect: answers and a cancel come back in its own shapes", functi
 end)
 
 ---------------------------------------------------------------------------------------------
+-- Paste
+
+case("a bracketed paste goes into the open editor through insert", function()
+  local requests = log_requests()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4")
+  wait_screen("Type answer...")
+  -- What the terminal UI calls for a bracketed paste (`tmux paste-buffer -p`).
+  local ok, pasted = pcall(vim.api.nvim_paste, "line one\nline two", true, -1)
+  eq({ ok, pasted }, { true, true }, "nvim_paste")
+  wait_screen("line two")
+  -- A paste in chunks arrives as one text.
+  vim.api.nvim_paste(" and", true, 1)
+  vim.api.nvim_paste(" more\nthree", true, 2)
+  vim.api.nvim_paste("!", true, 3)
+  wait_screen("three!")
+  feed("<CR>1")
+  wait_done(run)
+  eq(
+    run.result.details.answers.size.customText,
+    "line one\nline two and more\nthree!",
+    "custom text"
+  )
+  local inserts = {}
+  for _, r in ipairs(requests()) do
+    if r.method == "insert" then
+      table.insert(inserts, r.params.text)
+    end
+  end
+  eq(inserts, { "line one\nline two", " and", " more\nthree", "!" }, "insert requests")
+  eq(notes, {}, "notifications")
+end)
+
+case("a terminal's bracketed paste (tmux paste-buffer -p) goes into the answer", function()
+  -- A Neovim of the same version in a real terminal: tmux on a server of its own.
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local result_file = dir .. "/result.json"
+  vim.fn.writefile({
+    "vim.opt.runtimepath:append(" .. vim.inspect(os.getenv("ASKD_NVIM_PLUGIN")) .. ")",
+    "require('askd').setup({ cmd = " .. vim.inspect(ASKD) .. " })",
+    "function _G.askd_test()",
+    "  require('askd').ask(" .. vim.inspect(payload(SIZE)):gsub("\n", " ") .. ", {},",
+    "    function(result) vim.fn.writefile({ vim.json.encode(result) }, "
+      .. vim.inspect(result_file)
+      .. ") end)",
+    "end",
+  }, dir .. "/init.lua")
+  local server = "askd-test-" .. vim.fn.getpid()
+  local function tmux(args)
+    local output = vim.fn.system(vim.list_extend({ "tmux", "-L", server }, args))
+    return output, vim.v.shell_error
+  end
+  local function pane()
+    return (tmux({ "capture-pane", "-p", "-t", "t" }))
+  end
+  local function wait_pane(text)
+    wait_for(function()
+      return "the terminal to show " .. fmt(text) .. "; it shows:\n" .. pane()
+    end, function()
+      return pane():find(text, 1, true) ~= nil
+    end)
+  end
+  local command = table.concat({
+    vim.fn.shellescape(vim.v.progpath),
+    "-u",
+    vim.fn.shellescape(dir .. "/init.lua"),
+    "-i NONE",
+  }, " ")
+  local _, code = tmux({ "new-session", "-d", "-s", "t", "-x", "90", "-y", "30", command })
+  eq(code, 0, "tmux new-session")
+  local ok, err = pcall(function()
+    wait_pane("~")
+    tmux({ "send-keys", "-t", "t", ":lua askd_test()", "Enter" })
+    wait_pane("Pick a size")
+    tmux({ "send-keys", "-t", "t", "4" })
+    wait_pane("Type answer...")
+    vim.fn.writefile({ "pasted in", "two lines" }, dir .. "/paste.txt", "b")
+    tmux({ "load-buffer", "-b", "p", dir .. "/paste.txt" })
+    tmux({ "paste-buffer", "-p", "-d", "-b", "p", "-t", "t" })
+    wait_pane("two lines")
+    tmux({ "send-keys", "-t", "t", "Enter" })
+    wait_pane("Elaborate")
+    tmux({ "send-keys", "-t", "t", "1" })
+    wait_for("the flow's result", function()
+      return vim.fn.filereadable(result_file) == 1
+    end)
+  end)
+  tmux({ "kill-server" })
+  assert(ok, err)
+  local result = vim.json.decode(vim.fn.readfile(result_file)[1])
+  eq(result.details.answers.size.customText, "pasted in\ntwo lines", "the pasted answer")
+end)
+
+case("<C-r> pastes a register into the open editor", function()
+  vim.fn.setreg("a", "from a")
+  vim.fn.setreg("b", { "first", "second" }, "l")
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4<C-r>a ")
+  wait_screen("from a ")
+  feed("<C-r>b")
+  wait_screen("second")
+  feed("<CR>1")
+  wait_done(run)
+  eq(run.result.details.answers.size.customText, "from a first\nsecond", "custom text")
+end)
+
+case("a paste with no editor open warns once and changes nothing", function()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local before = screen()
+  vim.api.nvim_paste("hello", true, 1)
+  vim.api.nvim_paste(" world", true, 3)
+  wait_for("the warning", function()
+    return #notes > 0
+  end)
+  sleep(50)
+  eq(notes, {
+    {
+      message = "askd: nothing to paste into: open an answer (Type your own) or a note first",
+      level = vim.log.levels.WARN,
+    },
+  }, "one warning")
+  eq(screen(), before, "screen")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+---------------------------------------------------------------------------------------------
+-- The float keeps its buffer
+
+case("<C-o>, <C-i>, <C-^> and tag keys leave the float showing the flow", function()
+  local first, second = vim.fn.tempname(), vim.fn.tempname()
+  vim.fn.writefile({ "first file" }, first)
+  vim.fn.writefile({ "second file" }, second)
+  vim.cmd("edit " .. first)
+  vim.cmd("edit " .. second)
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local win = floats()[1]
+  local buf = vim.api.nvim_win_get_buf(win)
+  local before = screen()
+  feed("<C-o><C-^><C-6><C-]><C-t><F1>")
+  sleep(50)
+  eq(vim.api.nvim_win_get_buf(win), buf, "the float's buffer after <C-o> <C-^> <C-]> <C-t>")
+  eq(screen(), before, "screen")
+  feed("<C-i>")
+  sleep(50)
+  eq(vim.api.nvim_win_get_buf(win), buf, "the float's buffer after <C-i>")
+  eq(vim.api.nvim_get_current_win(), win, "the float keeps the focus")
+  eq(run.done, false, "the flow goes on")
+  vim.cmd("bwipeout! " .. vim.fn.bufnr(first))
+  vim.cmd("bwipeout! " .. vim.fn.bufnr(second))
+  vim.api.nvim_set_current_win(win)
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("a buffer put into the float is replaced by the flow's", function()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local win = floats()[1]
+  local buf = vim.api.nvim_win_get_buf(win)
+  local other = vim.api.nvim_create_buf(true, false)
+  -- Refused where the float has 'winfixbuf'; put back by the plugin elsewhere.
+  pcall(vim.api.nvim_win_set_buf, win, other)
+  wait_for("the flow's buffer back in its float", function()
+    return vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == buf
+  end)
+  vim.api.nvim_buf_delete(other, { force = true })
+  vim.api.nvim_set_current_win(win)
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Medium", "the flow still works")
+end)
+
+case("wiping the flow's buffer completes it as cancelled, once", function()
+  local events = {}
+  local group = vim.api.nvim_create_augroup("askd.test", { clear = true })
+  vim.api.nvim_create_autocmd("User", {
+    group = group,
+    pattern = "AskdDone",
+    callback = function()
+      table.insert(events, askd.last_event.session)
+    end,
+  })
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local buf = vim.api.nvim_win_get_buf(floats()[1])
+  vim.cmd("bwipeout! " .. buf)
+  wait_done(run)
+  sleep(50)
+  vim.api.nvim_del_augroup_by_id(group)
+  eq(run.result.content, { { type = "text", text = "User cancelled the ask flow" } }, "content")
+  eq(run.result.details.cancelled, true, "cancelled")
+  eq(run.calls, 1, "on_done calls")
+  eq(#events, 1, "AskdDone events")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Typeahead
+
+case("the float has the focus and a placeholder before the engine answers", function()
+  local run = start(payload(SIZE))
+  -- Nothing has come back from the engine yet: this runs before the main loop turns.
+  eq(vim.api.nvim_win_get_config(0).relative, "editor", "the current window is the float")
+  eq(screen(), " …", "placeholder")
+  wait_screen("Pick a size")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("keys typed in the same burst as :AskdDemo reach the flow", function()
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "keep me" })
+  type_keys(":AskdDemo<CR>x2")
+  wait_screen("Which languages do you write this week?")
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "keep me" }, "the user's buffer")
+  local session = askd.last_event.session
+  vim.api.nvim_win_close(floats()[1], true)
+  wait_for("the demo to end", function()
+    return askd.last_event.event == "AskdDone" and askd.last_event.session == session
+  end)
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
+case("a flow opened while the user types in Insert mode takes the keys that follow", function()
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  local run
+  vim.keymap.set("i", "<F2>", function()
+    run = start(payload(SIZE))
+  end, { buffer = buf })
+  type_keys("iab<F2>2")
+  wait_screen("Elaborate")
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "ab" }, "the user's buffer")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Medium", "result")
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
+---------------------------------------------------------------------------------------------
+-- Options sent to the engine
+
+case("the dirty-dismiss guard is on by default; options reach ask by the engine's names", function()
+  local requests = log_requests()
+  local function last_ask()
+    local found
+    for _, r in ipairs(requests()) do
+      if r.method == "ask" then
+        found = r.params
+      end
+    end
+    return found
+  end
+  local function ask_with(opts)
+    local before = #requests()
+    local run = start(payload(SIZE), opts)
+    wait_for("the ask request", function()
+      return #requests() >= before + 2
+    end)
+    wait_screen("Pick a size")
+    feed("<Esc>")
+    wait_done(run)
+    return last_ask()
+  end
+  local params = ask_with({})
+  eq(params.behaviour, { confirmDismissWhenDirty = true }, "default behaviour")
+  eq({ params.keymapPreset, params.timeoutMs }, { nil, nil }, "no preset, no timeout")
+  truthy(params.session:match("^nvim%-%d+$"), "a session id of the plugin: " .. params.session)
+  local cmd = askd.config.cmd
+  askd.setup({ cmd = cmd, confirm_dismiss = false, keymap_preset = "vim" })
+  params = ask_with({})
+  eq(params.behaviour, { confirmDismissWhenDirty = false }, "confirm_dismiss = false")
+  eq(params.keymapPreset, "vim", "keymap_preset")
+  askd.setup({ cmd = cmd, behaviour = { profile = "pi-0.9", presentSingleAsMulti = true } })
+  local folder = vim.fn.tempname()
+  vim.fn.mkdir(folder, "p")
+  params = ask_with({
+    behaviour = { presentSingleAsMulti = false },
+    timeout_ms = 90000,
+    session = "call-7",
+    keymap_preset = "vim",
+    cwd = folder,
+  })
+  eq(params.behaviour, {
+    profile = "pi-0.9",
+    presentSingleAsMulti = false,
+    confirmDismissWhenDirty = true,
+  }, "behaviour tables merged")
+  eq(
+    { params.timeoutMs, params.session, params.keymapPreset, params.cwd },
+    { 90000, "call-7", "vim", folder },
+    "flow options"
+  )
+  params = ask_with({ behaviour = { confirmDismissWhenDirty = false }, confirm_dismiss = true })
+  eq(params.behaviour.confirmDismissWhenDirty, false, "a behaviour table wins")
+  eq(notes, {}, "notifications")
+end)
+
+case("setup and ask warn about unknown options, naming them", function()
+  askd.setup({ cmd = ASKD, widht = 60, zzz = 1 })
+  eq(notes, {
+    {
+      message = 'askd: unknown setup option "widht" (did you mean "width"?)',
+      level = vim.log.levels.WARN,
+    },
+    { message = 'askd: unknown setup option "zzz"', level = vim.log.levels.WARN },
+  }, "setup warnings")
+  eq({ askd.config.width, askd.config.widht }, { 80, nil }, "the typo is not kept")
+  notes = {}
+  local run = start(payload(SIZE), { bordr = "rounded" })
+  wait_screen("Pick a size")
+  eq(notes, {
+    {
+      message = 'askd: unknown ask option "bordr" (did you mean "border"?)',
+      level = vim.log.levels.WARN,
+    },
+  }, "ask warnings")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+---------------------------------------------------------------------------------------------
+-- Lua API
+
+case("ask returns a handle: its session, abort() and close()", function()
+  local aborted = start(payload(SIZE), { session = "call-1" })
+  eq(aborted.handle.session, "call-1", "the session given")
+  wait_screen("Pick a size")
+  aborted.handle.abort()
+  wait_done(aborted)
+  eq(aborted.result.details.cancelled, true, "aborted: cancelled")
+  local closed = start(payload(SIZE))
+  truthy(closed.handle.session:match("^nvim%-%d+$"), "a session made by the plugin")
+  wait_screen("Pick a size")
+  closed.handle.close()
+  wait_done(closed)
+  eq(closed.result.content[1].text, "User cancelled the ask flow", "closed")
+  -- Both are no-ops once the flow is done.
+  closed.handle.close()
+  closed.handle.abort()
+  sleep(50)
+  eq({ aborted.calls, closed.calls }, { 1, 1 }, "on_done calls")
+end)
+
+case("ask may be called from a luv callback", function()
+  local run = { done = false }
+  local timer = (vim.uv or vim.loop).new_timer()
+  timer:start(0, 0, function()
+    timer:close()
+    run.in_fast = vim.in_fast_event()
+    run.handle = askd.ask(payload(SIZE), {}, function(result, err)
+      run.done, run.result, run.err = true, result, err
+    end)
+  end)
+  wait_screen("Pick a size")
+  eq(run.in_fast, true, "called in a fast event")
+  eq(type(run.handle.session), "string", "the handle came back at once")
+  feed("3")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Large", "result")
+  -- The handle too works from a luv callback, before the float has opened.
+  local closed = { done = false }
+  timer = (vim.uv or vim.loop).new_timer()
+  timer:start(0, 0, function()
+    timer:close()
+    askd.ask(payload(SIZE), {}, function(result, err)
+      closed.done, closed.result, closed.err = true, result, err
+    end).close()
+  end)
+  wait_done(closed)
+  eq(closed.result.content[1].text, "User cancelled the ask flow", "closed at once")
+end)
+
+case("User AskdOpen and AskdDone carry the session and the result", function()
+  local events = {}
+  local group = vim.api.nvim_create_augroup("askd.test", { clear = true })
+  for _, name in ipairs({ "AskdOpen", "AskdDone" }) do
+    vim.api.nvim_create_autocmd("User", {
+      group = group,
+      pattern = name,
+      callback = function(args)
+        local event = askd.last_event
+        local data = vim.fn.has("nvim-0.8") == 1 and args.data or event
+        table.insert(events, {
+          event.event,
+          data.session,
+          data.result and data.result.content[1].text,
+          data.error,
+        })
+      end,
+    })
+  end
+  local run = start(payload(SIZE), { session = "ev-1" })
+  wait_screen("Pick a size")
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  local failed = start({ questions = {} }, { session = "ev-2" })
+  wait_done(failed)
+  vim.api.nvim_del_augroup_by_id(group)
+  eq(events, {
+    { "AskdOpen", "ev-1", nil, nil },
+    { "AskdDone", "ev-1", "Size: Medium", nil },
+    { "AskdOpen", "ev-2", nil, nil },
+    { "AskdDone", "ev-2", nil, failed.err },
+  }, "events")
+end)
+
+case("schema() decodes the repository's JSON Schemas", function()
+  local pi = askd.schema("pi")
+  eq({ pi.title, pi.type, pi.required }, { "PiPayload", "object", { "questions" } }, "pi")
+  eq(pi.properties.questions.items, { ["$ref"] = "#/$defs/PiQuestion" }, "pi references")
+  eq(askd.schema().title, "PiPayload", "pi by default")
+  eq(askd.schema("dsh").title, "AskUserQuestionRequest", "dsh")
+  local inline = askd.schema("pi", { inline = true })
+  eq({ inline["$defs"], inline["$schema"] }, { nil, nil }, "no definitions left")
+  eq(inline.properties.questions.items.required, pi["$defs"].PiQuestion.required, "inlined")
+  eq(
+    inline.properties.questions.items.properties.options.items.required,
+    { "value", "label" },
+    "nested references inlined"
+  )
+  local ok, err = pcall(askd.schema, "klingon")
+  eq(
+    { ok, err },
+    { false, 'askd: unknown dialect "klingon" (one of pi, dsh, claude, codex, opencode, mcp)' },
+    "unknown dialect"
+  )
+  locate.root = vim.fn.tempname()
+  ok, err = pcall(askd.schema, "dsh")
+  eq({ ok, err }, {
+    false,
+    "askd: no JSON Schema for the dsh dialect in "
+      .. locate.root
+      .. "/protocol/schemas (looked for dsh-payload.json and dsh-request.json)",
+  }, "no schema")
+end)
+
+--- The Lua block of the README that follows `<!-- codecompanion-tool -->`.
+local function readme_tool()
+  local path = os.getenv("ASKD_NVIM_PLUGIN") .. "/README.md"
+  local text = table.concat(vim.fn.readfile(path), "\n")
+  local code = text:match("<!%-%- codecompanion%-tool %-%->\n```lua\n(.-)\n```")
+  truthy(code, "the README has the tool's code block")
+  local chunk = assert(loadstring(code, "README codecompanion tool"))
+  return chunk()
+end
+
+case("the README's codecompanion ask_user tool runs a flow and reports its text", function()
+  local tool = readme_tool()
+  eq(tool.name, "ask_user", "name")
+  local fn = tool.schema["function"]
+  eq({ tool.schema.type, fn.name }, { "function", "ask_user" }, "schema")
+  eq(fn.parameters, askd.schema("pi", { inline = true }), "parameters")
+  local outputs = {}
+  tool.cmds[1](tool, payload(SIZE), {
+    output_cb = function(msg)
+      table.insert(outputs, msg)
+    end,
+  })
+  wait_screen("Pick a size")
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the tool's output", function()
+    return #outputs > 0
+  end)
+  eq(outputs, { { status = "success", data = "Size: Medium" } }, "output")
+  local chat = { added = {} }
+  function chat:add_tool_output(t, text)
+    table.insert(self.added, { t == tool, text })
+  end
+  tool.output.success(tool, { outputs[1].data }, { tools = { chat = chat } })
+  tool.cmds[1](tool, { questions = {} }, {
+    output_cb = function(msg)
+      table.insert(outputs, msg)
+    end,
+  })
+  wait_for("the tool's error", function()
+    return #outputs > 1
+  end)
+  local invalid = "Invalid ask_user payload:\n- questions: At least one question is required"
+  eq(outputs[2], { status = "error", data = invalid }, "error output")
+  tool.output.error(tool, { outputs[2].data }, { tools = { chat = chat } })
+  eq(chat.added, { { true, "Size: Medium" }, { true, invalid } }, "chat outputs")
+end)
+
+---------------------------------------------------------------------------------------------
+-- The help file
+
+case("doc/askd.txt: tags generate, every link resolves, no tag is defined twice", function()
+  local source = os.getenv("ASKD_NVIM_PLUGIN") .. "/doc/askd.txt"
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local lines = vim.fn.readfile(source)
+  vim.fn.writefile(lines, dir .. "/askd.txt")
+  local ok, err = pcall(vim.cmd, "helptags " .. vim.fn.fnameescape(dir))
+  truthy(ok, ":helptags failed: " .. tostring(err))
+  local ours = {}
+  for _, line in ipairs(vim.fn.readfile(dir .. "/tags")) do
+    ours[line:match("^([^\t]+)")] = true
+  end
+  local defined, twice = {}, {}
+  local links = {}
+  for _, line in ipairs(lines) do
+    -- Example blocks (between `>` and `<`) hold code, not tags or links.
+    for tag in line:gmatch("%*([^%s%*|]+)%*") do
+      if defined[tag] then
+        table.insert(twice, tag)
+      end
+      defined[tag] = true
+    end
+    for link in line:gmatch("|([^%s|]+)|") do
+      table.insert(links, link)
+    end
+  end
+  eq(twice, {}, "tags defined twice")
+  truthy(ours["askd"] and ours["askd.txt"], "the askd and askd.txt tags")
+  local runtime = {}
+  for _, line in ipairs(vim.fn.readfile(vim.env.VIMRUNTIME .. "/doc/tags")) do
+    runtime[line:match("^([^\t]+)")] = true
+  end
+  local unresolved = {}
+  for _, link in ipairs(links) do
+    if not ours[link] and not runtime[link] then
+      table.insert(unresolved, link)
+    end
+  end
+  eq(unresolved, {}, "links that resolve to no tag")
+  truthy(#links >= 10, "the help file links its parts: " .. #links .. " links")
+end)
+
+case("the plugin calls none of the option and highlight functions Neovim deprecated", function()
+  local deprecated = {
+    "nvim_buf_set_option",
+    "nvim_buf_get_option",
+    "nvim_win_set_option",
+    "nvim_win_get_option",
+    "nvim_buf_add_highlight",
+  }
+  local found = {}
+  local dir = os.getenv("ASKD_NVIM_PLUGIN")
+  local files = vim.fn.glob(dir .. "/lua/askd/*.lua", false, true)
+  table.insert(files, dir .. "/plugin/askd.lua")
+  truthy(#files >= 9, "the plugin's files: " .. #files)
+  for _, file in ipairs(files) do
+    for n, line in ipairs(vim.fn.readfile(file)) do
+      for _, name in ipairs(deprecated) do
+        if line:find(name, 1, true) then
+          table.insert(found, vim.fn.fnamemodify(file, ":t") .. ":" .. n .. " " .. name)
+        end
+      end
+    end
+  end
+  eq(found, {}, "deprecated calls")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Long lists and small windows
+
+case("PageDown, PageUp, Home and End reach the engine", function()
+  local requests = log_requests()
+  local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(15) } } })
+  wait_screen("Pick")
+  feed("<PageDown><PageUp><End><Home>")
+  local function sent()
+    local list = {}
+    for _, r in ipairs(requests()) do
+      if r.method == "key" then
+        table.insert(list, r.params.key)
+      end
+    end
+    return list
+  end
+  wait_for(function()
+    return "four keys; keys sent: " .. vim.inspect(sent())
+  end, function()
+    return #sent() == 4
+  end)
+  eq(sent(), { "pagedown", "pageup", "end", "home" }, "keys sent")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("a screen taller than the float scrolls: active row and footer stay in sight", function()
+  vim.o.lines = 18
+  local run = start({
+    title = "Tall",
+    questions = { { id = "a", prompt = "Pick one", options = many_options(9) } },
+  }, { width = 44, confirm_dismiss = false })
+  wait_screen("Pick one")
+  eq(screen(), SCROLL_TOP, "first screen")
+  feed("<Down><Down><Down><Down><Down><Down><Down>")
+  wait_screen("❯ 8. ○ Option 8")
+  eq(screen(), SCROLL_DOWN, "after moving down")
+  feed("<Up><Up><Up><Up><Up><Up><Up>")
+  wait_screen("❯ 1. ○ Option 1")
+  eq(screen(), SCROLL_TOP, "back at the top row, the top of the screen shows again")
+  eq(vim.api.nvim_win_get_height(floats()[1]), 15, "float height")
+  -- The custom row opens its editor: the whole box stays in sight as it grows.
+  feed("<Down><Down><Down><Down><Down><Down><Down><Down><Down>")
+  wait_screen("Type answer...")
+  eq(screen(), SCROLL_EDITOR, "the editor box")
+  feed("ab<M-CR>cd")
+  wait_screen("│ cd ")
+  eq(screen(), SCROLL_EDITOR_TWO_LINES, "the editor box of two lines")
+  feed("<C-c>")
+  wait_done(run)
+end)
+
+case("a float narrower than the engine's minimum says so, and recovers", function()
+  local requests = log_requests()
+  vim.o.columns = 18
+  local run = start(payload(SIZE))
+  wait_screen("askd needs")
+  eq(
+    screen(),
+    "askd needs 20\ncolumns; this\nwindow has 16.\nWiden the\neditor.",
+    "message at 16 columns"
+  )
+  eq(requests()[1].params.width, 20, "the engine renders at its minimum")
+  vim.o.columns = 80
+  vim.cmd("doautocmd VimResized")
+  wait_screen("Pick a size")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("a bordered float shows the engine's screen without its rules", function()
+  local run = start(payload(SIZE), { border = "rounded", width = 40 })
+  wait_screen("Pick a size")
+  eq(screen(), BORDERED, "screen")
+  local config = vim.api.nvim_win_get_config(floats()[1])
+  eq({ config.width, config.height }, { 40, 17 }, "float size")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+---------------------------------------------------------------------------------------------
+-- Countdown
+
+case("a view's deadline is shown as a countdown", function()
+  local now = 1700000000000
+  local view = {
+    deadline = now + 65000,
+    lines = {
+      { { text = string.rep("─", 24), style = "border" } },
+      { { text = " ", style = "text" }, { text = "Title", style = "title" } },
+      { { text = string.rep("─", 24), style = "border" } },
+    },
+  }
+  local function texts(frame)
+    return render.flatten(ui.screen(view, frame)).texts
+  end
+  eq(texts({ width = 24, border = "none", now = now }), {
+    string.rep("─", 17) .. " 1:05 ─",
+    " Title",
+    "────────────────────────",
+  }, "in the top rule")
+  eq(texts({ width = 24, border = "rounded", now = now + 60500 }), {
+    " Title" .. string.rep(" ", 13) .. "0:05",
+  }, "beside the title of a bordered float")
+  view.lines[2] = { { text = " " .. string.rep("x", 20), style = "title" } }
+  eq(texts({ width = 24, border = "rounded", now = now + 70000 }), {
+    string.rep(" ", 19) .. "0:00",
+    " xxxxxxxxxxxxxxxxxxxx",
+  }, "on a line of its own")
+  eq(layout.countdown(now + 3723000, now), "1:02:03", "hours")
+  local marks = render.flatten(ui.screen(view, { width = 24, border = "none", now = now })).marks
+  eq(marks[2], { 0, 51, 57, "muted" }, "the countdown's style")
+  marks = render.flatten(ui.screen(view, { width = 24, border = "none", now = now + 56000 })).marks
+  eq(marks[2], { 0, 51, 57, "warning" }, "the last ten seconds")
+end)
+
+--- Records the luv timers made while `fn` runs.
+local function timers_made(fn)
+  local uv = vim.uv or vim.loop
+  local new_timer = uv.new_timer
+  local made = {}
+  uv.new_timer = function()
+    local timer = new_timer()
+    if debug.getinfo(2, "S").source:find("askd/init.lua", 1, true) then
+      table.insert(made, timer)
+    end
+    return timer
+  end
+  local ok, err = pcall(fn)
+  uv.new_timer = new_timer
+  assert(ok, err)
+  return made
+end
+
+case("the countdown in the float is redrawn every second and stops with the flow", function()
+  -- The engine's views get a deadline 65 s ahead, as an engine with timeouts sends.
+  local file = vim.fn.tempname()
+  askd.setup({
+    cmd = {
+      "sh",
+      "-c",
+      'd=$(( $(date +%s) * 1000 + 65000 )); echo "$d" > "$1"; "$0" | sed -u "s/$2/$3$d,/g"',
+      ASKD,
+      file,
+      '"status":"open",',
+      '"status":"open","deadline":',
+    },
+  })
+  local run
+  local timers = timers_made(function()
+    run = start(payload(SIZE), { width = 40 })
+    wait_screen("Pick a size")
+  end)
+  eq(#timers, 1, "one countdown timer")
+  local deadline = tonumber(vim.fn.readfile(file)[1])
+  local function top_line()
+    return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(floats()[1]), 0, 1, false)[1]
+  end
+  local function expected()
+    return string.rep("─", 33) .. " " .. layout.countdown(deadline, ui.now_ms()) .. " ─"
+  end
+  wait_for(function()
+    return "the countdown " .. expected() .. "; the float shows " .. top_line()
+  end, function()
+    return top_line() == expected()
+  end)
+  local shown = top_line()
+  wait_for("the next second", function()
+    return top_line() ~= shown
+  end)
+  eq(top_line(), expected(), "the countdown a second later")
+  feed("<Esc>")
+  wait_done(run)
+  eq(timers[1]:is_closing(), true, "the timer is closed once the flow is done")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Finding the engine
+
+case("without cmd, the engine is askd on PATH, else the repository's build", function()
+  local tree = vim.fn.tempname()
+  vim.fn.mkdir(tree .. "/bin", "p")
+  vim.env.PATH = tree .. "/bin"
+  eq(locate.engine(tree), nil, "nothing found")
+  vim.fn.mkdir(tree .. "/target/debug", "p")
+  vim.loop.fs_symlink(ASKD, tree .. "/target/debug/askd")
+  eq(locate.engine(tree), tree .. "/target/debug/askd", "the debug build")
+  vim.fn.mkdir(tree .. "/target/release", "p")
+  vim.loop.fs_symlink(ASKD, tree .. "/target/release/askd")
+  eq(locate.engine(tree), tree .. "/target/release/askd", "the release build first")
+  vim.loop.fs_symlink(ASKD, tree .. "/bin/askd")
+  eq(locate.engine(tree), "askd", "askd on PATH first")
+  vim.fn.delete(tree .. "/bin/askd")
+  -- setup without cmd runs the repository's build.
+  locate.root = tree
+  askd.setup({})
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("1")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Small", "a flow on the found engine")
+  vim.cmd("checkhealth askd")
+  local found = health_entries()[2]
+  vim.cmd("bwipeout!")
+  local expected = "found: " .. tree .. "/target/release/askd (the repository's build)"
+  eq(found, { "OK", expected }, "health")
+end)
+
+case("without cmd and without any engine, the flow reports where it looked", function()
+  local tree = vim.fn.tempname()
+  vim.fn.mkdir(tree, "p")
+  vim.env.PATH = tree
+  locate.root = tree
+  askd.setup({})
+  local run = start(payload(SIZE))
+  wait_done(run)
+  local message = "askd: askd is not on PATH, and there is no "
+    .. tree
+    .. "/target/release/askd nor "
+    .. tree
+    .. "/target/debug/askd (run `cargo build --release` in the repository, or set"
+    .. " require('askd').setup{ cmd = ... })"
+  eq(run.err, message, "error")
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+end)
+
+---------------------------------------------------------------------------------------------
 -- Failures
 
 case("an invalid payload reports the engine's issues", function()
@@ -968,7 +2086,8 @@ case("a missing binary is reported", function()
   local run = start(payload(SIZE))
   wait_done(run)
   local message =
-    "askd: /nonexistent/askd was not found or is not executable (set require('askd').setup{ cmd = ... })"
+    "askd: /nonexistent/askd was not found or is not executable"
+    .. " (set require('askd').setup{ cmd = ... })"
   eq(run.err, message, "error")
   eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
 end)
@@ -1031,18 +2150,297 @@ case(":AskdDemo runs the demo flow and echoes the result", function()
 end)
 
 case(":checkhealth askd finds the engine and its answer", function()
+  local init = engine_answers({ { id = 1, method = "initialize" } })[1].result
   vim.cmd("checkhealth askd")
-  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  local found = health_entries()
   vim.cmd("bwipeout!")
-  truthy(text:find("OK: found: " .. vim.fn.exepath(ASKD), 1, true), "found:\n" .. text)
-  truthy(text:find("OK: answers initialize: askd ", 1, true), "initialize:\n" .. text)
-  truthy(not text:find("ERROR", 1, true), "no error:\n" .. text)
+  eq(found, {
+    { "OK", "Neovim 0.7 or later" },
+    { "OK", "found: " .. vim.fn.exepath(ASKD) },
+    {
+      "OK",
+      string.format(
+        "answers initialize: askd %s, protocol %d",
+        init.serverInfo.version,
+        init.protocolVersion
+      ),
+    },
+    { "OK", "views carry rendered lines" },
+  }, "report of a working engine")
   askd.setup({ cmd = "/nonexistent/askd" })
   vim.cmd("checkhealth askd")
-  text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  found = health_entries()
   vim.cmd("bwipeout!")
-  truthy(text:find("ERROR: askd: /nonexistent/askd was not found", 1, true), "missing:\n" .. text)
+  eq(found, {
+    { "OK", "Neovim 0.7 or later" },
+    {
+      "ERROR",
+      "askd: /nonexistent/askd was not found or is not executable"
+        .. " (set require('askd').setup{ cmd = ... })",
+    },
+  }, "report of a missing engine")
 end)
+
+---------------------------------------------------------------------------------------------
+-- Engine features not in every askd. Each case needs one feature (see FEATURES) and is
+-- skipped, with the reason printed, against an engine that lacks it.
+
+local CLOSED_BY_CLIENT = "closed"
+
+engine_case("cancel reasons: user, dismissed, aborted, closed", "cancel_reason", function()
+  local function reason_of(run)
+    wait_done(run)
+    return run.result.details.cancelReason
+  end
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("<Esc>")
+  eq(reason_of(run), "user", "Esc")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("<C-c>")
+  eq(reason_of(run), "dismissed", "Ctrl+C")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  run.handle.abort()
+  eq(reason_of(run), "aborted", "handle.abort()")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  run.handle.close()
+  eq(reason_of(run), CLOSED_BY_CLIENT, "handle.close()")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  vim.api.nvim_win_close(floats()[1], true)
+  eq(reason_of(run), CLOSED_BY_CLIENT, "the float closed")
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  vim.cmd("bwipeout! " .. vim.api.nvim_win_get_buf(floats()[1]))
+  eq(reason_of(run), CLOSED_BY_CLIENT, "the buffer wiped")
+  eq(run.calls, 1, "on_done calls")
+end)
+
+engine_case("by default the first Esc on a dirty flow only warns", "confirm_dismiss", function()
+  local run = start(payload(SIZE, LANGS))
+  wait_screen("Pick a size")
+  feed("1")
+  wait_screen("Which languages?")
+  feed("<Esc>")
+  wait_screen("Unsaved ask answers or drafts.")
+  eq(run.done, false, "the flow is still open")
+  feed("<Esc>")
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "cancelled by the second Esc")
+  eq(run.result.details.answers.size.values, { "small" }, "answers kept")
+end)
+
+engine_case("confirm_dismiss = false: one Esc ends a dirty flow", "confirm_dismiss", function()
+  askd.setup({ cmd = ASKD, confirm_dismiss = false })
+  local run = start(payload(SIZE, LANGS))
+  wait_screen("Pick a size")
+  feed("1")
+  wait_screen("Which languages?")
+  feed("<Esc>")
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "cancelled")
+end)
+
+engine_case('keymap_preset = "vim": j/k move, q cancels', "vim_preset", function()
+  local run = start(payload(SIZE), { keymap_preset = "vim" })
+  wait_screen("Pick a size")
+  feed("jj")
+  wait_screen("❯ 3. ")
+  feed("k")
+  wait_screen("❯ 2. ")
+  feed("q")
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "q cancels")
+end)
+
+engine_case("PageDown, End, PageUp and Home move the active row", "paging", function()
+  local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(15) } } })
+  wait_screen("❯ 1. ")
+  feed("<PageDown>")
+  wait_screen("❯ 11. ")
+  feed("<End>")
+  wait_screen("❯ 16. ")
+  feed("<Home>")
+  wait_screen("❯ 1. ")
+  feed("<End><PageUp>")
+  wait_screen("❯ 6. ")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+engine_case("? opens the engine's help overlay and closes it again", "help", function()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local before = screen()
+  feed("?")
+  wait_for("the help overlay", function()
+    return screen() ~= before
+  end)
+  feed("?")
+  wait_for("the question again", function()
+    return screen() == before
+  end)
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+engine_case("timeout_ms: a countdown, then the flow times out", "deadline", function()
+  local run = start(payload(SIZE), { timeout_ms = 2500, width = 40 })
+  wait_screen("Pick a size")
+  local top = screen():match("^[^\n]*")
+  truthy(top:match("^─+ 0:0[0-3] ─$"), "a countdown in the top rule: " .. top)
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "cancelled")
+  eq(run.result.details.cancelReason, "timeout", "reason")
+end)
+
+engine_case("claude, codex, opencode and mcp results in their own shapes", "dialects", function()
+  local claude = {
+    questions = {
+      {
+        question = "Which database?",
+        header = "DB",
+        multiSelect = false,
+        options = {
+          { label = "Postgres", description = "A server" },
+          { label = "SQLite", description = "A file" },
+        },
+      },
+    },
+  }
+  local run = start(claude, { dialect = "claude" })
+  wait_screen("Which database?")
+  feed("2")
+  wait_screen("Cancel")
+  feed("1")
+  wait_done(run)
+  eq(run.result, {
+    behavior = "allow",
+    updatedInput = { questions = claude.questions, answers = { ["Which database?"] = "SQLite" } },
+  }, "claude submit")
+  local cancels = {
+    {
+      "codex",
+      {
+        questions = {
+          {
+            id = "db",
+            header = "DB",
+            question = "Which database?",
+            options = {
+              { label = "Postgres", description = "A server" },
+              { label = "SQLite", description = "A file" },
+            },
+          },
+        },
+      },
+      { answers = {} },
+    },
+    {
+      "opencode",
+      {
+        questions = {
+          {
+            header = "DB",
+            question = "Which database?",
+            options = {
+              { label = "Postgres", description = "A server" },
+              { label = "SQLite", description = "A file" },
+            },
+          },
+        },
+      },
+      { rejected = true },
+    },
+    {
+      "mcp",
+      {
+        message = "Pick a database",
+        requestedSchema = {
+          type = "object",
+          properties = { db = { type = "string", enum = { "postgres", "sqlite" } } },
+        },
+      },
+      { action = "cancel" },
+    },
+  }
+  for _, c in ipairs(cancels) do
+    local extra = c[1] == "mcp" and { mcp = { requester = { name = "test" } } } or nil
+    local cancelled = start(c[2], { dialect = c[1], params = extra })
+    wait_for(c[1] .. " flow", function()
+      return #floats() == 1 and screen() ~= " …"
+    end)
+    feed("<Esc>")
+    wait_done(cancelled)
+    eq(cancelled.result, c[3], c[1] .. " cancel")
+  end
+end)
+
+---------------------------------------------------------------------------------------------
+-- Benchmark (printed, never asserted): from a key put into the input queue with nvim_input
+-- to the float's buffer holding the engine's new screen.
+
+local BENCH_KEYS = 200
+
+local function percentile(sorted, p)
+  return sorted[math.max(1, math.ceil(#sorted * p))]
+end
+
+bench = function(done)
+  if FILTER and FILTER ~= "" and not ("bench"):find(FILTER) then
+    return done()
+  end
+  reset()
+  local co = coroutine.create(function()
+    local uv = vim.uv or vim.loop
+    local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(30) } } })
+    wait_screen("Pick")
+    local buf = vim.api.nvim_win_get_buf(floats()[1])
+    -- The buffer's change is stamped as it happens; the loop goes on from the main loop.
+    local changed_at, waiting
+    local resume = resume_current
+    vim.api.nvim_buf_attach(buf, false, {
+      on_lines = function()
+        changed_at = changed_at or uv.hrtime()
+        if waiting then
+          waiting = false
+          vim.schedule(resume)
+        end
+      end,
+    })
+    local samples = {}
+    for i = 1, BENCH_KEYS do
+      changed_at, waiting = nil, true
+      local sent_at = uv.hrtime()
+      type_keys((i - 1) % 40 < 20 and "<Down>" or "<Up>")
+      coroutine.yield()
+      table.insert(samples, (changed_at - sent_at) / 1e6)
+    end
+    table.sort(samples)
+    out(string.format(
+      "bench: key to screen over %d keys: p50 %.2f ms, p99 %.2f ms (%s)",
+      BENCH_KEYS,
+      percentile(samples, 0.5),
+      percentile(samples, 0.99),
+      string.format("nvim %d.%d.%d", vim.version().major, vim.version().minor, vim.version().patch)
+    ))
+    feed("<Esc>")
+    wait_done(run)
+  end)
+  resume_current = function()
+    local ok, err = coroutine.resume(co)
+    if not ok then
+      out("bench: failed: " .. tostring(err))
+      vim.schedule(done)
+    elseif coroutine.status(co) == "dead" then
+      vim.schedule(done)
+    end
+  end
+  resume_current()
+end
 
 ---------------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs the plugin's tests in a headless Neovim against the askd binary named by $ASKD_BIN.
+# $NVIM names the Neovim to run (default: nvim on PATH).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 if [[ -z "${ASKD_BIN:-}" ]]; then
@@ -18,7 +19,7 @@ if [[ ! -x "$ASKD_BIN" ]]; then
 fi
 export ASKD_BIN
 export ASKD_NVIM_PLUGIN="$(dirname "$here")"
-exec nvim --headless -u NONE -i NONE \
+exec "${NVIM:-nvim}" --headless -u NONE -i NONE \
   -c 'lua vim.opt.runtimepath:append(os.getenv("ASKD_NVIM_PLUGIN"))' \
   -c 'runtime plugin/askd.lua' \
   -c 'lua local ok, err = pcall(dofile, os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/run.lua")

@@ -1,5 +1,6 @@
 -- :checkhealth askd — is the engine there, and does it answer?
 
+local locate = require("askd.locate")
 local rpc = require("askd.rpc")
 
 local M = {}
@@ -74,19 +75,28 @@ end
 --- The health check.
 function M.check()
   local report = reporter()
-  local cmd = require("askd").config.cmd
+  local configured = require("askd").config.cmd
+  local cmd = configured or locate.engine()
   report.start("askd")
   if vim.fn.has("nvim-0.7") == 1 then
     report.ok("Neovim 0.7 or later")
   else
     report.error("Neovim 0.7 or later is required")
   end
+  if cmd == nil then
+    report.error(locate.engine_missing())
+    return
+  end
   local problem = rpc.check_cmd(cmd)
   if problem then
     report.error(problem)
     return
   end
-  report.ok("found: " .. vim.fn.exepath(rpc.argv(cmd)[1]))
+  local where = ""
+  if configured == nil then
+    where = cmd == "askd" and " (on PATH)" or " (the repository's build)"
+  end
+  report.ok("found: " .. vim.fn.exepath(rpc.argv(cmd)[1]) .. where)
   local answers, err = probe(cmd, {
     { jsonrpc = "2.0", id = 1, method = "initialize", params = vim.empty_dict() },
     {

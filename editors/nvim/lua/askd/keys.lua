@@ -24,6 +24,7 @@ M.special = {
   { "<C-e>", "ctrl+e" },
   { "<C-w>", "ctrl+w" },
   { "<C-u>", "ctrl+u" },
+  { "<C-d>", "ctrl+d" },
   { "<C-k>", "ctrl+k" },
   { "<C-Left>", "ctrl+left" },
   { "<C-Right>", "ctrl+right" },
@@ -33,6 +34,13 @@ M.special = {
   { "<S-CR>", "shift+enter" },
   { "<M-CR>", "alt+enter" },
 }
+
+--- Keys of Neovim's own that would take the float's buffer away or leave it (the jump list,
+--- the alternate file, tags, help): mapped to nothing in the float.
+M.inert = { "<C-o>", "<C-i>", "<C-^>", "<C-6>", "<C-]>", "<C-t>", "<F1>" }
+
+--- The key that pastes a register into the open editor (`<C-r>` then the register's name).
+M.PASTE_REGISTER = "<C-r>"
 
 --- Characters that need a name on the left-hand side of a mapping.
 local LHS_ESCAPES = { ["<"] = "<lt>", ["|"] = "<Bar>", ["\\"] = "<Bslash>" }
@@ -101,38 +109,47 @@ function M.to_lhs(name)
   return "<" .. prefix .. vim_name .. ">"
 end
 
---- Every mapping of the flow window as `{ lhs, key }` pairs: printable ASCII, the special
---- keys, then the keys named in a keymap override (`{ ["main.toggle"] = { "x" } }`).
+--- Every mapping of the flow window, as `{ lhs, key }` pairs that send the engine `key`:
+--- printable ASCII, the special keys, then the keys named in a keymap override
+--- (`{ ["main.toggle"] = { "x" } }`); and, for keys none of those take, `{ lhs, action =
+--- "paste" }` for `<C-r>` and `{ lhs, action = "ignore" }` for the inert keys.
 function M.bindings(keymap)
   local list, seen = {}, {}
-  local function add(lhs, key)
-    local id = vim.api.nvim_replace_termcodes(lhs, true, true, true)
+  local function add(entry)
+    local id = vim.api.nvim_replace_termcodes(entry[1], true, true, true)
     if not seen[id] then
       seen[id] = true
-      table.insert(list, { lhs, key })
+      table.insert(list, entry)
     end
   end
   for byte = 33, 126 do
     local c = string.char(byte)
-    add(char_lhs(c), c)
+    add({ char_lhs(c), c })
   end
   for _, pair in ipairs(M.special) do
-    add(pair[1], pair[2])
+    add({ pair[1], pair[2] })
   end
   if type(keymap) == "table" then
     local actions = vim.tbl_keys(keymap)
     table.sort(actions)
     for _, action in ipairs(actions) do
       local names = keymap[action]
+      if type(names) == "string" then
+        names = { names }
+      end
       if type(names) == "table" then
         for _, name in ipairs(names) do
           local lhs = M.to_lhs(name)
           if lhs then
-            add(lhs, name)
+            add({ lhs, name })
           end
         end
       end
     end
+  end
+  add({ M.PASTE_REGISTER, action = "paste" })
+  for _, lhs in ipairs(M.inert) do
+    add({ lhs, action = "ignore" })
   end
   return list
 end

@@ -251,19 +251,12 @@ function M.flatten(lines)
 end
 
 --- The lines to draw for a view at a width: the engine's `lines` when present, else the
---- fallback; and the 1-based line to keep in sight (the active row's `❯` marker; nil when none).
+--- fallback screen.
 function M.lines(view, width)
-  if type(view.lines) ~= "table" then
-    return M.fallback(view, width)
+  if type(view.lines) == "table" then
+    return view.lines
   end
-  for row, spans in ipairs(view.lines) do
-    for _, s in ipairs(spans) do
-      if type(s.text) == "string" and s.text:find("❯", 1, true) then
-        return view.lines, row
-      end
-    end
-  end
-  return view.lines, nil
+  return (M.fallback(view, width))
 end
 
 return M

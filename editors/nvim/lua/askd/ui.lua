@@ -1,6 +1,9 @@
 -- The floating window: highlight groups, placement, drawing.
 
+local layout = require("askd.layout")
 local render = require("askd.render")
+
+local uv = vim.uv or vim.loop
 
 local M = {}
 
@@ -21,6 +24,12 @@ M.styles = {
   text = "NormalFloat",
 }
 
+--- What the float shows until the engine's first screen arrives.
+M.PLACEHOLDER = { { { text = " …", style = "dim" } } }
+
+--- Seconds left below which the countdown is drawn as a warning.
+local COUNTDOWN_WARNING_S = 10
+
 --- The highlight group of a span style (`accent` → `AskdAccent`); nil for unknown styles,
 --- which show as the window's normal text.
 function M.group(style)
@@ -37,18 +46,31 @@ function M.define_highlights()
   end
 end
 
-local function border_pad(border)
-  return (border == nil or border == "none") and 0 or 2
+--- Whether a float with this border draws a frame of its own.
+function M.has_border(border)
+  return border ~= nil and border ~= "none" and border ~= ""
 end
 
---- The float's inner width for a maximum width, fitted to the editor.
+local function border_pad(border)
+  return M.has_border(border) and 2 or 0
+end
+
+--- The float's inner width for a maximum width, fitted to the editor (at least 1; below
+--- the engine's minimum the float shows a message instead of the screen).
 function M.width(max_width, border)
   local room = vim.o.columns - border_pad(border) - 2
   return math.max(1, math.min(max_width, room))
 end
 
-local function max_height(border)
+--- The tallest the float gets inside its border.
+function M.max_height(border)
   return math.max(1, vim.o.lines - vim.o.cmdheight - border_pad(border) - 2)
+end
+
+--- Milliseconds since the Unix epoch.
+function M.now_ms()
+  local seconds, micros = uv.gettimeofday()
+  return seconds * 1000 + math.floor(micros / 1000)
 end
 
 --- Screen rows that `texts` take in a wrapping window `width` columns wide.
@@ -71,56 +93,190 @@ local function win_config(width, height, border)
   }
 end
 
---- Opens an empty centred float and enters it; returns its buffer and window.
+-- The last configuration given to each float, so that an unchanged one is not set again.
+local configs = setmetatable({}, { __mode = "k" })
+
+--- Places the float unless it is placed so already.
+local function place(win, config)
+  local last = configs[win]
+  if
+    last
+    and last.width == config.width
+    and last.height == config.height
+    and last.row == config.row
+    and last.col == config.col
+  then
+    return
+  end
+  vim.api.nvim_win_set_config(win, config)
+  configs[win] = config
+end
+
+-- What each float's buffer shows, row by row (`{ text, marks }`), so that a new screen
+-- rewrites only the lines that changed.
+local shown = setmetatable({}, { __mode = "k" })
+
+--- The flattened screen's rows, each with its highlight ranges.
+local function rows_of(flat)
+  local rows = {}
+  for i, text in ipairs(flat.texts) do
+    rows[i] = { text = text, marks = {} }
+  end
+  for _, mark in ipairs(flat.marks) do
+    table.insert(rows[mark[1] + 1].marks, mark)
+  end
+  return rows
+end
+
+local function same_marks(a, b)
+  if #a ~= #b then
+    return false
+  end
+  for i, mark in ipairs(a) do
+    local other = b[i]
+    if mark[2] ~= other[2] or mark[3] ~= other[3] or mark[4] ~= other[4] then
+      return false
+    end
+  end
+  return true
+end
+
+local function set_marks(buf, marks)
+  for _, mark in ipairs(marks) do
+    local group = M.group(mark[4])
+    if group then
+      vim.api.nvim_buf_set_extmark(buf, M.ns, mark[1], mark[2], {
+        end_row = mark[1],
+        end_col = mark[3],
+        hl_group = group,
+      })
+    end
+  end
+end
+
+--- Puts a flattened screen into the buffer: every line when the number of lines changed,
+--- else only the lines whose text or highlights differ from what the buffer shows.
+local function write(buf, flat)
+  local rows = rows_of(flat)
+  local before = shown[buf]
+  vim.bo[buf].modifiable = true
+  if not before or #before ~= #rows then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, flat.texts)
+    vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+    set_marks(buf, flat.marks)
+  else
+    for i, row in ipairs(rows) do
+      local old = before[i]
+      if old.text ~= row.text then
+        vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { row.text })
+      end
+      if old.text ~= row.text or not same_marks(old.marks, row.marks) then
+        vim.api.nvim_buf_clear_namespace(buf, M.ns, i - 1, i)
+        set_marks(buf, row.marks)
+      end
+    end
+  end
+  vim.bo[buf].modifiable = false
+  shown[buf] = rows
+end
+
+--- Writes lines of spans into the float, fits its height and places Neovim's cursor on the
+--- engine's cursor, else on the focus line. `fits`: no line is wider than the float (the
+--- engine's screens), so that each takes one row.
+local function paint(buf, win, lines, width, border, fits)
+  local flat = render.flatten(lines)
+  write(buf, flat)
+  local rows = fits and #flat.texts or display_rows(flat.texts, width)
+  place(win, win_config(width, math.min(rows, M.max_height(border)), border))
+  local cursor = { 1, 0 }
+  if flat.cursor then
+    cursor = { flat.cursor[1] + 1, flat.cursor[2] }
+  else
+    local focus = layout.focus_line(lines)
+    if focus then
+      cursor = { focus, 0 }
+    end
+  end
+  pcall(vim.api.nvim_win_set_cursor, win, cursor)
+end
+
+--- Opens a centred float showing the placeholder and enters it; returns its buffer and
+--- window. The window keeps its buffer ('winfixbuf' where Neovim has it).
 function M.open(width, border)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_option(buf, "bufhidden", "wipe")
-  vim.api.nvim_buf_set_option(buf, "swapfile", false)
-  vim.api.nvim_buf_set_option(buf, "modifiable", false)
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable = false
   local config = win_config(width, 1, border)
   config.style = "minimal"
   config.border = border
   config.zindex = 60
   local win = vim.api.nvim_open_win(buf, true, config)
-  vim.api.nvim_win_set_option(win, "wrap", true)
-  vim.api.nvim_win_set_option(win, "cursorline", false)
-  vim.api.nvim_buf_set_option(buf, "filetype", "askd")
+  vim.wo[win].wrap = true
+  vim.wo[win].cursorline = false
+  if vim.fn.exists("+winfixbuf") == 1 then
+    vim.wo[win].winfixbuf = true
+  end
+  vim.bo[buf].filetype = "askd"
+  -- Keys go to the float's Normal-mode mappings: leave Insert mode (a flow opened from an
+  -- Insert-mode mapping or while a chat buffer is being typed in).
+  local mode = vim.api.nvim_get_mode().mode
+  if mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R" then
+    vim.cmd("stopinsert")
+  end
+  configs[win] = config
+  paint(buf, win, M.PLACEHOLDER, width, border, false)
   return buf, win
 end
 
---- Draws a view into the float and fits the float to it: the engine's `lines` when the view
---- has them, else the fallback screen.
-function M.draw(buf, win, view, width, border)
+--- The lines the float shows for a view. `frame` is `{ width, border, top?, now? }`: the
+--- inner width, the border, the first scrolled line shown last time (updated), and the time
+--- in ms for the countdown (default: now). The engine's `lines` when the view has them, else
+--- the fallback screen; without their rules in a bordered float; cut to the float's height;
+--- with the countdown to the view's `deadline`.
+function M.screen(view, frame)
+  local width, border = frame.width, frame.border
+  local lines
+  if width < layout.MIN_WIDTH then
+    lines = layout.too_narrow(width)
+  else
+    lines = render.lines(view, width)
+    if M.has_border(border) then
+      lines = layout.trim_rules(lines)
+    end
+  end
+  local height = M.max_height(border)
+  local visible, top = layout.fit(lines, height, frame.top)
+  if type(view.deadline) == "number" then
+    local now = frame.now or M.now_ms()
+    local label = layout.countdown(view.deadline, now)
+    local style = (view.deadline - now) <= COUNTDOWN_WARNING_S * 1000 and "warning" or "muted"
+    local labelled = layout.with_label(visible, width, label, style)
+    if #labelled > height and height > 1 then
+      visible, top = layout.fit(lines, height - 1, frame.top)
+      labelled = layout.with_label(visible, width, label, style)
+    end
+    visible = labelled
+  end
+  frame.top = top
+  return visible
+end
+
+--- Draws a view into the float (see `screen`) and fits the float to it.
+function M.draw(buf, win, view, frame)
   if not vim.api.nvim_buf_is_valid(buf) or not vim.api.nvim_win_is_valid(win) then
     return
   end
-  local lines, keep = render.lines(view, width)
-  local flat = render.flatten(lines)
-  vim.api.nvim_buf_set_option(buf, "modifiable", true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, flat.texts)
-  vim.api.nvim_buf_set_option(buf, "modifiable", false)
-  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
-  for _, mark in ipairs(flat.marks) do
-    local group = M.group(mark[4])
-    if group then
-      vim.api.nvim_buf_add_highlight(buf, M.ns, group, mark[1], mark[2], mark[3])
-    end
-  end
-  local height = math.min(display_rows(flat.texts, width), max_height(border))
-  vim.api.nvim_win_set_config(win, win_config(width, height, border))
-  local cursor = { 1, 0 }
-  if flat.cursor then
-    cursor = { flat.cursor[1] + 1, flat.cursor[2] }
-  elseif keep then
-    cursor = { keep, 0 }
-  end
-  pcall(vim.api.nvim_win_set_cursor, win, cursor)
+  local fits = type(view.lines) == "table" and frame.width >= layout.MIN_WIDTH
+  paint(buf, win, M.screen(view, frame), frame.width, frame.border, fits)
 end
 
---- Closes the float if it is still open.
-function M.close(win)
+--- Closes the float and deletes its buffer, whichever of them is still there.
+function M.close(win, buf)
   if win and vim.api.nvim_win_is_valid(win) then
     pcall(vim.api.nvim_win_close, win, true)
+  end
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    pcall(vim.api.nvim_buf_delete, buf, { force = true })
   end
 end
 

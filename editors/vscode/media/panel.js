@@ -1,0 +1,82 @@
+// @ts-check
+/**
+ * The question panel's page. It mounts the askd web renderer (`askd-view.js`, unchanged from
+ * `editors/web/`) on the flow element, with a transport that carries the renderer's requests to
+ * the extension by `postMessage`; the extension forwards them to the engine (for this panel's
+ * session only) and posts the answers back.
+ *
+ * Messages to the extension: `ready { columns }` once loaded, `request { id, method, params }`,
+ * `error { message }`. From it: `start { step, stepWidth }`, `response { id, result | error }`,
+ * `notification { method, params }`.
+ */
+
+import { columnsFor, mountFlow } from "./askd-view.js";
+
+const host = acquireVsCodeApi();
+const element = /** @type {HTMLElement} */ (document.getElementById("askd-flow"));
+
+/** @type {Map<number, { resolve: (value: any) => void, reject: (reason: unknown) => void }>} */
+const pending = new Map();
+let lastId = 0;
+/** @type {Set<(method: string, params: any) => void>} */
+const listeners = new Set();
+
+/** The renderer's transport, over the webview's message channel. */
+const transport = {
+  /**
+   * @param {string} method
+   * @param {object} [params]
+   * @returns {Promise<any>}
+   */
+  request(method, params) {
+    lastId += 1;
+    const id = lastId;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      host.postMessage({ kind: "request", id, method, params: params ?? {} });
+    });
+  },
+  /**
+   * @param {(method: string, params: any) => void} handler
+   * @returns {() => void}
+   */
+  onNotification(handler) {
+    listeners.add(handler);
+    return () => listeners.delete(handler);
+  },
+};
+
+/** @type {ReturnType<typeof mountFlow> | null} */
+let flow = null;
+
+window.addEventListener("message", (event) => {
+  const message = event.data;
+  if (typeof message !== "object" || message === null) return;
+  if (message.kind === "response") {
+    const waiting = pending.get(message.id);
+    if (waiting === undefined) return;
+    pending.delete(message.id);
+    if (message.error !== undefined) waiting.reject(message.error);
+    else waiting.resolve(message.result);
+  } else if (message.kind === "notification") {
+    for (const listener of listeners) listener(message.method, message.params);
+  } else if (message.kind === "start" && flow === null) {
+    // The width the session was opened at: while it is the element's, Steps are drawn as sent.
+    element.dataset.stepWidth = String(message.stepWidth);
+    flow = mountFlow(element, transport, {
+      session: message.step.session,
+      stepWidth: message.stepWidth,
+      autofocus: true,
+    });
+    flow.setView(message.step);
+  }
+});
+
+// Coming back to the panel gives the flow the keyboard again.
+window.addEventListener("focus", () => element.focus({ preventScroll: true }));
+
+window.addEventListener("error", (event) => {
+  host.postMessage({ kind: "error", message: String(event.message) });
+});
+
+host.postMessage({ kind: "ready", columns: columnsFor(element) });

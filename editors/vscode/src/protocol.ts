@@ -1,0 +1,95 @@
+/**
+ * The parts of the engine's protocol the extension reads, and the messages between the
+ * extension and its question panel's page (`media/panel.js`).
+ */
+
+/** A Step as the engine answers it (`protocol/README.md`, The Step); the view stays opaque. */
+export interface Step {
+  readonly session: string;
+  readonly status: "open" | "done";
+  readonly view: View;
+  readonly result?: unknown;
+  readonly transcript?: Transcript;
+}
+
+/** The few fields of a view the extension itself reads; the page draws the rest. */
+export interface View {
+  readonly outcome?: string | null;
+  readonly [field: string]: unknown;
+}
+
+/** The one-line call text and the result text of a completed flow. */
+export interface Transcript {
+  readonly call: string;
+  readonly result: string;
+}
+
+/** True when `value` is a Step of `session` (a response to a method that answers one). */
+export function isStep(value: unknown, session: string): value is Step {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const step = value as Partial<Step>;
+  return (
+    step.session === session &&
+    (step.status === "open" || step.status === "done") &&
+    typeof step.view === "object" &&
+    step.view !== null
+  );
+}
+
+/** The methods the page may call, always on its own session. */
+export const PAGE_METHODS: ReadonlySet<string> = new Set([
+  "key",
+  "keys",
+  "insert",
+  "saveCustom",
+  "setNote",
+  "submitAnswers",
+  "getView",
+  "getResult",
+  "cancel",
+]);
+
+/** A JSON-RPC error object as the page receives it. */
+export interface RpcError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/** What the page sends the extension. */
+export type PageMessage =
+  /** The page has loaded; `columns` is how many terminal columns its flow element holds. */
+  | { readonly kind: "ready"; readonly columns: number }
+  /** A request for the engine; answered by a `response` with the same `id`. */
+  | { readonly kind: "request"; readonly id: number; readonly method: string; readonly params?: unknown }
+  /** The page failed (a script error): the flow cannot go on. */
+  | { readonly kind: "error"; readonly message: string };
+
+/** What the extension sends the page. */
+export type HostMessage =
+  /** Draw this first Step of the flow; the session's Steps arrive rendered at `stepWidth`. */
+  | { readonly kind: "start"; readonly step: Step; readonly stepWidth: number }
+  /** The answer to a `request`. */
+  | { readonly kind: "response"; readonly id: number; readonly result?: unknown; readonly error?: RpcError }
+  /** A change the page did not ask for (the flow was aborted by the asker). */
+  | { readonly kind: "notification"; readonly method: string; readonly params: unknown };
+
+/** True when `value` has the shape of a {@link PageMessage}. */
+export function isPageMessage(value: unknown): value is PageMessage {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const message = value as { kind?: unknown; columns?: unknown; id?: unknown; method?: unknown; message?: unknown };
+  switch (message.kind) {
+    case "ready":
+      return typeof message.columns === "number" && Number.isFinite(message.columns);
+    case "request":
+      return typeof message.id === "number" && typeof message.method === "string";
+    case "error":
+      return typeof message.message === "string";
+    default:
+      return false;
+  }
+}

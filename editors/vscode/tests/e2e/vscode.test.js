@@ -1,0 +1,553 @@
+// @ts-check
+/**
+ * End-to-end tests in a real VS Code (code-server 4.100.3) driven in headless Chromium: the
+ * packaged extension and the packaged fixture extension are installed, flows are answered with
+ * the keyboard inside the question panel's webview, and the exact results are read from what
+ * the fixture records (`results/*.json` in the workspace) and from the notifications.
+ *
+ * Needs ASKD_BIN (the engine) and what tests/run.sh installs and packages.
+ */
+"use strict";
+
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
+const { test } = require("node:test");
+const h = require("./harness.js");
+
+const ASKD_BIN = process.env["ASKD_BIN"] ?? "";
+
+/** The fields every demo result shares: the payload's questions as the engine normalised them. */
+const DEMO_QUESTIONS = [
+  { id: "editor", label: "Editor", prompt: "Which editor do you use most?", type: "single" },
+  { id: "languages", label: "Languages", prompt: "Which languages do you write this week?", type: "multi" },
+  { id: "layout", label: "Layout", prompt: "Which window layout do you prefer?", type: "preview" },
+];
+
+/**
+ * Starts VS Code with both extensions, opens the workbench, and hands the page to `body`;
+ * everything is ended afterwards, whatever happens.
+ *
+ * @param {string} name
+ * @param {{ settings?: object, files?: Record<string, string>, env?: Record<string, string> }} options
+ * @param {(context: { page: import("playwright-core").Page, vs: Awaited<ReturnType<typeof h.startVsCode>> }) => Promise<void>} body
+ */
+async function withVsCode(name, options, body) {
+  const vs = await h.startVsCode(name, {
+    vsix: [h.VSIX.askd, h.VSIX.fixture],
+    settings: { "askd.path": ASKD_BIN, ...(options.settings ?? {}) },
+    files: options.files ?? {},
+    env: options.env ?? {},
+  });
+  const browser = await h.launchBrowser();
+  let page;
+  try {
+    page = await h.openWorkbench(browser, vs.url);
+    await body({ page, vs });
+  } catch (error) {
+    if (page !== undefined) {
+      await page.screenshot({ path: path.join(h.screenshots, `${name}-failure.png`) }).catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    await browser.close();
+    vs.stop();
+  }
+}
+
+/**
+ * The flow element of the open question panel, once it shows a screen.
+ *
+ * @param {import("playwright-core").Page} page
+ */
+async function openFlow(page) {
+  const flow = h.panelFrame(page).locator("#askd-flow");
+  await flow.locator(".askd-screen .askd-line").first().waitFor({ timeout: 30000 });
+  return flow;
+}
+
+/**
+ * The lines of the screen the panel shows, as text (trailing spaces kept).
+ *
+ * @param {import("playwright-core").Locator} flow
+ * @returns {Promise<string[]>}
+ */
+function screenLines(flow) {
+  return flow.locator(".askd-screen .askd-line").evaluateAll((lines) => lines.map((line) => line.textContent ?? ""));
+}
+
+/**
+ * Waits until the screen has a line equal to `line` (trailing spaces ignored), or matching it
+ * when it is a regular expression (trailing spaces ignored too).
+ *
+ * @param {import("playwright-core").Locator} flow
+ * @param {string | RegExp} line
+ */
+async function waitForLine(flow, line) {
+  /** @type {string[]} */
+  let last = [];
+  const matches = (/** @type {string} */ shown) =>
+    typeof line === "string" ? shown.trimEnd() === line : line.test(shown.trimEnd());
+  try {
+    await h.waitFor(`the screen line ${String(line)}`, async () => {
+      last = await screenLines(flow);
+      return last.some(matches);
+    }, 15000);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : error}; the screen was:\n${last.join("\n")}`);
+  }
+}
+
+/**
+ * Reads `results/<name>.json` of the workspace once the fixture has written it.
+ *
+ * @param {string} workspace
+ * @param {string} name
+ */
+async function readResult(workspace, name) {
+  const file = path.join(workspace, "results", `${name}.json`);
+  await h.waitFor(`results/${name}.json`, () => fs.existsSync(file), 20000);
+  return JSON.parse(fs.readFileSync(file, "utf8"));
+}
+
+/**
+ * The texts of the notifications shown.
+ *
+ * @param {import("playwright-core").Page} page
+ */
+function notifications(page) {
+  return page.locator(".notifications-toasts .notification-list-item-message").allTextContents();
+}
+
+/**
+ * Waits until a notification with exactly `text` is shown.
+ *
+ * @param {import("playwright-core").Page} page
+ * @param {string} text
+ */
+async function waitForNotification(page, text) {
+  /** @type {string[]} */
+  let last = [];
+  try {
+    await h.waitFor(`the notification ${JSON.stringify(text)}`, async () => {
+      last = await notifications(page);
+      return last.includes(text);
+    }, 15000);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : error}; shown: ${JSON.stringify(last)}`);
+  }
+}
+
+/**
+ * Waits until no question panel is open.
+ *
+ * @param {import("playwright-core").Page} page
+ */
+async function waitForPanelClosed(page) {
+  await h.waitFor("the question panel to close", async () => (await page.locator("iframe.webview").count()) === 0, 15000);
+}
+
+/**
+ * Takes a screenshot of the workbench into .test/screenshots/.
+ *
+ * @param {import("playwright-core").Page} page
+ * @param {string} name
+ */
+async function screenshot(page, name) {
+  fs.mkdirSync(h.screenshots, { recursive: true });
+  await page.screenshot({ path: path.join(h.screenshots, `${name}.png`) });
+}
+
+test("askd: Demo is answered by keyboard in the panel and reports the exact result", async () => {
+  await withVsCode("demo", { settings: { "workbench.colorTheme": "Default Dark Modern" } }, async ({ page, vs }) => {
+    await h.runCommand(page, "askd: Demo");
+    const flow = await openFlow(page);
+    await waitForLine(flow, " [□ Editor]  □ Languages   □ Layout   ✓ Submit");
+    await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
+
+    // An option note on Neovim, typed key by key.
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("n");
+    await page.keyboard.type("Only for quick edits");
+    await waitForLine(flow, /^   ╭─ Note on Neovim ─+╮$/);
+    await waitForLine(flow, /^   │ Only for quick edits +│$/);
+    await screenshot(page, "dark-note");
+    await page.keyboard.press("Enter");
+    await waitForLine(flow, " [□ Editor✎]  □ Languages   □ Layout   ✓ Submit");
+    await waitForLine(flow, "        ✎ Only for quick edits");
+
+    // Select Neovim (advances), go back and forth between tabs.
+    await page.keyboard.press("2");
+    await waitForLine(flow, "  ■ Editor✎  [□ Languages]  □ Layout   ✓ Submit");
+    await page.keyboard.press("Shift+Tab");
+    await waitForLine(flow, " [■ Editor✎]  □ Languages   □ Layout   ✓ Submit");
+    await page.keyboard.press("Tab");
+    await waitForLine(flow, "  ■ Editor✎  [□ Languages]  □ Layout   ✓ Submit");
+
+    // Multi: TypeScript and Python, then "Type your own" with a pasted answer.
+    await page.keyboard.press("1");
+    await page.keyboard.press("3");
+    await waitForLine(flow, " ❯ 3. [x] Python");
+    await page.keyboard.press("4");
+    await waitForLine(flow, /^   │ Type answer\.\.\. +│$/);
+    await pasteInto(flow, "Lua");
+    await waitForLine(flow, /^   │ Lua +│$/);
+    await page.keyboard.press("Enter");
+
+    // Preview: Stacked, which advances to the review tab.
+    await waitForLine(flow, "  ■ Editor✎   ■ Languages  [□ Layout]  ✓ Submit");
+    await page.keyboard.press("2");
+    await waitForLine(flow, "  ■ Editor✎   ■ Languages   ■ Layout  [✓ Submit]");
+    await waitForLine(flow, " Review your answers");
+    await waitForLine(flow, " ❯ 1. Submit");
+    await screenshot(page, "dark-review");
+    await page.keyboard.press("Enter");
+
+    const finished = await readResult(vs.workspace, "finished-1");
+    assert.deepEqual(finished, {
+      session: "vscode-1",
+      result: {
+        content: [
+          {
+            type: "text",
+            text: "Editor: Neovim\nEditor / Neovim note: Only for quick edits\nLanguages: TypeScript, Python, Lua\nLayout: Stacked",
+          },
+        ],
+        details: {
+          title: "askd demo",
+          cancelled: false,
+          mode: "submit",
+          questions: DEMO_QUESTIONS,
+          answers: {
+            editor: { values: ["nvim"], labels: ["Neovim"], indices: [2], optionNotes: { nvim: "Only for quick edits" } },
+            languages: { values: ["ts", "python", "Lua"], labels: ["TypeScript", "Python", "Lua"], indices: [1, 3], customText: "Lua" },
+            layout: { values: ["stack"], labels: ["Stacked"], indices: [2] },
+          },
+        },
+      },
+      transcript: {
+        call: "ask_user 3 questions (Editor, Languages, Layout)",
+        result: "✓ Editor: Neovim\n  Neovim note: Only for quick edits\n✓ Languages: TypeScript, Python, Lua\n✓ Layout: Stacked",
+      },
+      outcome: "submit",
+      source: "demo",
+    });
+    await waitForPanelClosed(page);
+    await waitForNotification(
+      page,
+      "askd: Editor: Neovim; Editor / Neovim note: Only for quick edits; Languages: TypeScript, Python, Lua; Layout: Stacked",
+    );
+    await screenshot(page, "dark-done");
+  });
+});
+
+/**
+ * Changes user settings while VS Code runs, through the fixture extension (code-server does not
+ * pick up a settings.json rewritten on disk), and waits until they are applied.
+ *
+ * @param {import("playwright-core").Page} page
+ * @param {string} workspace
+ * @param {Record<string, unknown>} settings
+ */
+async function applySettings(page, workspace, settings) {
+  const applied = path.join(workspace, "results", "settings-applied.json");
+  fs.rmSync(applied, { force: true });
+  fs.writeFileSync(path.join(workspace, "fixture-settings.json"), JSON.stringify(settings));
+  await h.runCommand(page, "askd fixture: Apply the settings of fixture-settings.json");
+  await h.waitFor("the settings to apply", () => fs.existsSync(applied));
+}
+
+/**
+ * Pastes `text` into the flow, as the browser does for Ctrl+V: a paste event with the text on
+ * its clipboard data.
+ *
+ * @param {import("playwright-core").Locator} flow
+ * @param {string} text
+ */
+async function pasteInto(flow, text) {
+  await flow.evaluate((element, pasted) => {
+    const data = new DataTransfer();
+    data.setData("text/plain", pasted);
+    const target = element.querySelector(".askd-input") ?? element;
+    target.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+}
+
+test("another extension asks through the API (dsh, and withdrawn by its token) and through askd.ask", async () => {
+  await withVsCode("fixture", { settings: { "workbench.colorTheme": "Default Dark Modern" } }, async ({ page, vs }) => {
+    // The API, in the dsh dialect: approve the plan, type a free-text answer, submit.
+    await h.runCommand(page, "askd fixture: Ask with the API");
+    let flow = await openFlow(page);
+    await waitForLine(flow, " ❯ 1. ○ Approve (approves the plan)");
+    await screenshot(page, "dark-plan-review");
+    await page.keyboard.press("Enter");
+    await waitForLine(flow, /^   │ Type answer\.\.\. +│$/);
+    await page.keyboard.type("Keep the old column");
+    await waitForLine(flow, /^   │ Keep the old column +│$/);
+    await page.keyboard.press("Enter");
+    await waitForLine(flow, " ❯ 1. Submit");
+    await page.keyboard.press("1");
+    assert.deepEqual(await readResult(vs.workspace, "api"), {
+      result: {
+        answer: {
+          answers: [
+            { id: "plan", selected: ["Approve"] },
+            { id: "note", selected: [], custom: "Keep the old column" },
+          ],
+        },
+      },
+    });
+    await waitForPanelClosed(page);
+
+    // The askd.ask command, in the pi dialect.
+    await h.runCommand(page, "askd fixture: Ask with the askd.ask command");
+    flow = await openFlow(page);
+    await waitForLine(flow, " Proceed with the migration?");
+    await page.keyboard.press("2");
+    await waitForLine(flow, " ❯ 1. Submit");
+    await page.keyboard.press("1");
+    const proceedQuestions = [{ id: "go", label: "Proceed", prompt: "Proceed with the migration?", type: "single" }];
+    assert.deepEqual(await readResult(vs.workspace, "command"), {
+      result: {
+        content: [{ type: "text", text: "Proceed: Later" }],
+        details: {
+          title: "Fixture",
+          cancelled: false,
+          mode: "submit",
+          questions: proceedQuestions,
+          answers: { go: { values: ["later"], labels: ["Later"], indices: [2] } },
+        },
+      },
+    });
+    await waitForPanelClosed(page);
+
+    // Withdrawn by the asker while the panel is open: the flow ends as aborted.
+    await h.runCommand(page, "askd fixture: Ask a question to withdraw");
+    flow = await openFlow(page);
+    await waitForLine(flow, " Proceed with the migration?");
+    await h.runCommand(page, "askd fixture: Withdraw the question");
+    const cancelled = {
+      content: [{ type: "text", text: "User cancelled the ask flow" }],
+      details: { title: "Fixture", cancelled: true, mode: "submit", questions: proceedQuestions, answers: {} },
+    };
+    assert.deepEqual(await readResult(vs.workspace, "withdrawn"), { result: cancelled });
+    await waitForPanelClosed(page);
+
+    // What the askd extension reported for each, in order.
+    assert.deepEqual(
+      [1, 2, 3].map((n) => {
+        const { session, outcome, source } = JSON.parse(
+          fs.readFileSync(path.join(vs.workspace, "results", `finished-${n}.json`), "utf8"),
+        );
+        return { session, outcome, source };
+      }),
+      [
+        { session: "fixture-plan", outcome: "submit", source: "api" },
+        { session: "fixture-command", outcome: "submit", source: "command" },
+        { session: "fixture-withdrawn", outcome: "aborted", source: "api" },
+      ],
+    );
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(vs.workspace, "results", "finished-3.json"), "utf8")), {
+      session: "fixture-withdrawn",
+      result: cancelled,
+      transcript: { call: "ask_user 1 question (Proceed)", result: "Cancelled" },
+      outcome: "aborted",
+      source: "api",
+    });
+  });
+});
+
+test("light and high-contrast themes; the width follows the panel; IME and paste go in through insert; Esc cancels", async () => {
+  await withVsCode("themes", { settings: { "workbench.colorTheme": "Default Light Modern" } }, async ({ page, vs }) => {
+    await h.runCommand(page, "askd: Demo");
+    const flow = await openFlow(page);
+    await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
+    await screenshot(page, "light-question");
+
+    // The screen is as wide as the panel: its rules take every column the panel holds.
+    const wide = Number(await flow.getAttribute("data-columns"));
+    assert.ok(wide > 60, `the panel holds ${wide} columns`);
+    // The session was opened at the width the page measured before the renderer mounted.
+    assert.equal(Number(await flow.getAttribute("data-step-width")), wide);
+    assert.equal((await screenLines(flow))[0], "─".repeat(wide));
+    await page.setViewportSize({ width: 900, height: 800 });
+    await h.waitFor("the panel to measure fewer columns", async () => Number(await flow.getAttribute("data-columns")) < wide);
+    const narrow = Number(await flow.getAttribute("data-columns"));
+    await waitForLine(flow, "─".repeat(narrow));
+    // Keys after the resize come back at the new width too.
+    await page.keyboard.press("ArrowDown");
+    await waitForLine(flow, " ❯ 2. ○ Neovim");
+    assert.equal((await screenLines(flow))[0], "─".repeat(narrow));
+
+    // A question note: composed with an input method, then a paste.
+    await page.keyboard.press("Shift+N");
+    await waitForLine(flow, /^ │ Add a note\.\.\. +│$/);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Input.imeSetComposition", { text: "한", selectionStart: 1, selectionEnd: 1 });
+    await cdp.send("Input.imeSetComposition", { text: "한글", selectionStart: 2, selectionEnd: 2 });
+    await cdp.send("Input.insertText", { text: "한글" });
+    await waitForLine(flow, /^ │ 한글 +│$/);
+    await pasteInto(flow, " ünï");
+    await waitForLine(flow, /^ │ 한글 ünï +│$/);
+    // Ctrl+W deletes a word in the editor; the workbench does not also close the panel, nor
+    // does Ctrl+K start a chord that would swallow the next key.
+    await page.keyboard.type(" draft");
+    await waitForLine(flow, /^ │ 한글 ünï draft +│$/);
+    await page.keyboard.press("Control+w");
+    await waitForLine(flow, /^ │ 한글 ünï  +│$/);
+    await page.keyboard.press("Control+k");
+    await page.keyboard.press("Backspace");
+    await waitForLine(flow, /^ │ 한글 ünï +│$/);
+    assert.equal(await page.locator("iframe.webview").count(), 1);
+    await screenshot(page, "light-note");
+    await page.keyboard.press("Enter");
+    await waitForLine(flow, " [□ Editor✎]  □ Languages   □ Layout   ✓ Submit");
+
+    // Another editor in front hides the panel; back in front, the flow is as it was.
+    await h.runCommand(page, "File: New Untitled Text File");
+    await page.locator(".tab.active", { hasText: "Untitled-1" }).waitFor();
+    await page.locator(".tab", { hasText: "askd demo" }).click();
+    await waitForLine(flow, " ✎ Note: 한글 ünï");
+    await page.keyboard.press("ArrowDown");
+    await waitForLine(flow, " ❯ 3. ○ Helix");
+
+    // The theme changes while the panel is open; the panel follows it.
+    for (const [theme, name, type] of [
+      ["Default High Contrast", "hc-dark", "hc-black"],
+      ["Default High Contrast Light", "hc-light", "hc-light"],
+    ]) {
+      await applySettings(page, vs.workspace, { "workbench.colorTheme": theme });
+      await h.waitFor(`the ${theme} theme`, async () => (await page.locator(`.monaco-workbench.${type}`).count()) === 1);
+      await h.waitFor("the panel's page to take the theme", () =>
+        flow.evaluate((_element, wanted) => document.body.classList.contains(wanted), name === "hc-dark" ? "vscode-high-contrast" : "vscode-high-contrast-light"),
+      );
+      await screenshot(page, name);
+    }
+
+    await page.keyboard.press("Escape");
+    const finished = await readResult(vs.workspace, "finished-1");
+    assert.deepEqual(finished, {
+      session: "vscode-1",
+      result: {
+        content: [{ type: "text", text: "User cancelled the ask flow" }],
+        details: {
+          title: "askd demo",
+          cancelled: true,
+          mode: "submit",
+          questions: DEMO_QUESTIONS,
+          answers: { editor: { values: [], labels: [], indices: [], note: "한글 ünï" } },
+        },
+      },
+      transcript: { call: "ask_user 3 questions (Editor, Languages, Layout)", result: "Cancelled" },
+      outcome: "cancelled",
+      source: "demo",
+    });
+    await waitForPanelClosed(page);
+    await waitForNotification(page, "askd: User cancelled the ask flow");
+  });
+});
+
+test("askd: Ask from File… asks a payload chosen from the workspace", async () => {
+  const files = {
+    "payloads/proceed.json": JSON.stringify({
+      title: "From a file",
+      questions: [{ id: "go", prompt: "Go ahead?", options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] }],
+    }),
+    "payloads/broken.json": "{ not json",
+  };
+  await withVsCode("file", { files }, async ({ page, vs }) => {
+    await h.runCommand(page, "askd: Ask from File…");
+    const picker = page.locator(".quick-input-widget");
+    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/proceed.json" }).waitFor();
+    await page.keyboard.type("proceed");
+    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/broken.json" }).waitFor({ state: "detached" });
+    await page.keyboard.press("Enter");
+    const flow = await openFlow(page);
+    await waitForLine(flow, " Go ahead?");
+    await page.keyboard.press("1");
+    await waitForLine(flow, " ❯ 1. Submit");
+    await page.keyboard.press("Enter");
+    const finished = await readResult(vs.workspace, "finished-1");
+    assert.deepEqual(finished.result, {
+      content: [{ type: "text", text: "Q1: Yes" }],
+      details: {
+        title: "From a file",
+        cancelled: false,
+        mode: "submit",
+        questions: [{ id: "go", label: "Q1", prompt: "Go ahead?", type: "single" }],
+        answers: { go: { values: ["yes"], labels: ["Yes"], indices: [1] } },
+      },
+    });
+    assert.equal(finished.source, "file");
+    await waitForNotification(page, "askd: Q1: Yes");
+    // Show Result opens the output channel, scrolled to its end: the last lines of the result JSON.
+    await page.locator(".notifications-toasts .monaco-button", { hasText: "Show Result" }).click();
+    const shown = await h.waitFor("the output channel", async () => {
+      const rows = await page.locator(".part.panel .view-lines .view-line").evaluateAll((elements) =>
+        elements
+          .map((row) => ({ top: parseFloat(/** @type {HTMLElement} */ (row).style.top), text: (row.textContent ?? "").replace(/\u00a0/g, " ") }))
+          .sort((a, b) => a.top - b.top)
+          .map((row) => row.text),
+      );
+      while (rows.length > 0 && rows[rows.length - 1] === "") rows.pop();
+      return rows.length >= 4 ? rows : undefined;
+    });
+    const written = ["file: session vscode-1 ended (submit)", ...JSON.stringify(finished.result, null, 2).split("\n")];
+    assert.deepEqual(shown, written.slice(written.length - shown.length));
+
+    await h.runCommand(page, "askd: Ask from File…");
+    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/broken.json" }).waitFor();
+    await page.keyboard.type("broken");
+    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/proceed.json" }).waitFor({ state: "detached" });
+    await page.keyboard.press("Enter");
+    await waitForNotification(
+      page,
+      "askd: payloads/broken.json is not valid JSON: Expected property name or '}' in JSON at position 2",
+    );
+  });
+});
+
+test("a missing engine and a dying engine are clear errors, and the next ask starts the engine again", async () => {
+  const missing = path.join(h.testRoot, "no-such-folder", "askd");
+  const wrapper = path.join(__dirname, "engine-with-pid.sh");
+  const pidFile = path.join(h.testRoot, "run", "engine.pid");
+  await withVsCode(
+    "engine",
+    { settings: { "askd.path": missing }, env: { ASKD_TEST_ENGINE: ASKD_BIN, ASKD_TEST_PID_FILE: pidFile } },
+    async ({ page, vs }) => {
+      await h.runCommand(page, "askd: Demo");
+      await waitForNotification(page, `askd: the engine "${missing}" set in askd.path was not found or is not executable.`);
+      assert.equal(await page.locator("iframe.webview").count(), 0);
+
+      // A working engine (through a wrapper that records its process id), killed mid-flow.
+      await applySettings(page, vs.workspace, { "askd.path": wrapper });
+      fs.rmSync(pidFile, { force: true });
+      await h.runCommand(page, "askd: Demo");
+      let flow = await openFlow(page);
+      await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
+      const firstPid = Number(fs.readFileSync(pidFile, "utf8"));
+      process.kill(firstPid, "SIGKILL");
+      await waitForPanelClosed(page);
+      await waitForNotification(
+        page,
+        `askd: the engine "${wrapper}" was killed by SIGKILL. Its last stderr lines: test engine: starting ${ASKD_BIN}`,
+      );
+
+      // The next ask starts a new engine.
+      fs.rmSync(pidFile, { force: true });
+      await h.runCommand(page, "askd: Demo");
+      flow = await openFlow(page);
+      await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
+      const secondPid = Number(fs.readFileSync(pidFile, "utf8"));
+      assert.notEqual(secondPid, firstPid);
+      await page.keyboard.press("1");
+      await waitForLine(flow, "  ■ Editor  [□ Languages]  □ Layout   ✓ Submit");
+      await page.keyboard.press("Control+c");
+      const finished = await readResult(vs.workspace, "finished-1");
+      assert.equal(finished.outcome, "cancelled");
+      assert.deepEqual(finished.result.details.answers, {
+        editor: { values: ["vscode"], labels: ["VS Code (Recommended)"], indices: [1] },
+      });
+    },
+  );
+});

@@ -1,0 +1,112 @@
+// @ts-check
+/**
+ * The test fixture: another extension using askd the two ways the README documents, the
+ * exported API and the askd.ask command. Every result it receives, and every flow the askd
+ * extension reports finished, is written as JSON into the workspace's results/ folder for the
+ * tests to read.
+ */
+"use strict";
+
+const fs = require("node:fs");
+const path = require("node:path");
+const vscode = require("vscode");
+
+/** A plan review in the dsh dialect, asked through the API. */
+const PLAN_REVIEW = {
+  questions: [
+    {
+      id: "plan",
+      header: "Plan",
+      question: "Approve the plan?",
+      detail: "1. Add the table\n2. Migrate",
+      options: [{ label: "Revise" }, { label: "Approve" }],
+      intent: { kind: "plan-review", approve: "Approve" },
+    },
+    { id: "note", question: "Anything to add?" },
+  ],
+};
+
+/** One pi question, asked through the askd.ask command and withdrawn through the API. */
+const PROCEED = {
+  title: "Fixture",
+  questions: [
+    {
+      id: "go",
+      label: "Proceed",
+      prompt: "Proceed with the migration?",
+      options: [
+        { value: "yes", label: "Yes" },
+        { value: "later", label: "Later" },
+      ],
+    },
+  ],
+};
+
+/** Writes `value` as `results/<name>.json` in the workspace. */
+function record(name, value) {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder === undefined) return;
+  const results = path.join(folder.uri.fsPath, "results");
+  fs.mkdirSync(results, { recursive: true });
+  fs.writeFileSync(path.join(results, `${name}.json`), JSON.stringify(value, null, 2));
+}
+
+/** Records how a promised result settled. */
+function settle(name, promise) {
+  promise.then(
+    (result) => record(name, { result }),
+    (error) => record(name, { error: error instanceof Error ? error.message : String(error) }),
+  );
+}
+
+/**
+ * Applies the user settings in the workspace's `fixture-settings.json` (`{ "<key>": value }`),
+ * then records `results/settings-applied.json`. (Code-server does not pick up a settings.json
+ * rewritten on disk while it runs.)
+ */
+async function applySettings() {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder === undefined) return;
+  const file = path.join(folder.uri.fsPath, "fixture-settings.json");
+  const settings = JSON.parse(fs.readFileSync(file, "utf8"));
+  for (const [key, value] of Object.entries(settings)) {
+    await vscode.workspace.getConfiguration().update(key, value, vscode.ConfigurationTarget.Global);
+  }
+  record("settings-applied", settings);
+}
+
+/** @param {vscode.ExtensionContext} context */
+async function activate(context) {
+  const askd = vscode.extensions.getExtension("askd.askd-vscode");
+  if (askd === undefined) throw new Error("the askd extension is not installed");
+  const api = await askd.activate();
+  let finished = 0;
+  /** @type {vscode.CancellationTokenSource | undefined} */
+  let withdrawable;
+
+  context.subscriptions.push(
+    api.onDidFinishAsk((/** @type {unknown} */ report) => {
+      finished += 1;
+      record(`finished-${finished}`, report);
+    }),
+    vscode.commands.registerCommand("askdFixture.askWithApi", () => {
+      settle("api", api.ask(PLAN_REVIEW, { dialect: "dsh", session: "fixture-plan" }));
+    }),
+    vscode.commands.registerCommand("askdFixture.askWithCommand", () => {
+      settle("command", Promise.resolve(vscode.commands.executeCommand("askd.ask", PROCEED, { session: "fixture-command" })));
+    }),
+    vscode.commands.registerCommand("askdFixture.askToWithdraw", () => {
+      withdrawable = new vscode.CancellationTokenSource();
+      settle("withdrawn", api.ask(PROCEED, { session: "fixture-withdrawn", token: withdrawable.token }));
+    }),
+    vscode.commands.registerCommand("askdFixture.withdraw", () => withdrawable?.cancel()),
+    vscode.commands.registerCommand("askdFixture.applySettings", applySettings),
+  );
+
+  const status = vscode.window.createStatusBarItem("askdFixture.status", vscode.StatusBarAlignment.Right, 0);
+  status.text = "askd fixture";
+  status.show();
+  context.subscriptions.push(status);
+}
+
+module.exports = { activate };

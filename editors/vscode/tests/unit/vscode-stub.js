@@ -1,0 +1,218 @@
+// @ts-check
+/**
+ * A stand-in for the `vscode` module, enough for the extension's own logic to run under
+ * `node --test`: `require("vscode")` answers it once this file is loaded (a `Module._load`
+ * hook). Tests set `stub.settings`, `stub.workspaceFolders` and `stub.onPanel` (what the
+ * question panel's page does), and read what the extension showed from `stub.shown`.
+ *
+ * It complements the end-to-end tests in a real VS Code; it never replaces them.
+ */
+"use strict";
+
+const Module = require("node:module");
+const path = require("node:path");
+
+/** A minimal `vscode.EventEmitter`. */
+class EventEmitter {
+  constructor() {
+    /** @type {Set<(value: any) => void>} */
+    this.listeners = new Set();
+    /** @param {(value: any) => void} listener */
+    this.event = (listener) => {
+      this.listeners.add(listener);
+      return { dispose: () => this.listeners.delete(listener) };
+    };
+  }
+  /** @param {unknown} value */
+  fire(value) {
+    for (const listener of [...this.listeners]) listener(value);
+  }
+  dispose() {
+    this.listeners.clear();
+  }
+}
+
+/** A minimal `vscode.CancellationTokenSource`. */
+class CancellationTokenSource {
+  constructor() {
+    const emitter = new EventEmitter();
+    this.emitter = emitter;
+    this.token = {
+      isCancellationRequested: false,
+      onCancellationRequested: emitter.event,
+    };
+  }
+  cancel() {
+    if (!this.token.isCancellationRequested) {
+      this.token.isCancellationRequested = true;
+      this.emitter.fire(undefined);
+    }
+  }
+  dispose() {}
+}
+
+/** A file URI. */
+function fileUri(/** @type {string} */ fsPath) {
+  return { scheme: "file", fsPath, path: fsPath, toString: () => `file://${fsPath}` };
+}
+
+/**
+ * A fake webview panel. The page's side is played by `stub.onPanel(page)`, where
+ * `page.send(message)` posts a message to the extension and `page.received` lists what the
+ * extension posted (`page.onMessage(listener)` is called for each).
+ */
+function createWebviewPanel(/** @type {string} */ viewType, /** @type {string} */ title) {
+  const fromPage = new EventEmitter();
+  const disposed = new EventEmitter();
+  /** @type {Array<(message: any) => void>} */
+  const pageListeners = [];
+  const page = {
+    viewType,
+    title,
+    html: "",
+    /** @type {unknown[]} */
+    received: [],
+    disposed: false,
+    /** @param {unknown} message */
+    send(message) {
+      setImmediate(() => fromPage.fire(message));
+    },
+    /** @param {(message: any) => void} listener */
+    onMessage(listener) {
+      pageListeners.push(listener);
+    },
+    /** Closes the panel as the person does. */
+    closeByPerson() {
+      panel.dispose();
+    },
+  };
+  const webview = {
+    cspSource: "vscode-resource:",
+    get html() {
+      return page.html;
+    },
+    set html(value) {
+      page.html = value;
+      setImmediate(() => stub.onPanel(page));
+    },
+    asWebviewUri: (/** @type {{ fsPath: string }} */ uri) => ({ toString: () => `vscode-resource:${uri.fsPath}` }),
+    postMessage(/** @type {unknown} */ message) {
+      page.received.push(message);
+      for (const listener of pageListeners) setImmediate(() => listener(message));
+      return Promise.resolve(true);
+    },
+    onDidReceiveMessage: fromPage.event,
+  };
+  const panel = {
+    webview,
+    iconPath: undefined,
+    onDidDispose: disposed.event,
+    dispose() {
+      if (!page.disposed) {
+        page.disposed = true;
+        disposed.fire(undefined);
+      }
+    },
+  };
+  stub.panels.push(page);
+  return panel;
+}
+
+const stub = {
+  /** The user settings, by full key (`askd.path`). */
+  /** @type {Record<string, unknown>} */
+  settings: {},
+  /** @type {Array<{ uri: ReturnType<typeof fileUri> }> | undefined} */
+  workspaceFolders: undefined,
+  /** What the page of each new panel does; by default it never loads. */
+  /** @type {(page: any) => void} */
+  onPanel: () => undefined,
+  /** Every panel opened, as its page sees it. */
+  /** @type {any[]} */
+  panels: [],
+  /** Messages shown: `{ kind: "info" | "warning" | "error", text }`. */
+  /** @type {Array<{ kind: string, text: string }>} */
+  shown: [],
+  /** Lines written to the output channel. */
+  /** @type {string[]} */
+  output: [],
+  /** @type {Map<string, (...args: any[]) => any>} */
+  commands: new Map(),
+  /** Forgets everything but the hook. */
+  reset() {
+    stub.settings = {};
+    stub.workspaceFolders = undefined;
+    stub.onPanel = () => undefined;
+    stub.panels = [];
+    stub.shown = [];
+    stub.output = [];
+    stub.commands = new Map();
+  },
+  vscode: {
+    EventEmitter,
+    CancellationTokenSource,
+    ViewColumn: { Active: -1 },
+    StatusBarAlignment: { Left: 1, Right: 2 },
+    ConfigurationTarget: { Global: 1 },
+    Uri: {
+      file: fileUri,
+      joinPath: (/** @type {{ fsPath: string }} */ base, /** @type {string[]} */ ...parts) => fileUri(path.join(base.fsPath, ...parts)),
+    },
+    window: {
+      createOutputChannel: () => ({
+        appendLine: (/** @type {string} */ line) => stub.output.push(line),
+        show: () => undefined,
+        dispose: () => undefined,
+      }),
+      createStatusBarItem: () => ({ show: () => undefined, dispose: () => undefined }),
+      createWebviewPanel,
+      showInformationMessage: (/** @type {string} */ text) => {
+        stub.shown.push({ kind: "info", text });
+        return Promise.resolve(undefined);
+      },
+      showWarningMessage: (/** @type {string} */ text) => {
+        stub.shown.push({ kind: "warning", text });
+        return Promise.resolve(undefined);
+      },
+      showErrorMessage: (/** @type {string} */ text) => {
+        stub.shown.push({ kind: "error", text });
+        return Promise.resolve(undefined);
+      },
+      showQuickPick: () => Promise.resolve(undefined),
+    },
+    workspace: {
+      getConfiguration: (/** @type {string} */ section) => ({
+        get: (/** @type {string} */ key) => stub.settings[`${section}.${key}`],
+      }),
+      get workspaceFolders() {
+        return stub.workspaceFolders;
+      },
+      asRelativePath: (/** @type {{ fsPath: string }} */ uri) => {
+        const root = stub.workspaceFolders?.[0]?.uri.fsPath;
+        return root === undefined ? uri.fsPath : path.relative(root, uri.fsPath);
+      },
+      findFiles: () => Promise.resolve([]),
+      fs: {
+        readFile: (/** @type {{ fsPath: string }} */ uri) => require("node:fs/promises").readFile(uri.fsPath),
+      },
+    },
+    commands: {
+      registerCommand: (/** @type {string} */ id, /** @type {(...args: any[]) => any} */ handler) => {
+        stub.commands.set(id, handler);
+        return { dispose: () => stub.commands.delete(id) };
+      },
+      executeCommand: (/** @type {string} */ id, /** @type {any[]} */ ...args) => {
+        const handler = stub.commands.get(id);
+        return handler === undefined ? Promise.reject(new Error(`no command ${id}`)) : Promise.resolve(handler(...args));
+      },
+    },
+  },
+};
+
+const load = /** @type {any} */ (Module)._load;
+/** @type {any} */ (Module)._load = function (/** @type {string} */ request, /** @type {unknown[]} */ ...rest) {
+  if (request === "vscode") return stub.vscode;
+  return load.call(this, request, ...rest);
+};
+
+module.exports = stub;

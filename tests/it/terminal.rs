@@ -1,0 +1,810 @@
+//! `askd ask` in a real terminal: the binary runs inside a tmux pane (Debian's `tmux`, which
+//! these tests need on the PATH), keys go in with `send-keys`, the screen comes out with
+//! `capture-pane`. Every screen is checked line for line against the screen `askd play` prints
+//! for the same keys at the pane's width, the result on stdout against play's result, and the
+//! terminal's settings (`stty -a`) after `askd ask` against those before it, for every way out.
+//!
+//! A step waits for the screen with a bounded poll (a fixed number of captures with a short
+//! pause between them); nothing is timed. A step that never sees its screen fails with the
+//! last capture. With `ASKD_TERMINAL_CAPTURES` set to a directory, every checked screen is
+//! also written there, one file per stage (`whole-flow-07.txt`), to look at.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use askd::cli::play;
+use askd::dialect::pi::EXAMPLE;
+use serde_json::Value;
+
+use crate::support::ASKD;
+
+/// Captures a step makes before it gives up waiting for the screen it expects.
+const POLLS: usize = 1500;
+/// The pause between two captures.
+const PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Distinguishes the tmux servers of tests running at once.
+static SERVERS: AtomicUsize = AtomicUsize::new(0);
+
+/// A tmux server of its own with one pane running a shell script in a scratch directory.
+struct Pane {
+    socket: String,
+    dir: tempfile::TempDir,
+    /// Every stage checked so far, for the captures directory.
+    stage: usize,
+    name: &'static str,
+}
+
+impl Pane {
+    /// Starts `command` (a shell command line run in the scratch directory, with `$ASKD` the
+    /// binary and `flow.json` the payload) in a pane of `width` × `height`, between two
+    /// `stty -a`. The command runs in the background of the script, so that its pid is known
+    /// (`pid`); the script records its exit status in `rc` once it has ended, and then keeps
+    /// the pane open until the server is killed.
+    fn start(name: &'static str, payload: &str, command: &str, width: u16, height: u16) -> Pane {
+        Pane::start_after(name, payload, "", command, width, height)
+    }
+
+    /// As [`Pane::start`], with `prelude` (shell commands) run first, after the first `stty -a`.
+    fn start_after(
+        name: &'static str,
+        payload: &str,
+        prelude: &str,
+        command: &str,
+        width: u16,
+        height: u16,
+    ) -> Pane {
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        std::fs::write(dir.path().join("flow.json"), payload).expect("the payload is written");
+        let script = format!(
+            "cd '{dir}' || exit 1\n\
+             unset NO_COLOR\n\
+             export ASKD='{ASKD}'\n\
+             stty -a > before\n\
+             {prelude}\n\
+             {command} &\n\
+             echo $! > pid\n\
+             wait $!\n\
+             echo $? > rc.part\n\
+             stty -a > after\n\
+             mv rc.part rc\n\
+             exec sleep infinity\n",
+            dir = dir.path().display(),
+        );
+        std::fs::write(dir.path().join("run.sh"), script).expect("the script is written");
+        let socket = format!(
+            "askd-it-{}-{}",
+            std::process::id(),
+            SERVERS.fetch_add(1, Ordering::Relaxed)
+        );
+        let pane = Pane {
+            socket,
+            dir,
+            stage: 0,
+            name,
+        };
+        let script = pane.path("run.sh");
+        pane.tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            "sh",
+            &script.display().to_string(),
+        ]);
+        pane
+    }
+
+    /// A file of the scratch directory.
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Runs a tmux command on this server; fails the test if tmux fails or is missing.
+    fn tmux(&self, args: &[&str]) -> Output {
+        let output = Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("tmux is needed for these tests (apt-get install tmux): {e}")
+            });
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// Sends keys by their tmux names (`Down`, `BTab`, `M-Enter`, `C-c`).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "0"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "0", "-l", text]);
+    }
+
+    /// Pastes `text` as the terminal would, in a bracketed paste.
+    fn paste(&self, text: &str) {
+        self.tmux(&["set-buffer", "-b", "paste", text]);
+        self.tmux(&["paste-buffer", "-p", "-d", "-b", "paste", "-t", "0"]);
+    }
+
+    /// The visible screen as text, as play prints a screen (each line without its trailing
+    /// spaces), without the blank lines at its end; `escapes` keeps the styles as escape
+    /// sequences.
+    fn capture(&self, escapes: bool) -> String {
+        let mut args = vec!["capture-pane", "-p", "-t", "0"];
+        if escapes {
+            args.push("-e");
+        }
+        let text = String::from_utf8(self.tmux(&args).stdout).expect("the screen is UTF-8");
+        let mut lines: Vec<&str> = text.lines().collect();
+        while lines.last().is_some_and(|l| l.trim().is_empty()) {
+            lines.pop();
+        }
+        lines
+            .iter()
+            .map(|line| format!("{}\n", line.trim_end()))
+            .collect()
+    }
+
+    /// Waits until the screen is `expected`, and fails with the last capture if it never is.
+    fn expect_screen(&mut self, what: &str, expected: &str) {
+        self.stage += 1;
+        let mut screen = String::new();
+        for _ in 0..POLLS {
+            screen = self.capture(false);
+            if screen == expected {
+                break;
+            }
+            std::thread::sleep(PAUSE);
+        }
+        if let Some(dir) = std::env::var_os("ASKD_TERMINAL_CAPTURES") {
+            let file = Path::new(&dir).join(format!("{}-{:02}.txt", self.name, self.stage));
+            std::fs::write(file, format!("── {what} ──\n{screen}")).expect("capture is written");
+        }
+        assert_eq!(screen, expected, "{}: the screen {what}", self.name);
+    }
+
+    /// Waits for `askd ask` to end and the script to record it: its exit status.
+    fn wait_exit(&self) -> i32 {
+        let rc = self.path("rc");
+        for _ in 0..POLLS {
+            if let Ok(text) = std::fs::read_to_string(&rc) {
+                return text.trim().parse().expect("rc holds a number");
+            }
+            std::thread::sleep(PAUSE);
+        }
+        panic!(
+            "{}: askd ask did not end; the screen:\n{}",
+            self.name,
+            self.capture(false)
+        );
+    }
+
+    /// The pid of `askd ask`, once the script has recorded it.
+    fn pid(&self) -> String {
+        let file = self.path("pid");
+        for _ in 0..POLLS {
+            if let Ok(text) = std::fs::read_to_string(&file)
+                && text.ends_with('\n')
+            {
+                return text.trim().to_owned();
+            }
+            std::thread::sleep(PAUSE);
+        }
+        panic!("{}: the script recorded no pid", self.name);
+    }
+
+    /// A file the script wrote.
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    /// Checks that `stty -a` after `askd ask` printed exactly what it printed before.
+    fn assert_terminal_restored(&self) {
+        let before = self.read("before");
+        assert!(before.contains("speed"), "stty -a ran: {before}");
+        assert_eq!(
+            self.read("after"),
+            before,
+            "{}: the terminal is restored",
+            self.name
+        );
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .env_remove("TMUX")
+            .output();
+    }
+}
+
+/// The screen `askd play` shows for `payload` after `keys` (Vim notation) at `width`.
+fn play_screen(payload: &str, keys: &str, width: usize) -> String {
+    let run = play::run(payload, keys, width).expect("the keys play");
+    run.frames.last().expect("a frame").screen.clone()
+}
+
+/// The result `askd play` ends with for `payload` after `keys`.
+fn play_result(payload: &str, keys: &str) -> Value {
+    play::run(payload, keys, 80)
+        .expect("the keys play")
+        .result
+        .expect("the flow is done")
+}
+
+/// A flow driven step by step in the pane, each step checked against play.
+struct Flow<'a> {
+    pane: Pane,
+    payload: &'a str,
+    keys: String,
+    width: usize,
+}
+
+impl Flow<'_> {
+    /// Does `act` in the pane, as `keys` (Vim notation) would in play, and checks the screen.
+    fn step(&mut self, what: &str, keys: &str, act: impl FnOnce(&Pane)) {
+        act(&self.pane);
+        self.keys.push_str(keys);
+        let expected = play_screen(self.payload, &self.keys, self.width);
+        self.pane.expect_screen(what, &expected);
+    }
+}
+
+#[test]
+fn a_whole_flow_answered_in_the_terminal_shows_plays_screens_and_prints_its_result() {
+    let pane = Pane::start(
+        "whole-flow",
+        EXAMPLE,
+        "cat flow.json | \"$ASKD\" ask - > out.json 2> err.txt",
+        80,
+        40,
+    );
+    let mut flow = Flow {
+        pane,
+        payload: EXAMPLE,
+        keys: String::new(),
+        width: 80,
+    };
+    flow.step("when the flow opens", "", |_| {});
+    flow.step("after down", "<Down>", |p| p.keys(&["Down"]));
+    flow.step("in the note editor", "n", |p| p.keys(&["n"]));
+    flow.step(
+        "after a paste of two lines",
+        "docs first<M-CR>then code",
+        |p| p.paste("docs first\nthen code"),
+    );
+    flow.step("with the note saved", "<CR>", |p| p.keys(&["Enter"]));
+    flow.step("on the multi question", "<CR>", |p| p.keys(&["Enter"]));
+    flow.step("with a check toggled", "<Space>", |p| p.keys(&["Space"]));
+    flow.step("two rows down", "<Down><Down>", |p| {
+        p.keys(&["Down", "Down"])
+    });
+    flow.step("with another toggled", "<Space>", |p| p.keys(&["Space"]));
+    flow.step("on Type your own, its editor open", "<Down>", |p| {
+        p.keys(&["Down"])
+    });
+    flow.step("after typing CJK text", "性能テスト", |p| {
+        p.type_text("性能テスト")
+    });
+    flow.step("after a new line", "<M-CR>", |p| p.keys(&["M-Enter"]));
+    flow.step("after typing Hangul", "한국어 docs", |p| {
+        p.type_text("한국어 docs")
+    });
+    flow.step("after a backspace", "<BS>", |p| p.keys(&["BSpace"]));
+    flow.step("after alt+backspace", "<M-BS>", |p| p.keys(&["M-BSpace"]));
+    flow.step("after typing a word", "tests", |p| p.type_text("tests"));
+    flow.step("a word to the left", "<C-Left>", |p| p.keys(&["C-Left"]));
+    flow.step("after typing before it", "e2e ", |p| p.type_text("e2e "));
+    flow.step("at the line's end", "<C-e>", |p| p.keys(&["C-e"]));
+    flow.step(
+        "with the custom text saved, on the preview question",
+        "<CR>",
+        |p| p.keys(&["Enter"]),
+    );
+    flow.width = 100;
+    flow.step("resized to 100 columns", "", |p| {
+        p.tmux(&["resize-window", "-t", "0", "-x", "100", "-y", "40"]);
+    });
+    flow.step("on its second option", "<Down>", |p| p.keys(&["Down"]));
+    flow.step("on the review tab", "<CR>", |p| p.keys(&["Enter"]));
+    flow.step("back a tab", "<S-Tab>", |p| p.keys(&["BTab"]));
+    flow.width = 72;
+    flow.step("resized to 72 columns", "", |p| {
+        p.tmux(&["resize-window", "-t", "0", "-x", "72", "-y", "40"]);
+    });
+    flow.step("forward a tab, to the review", "<Right>", |p| {
+        p.keys(&["Right"])
+    });
+    // Back to the size `stty -a` saw first, so that it can compare whole.
+    flow.width = 80;
+    flow.step("resized back to 80 columns", "", |p| {
+        p.tmux(&["resize-window", "-t", "0", "-x", "80", "-y", "40"]);
+    });
+    let exit = {
+        flow.pane.keys(&["Enter"]);
+        flow.keys.push_str("<CR>");
+        flow.pane.wait_exit()
+    };
+    let pane = &flow.pane;
+    assert_eq!(exit, 0, "submitted; stderr: {}", pane.read("err.txt"));
+    assert_eq!(pane.read("err.txt"), "");
+    let out = pane.read("out.json");
+    assert_eq!(out.lines().count(), 1, "one line: {out}");
+    let result: Value = serde_json::from_str(&out).expect("the result is JSON");
+    assert_eq!(result, play_result(EXAMPLE, &flow.keys));
+    assert_eq!(
+        result["content"][0]["text"],
+        "Scope: Minor\nScope / Minor note: docs first\nthen code\n\
+         Checks: Unit tests, Screen snapshots, 性能テスト\n한국어 e2e tests\n\
+         Notes: Table"
+    );
+    assert_eq!(pane.capture(false), "", "the area is cleared");
+    pane.assert_terminal_restored();
+}
+
+/// The cancelled result play gives for `keys`.
+fn cancelled_by(keys: &str) -> Value {
+    let result = play_result(EXAMPLE, keys);
+    assert_eq!(result["details"]["cancelled"], true);
+    result
+}
+
+/// Runs the example in a pane, waits for its first screen, presses `keys` and checks that
+/// `askd ask` exits with `status`, prints `result` and leaves the terminal as it found it.
+fn exit_path(name: &'static str, press: &[&str], status: i32, result: &Value) {
+    exit_path_of(
+        name,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        press,
+        status,
+        result,
+    );
+}
+
+/// As [`exit_path`], running `command` (which writes `out.json` and `err.txt`).
+fn exit_path_of(name: &'static str, command: &str, press: &[&str], status: i32, result: &Value) {
+    let mut pane = Pane::start(name, EXAMPLE, command, 80, 40);
+    pane.expect_screen("when the flow opens", &play_screen(EXAMPLE, "", 80));
+    pane.keys(press);
+    assert_eq!(pane.wait_exit(), status, "stderr: {}", pane.read("err.txt"));
+    assert_eq!(pane.read("err.txt"), "");
+    let out: Value = serde_json::from_str(&pane.read("out.json")).expect("the result is JSON");
+    assert_eq!(&out, result);
+    pane.expect_screen("once it has ended", "");
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn escape_cancels_with_status_1_and_restores_the_terminal() {
+    exit_path("escape", &["Escape"], 1, &cancelled_by("<Esc>"));
+}
+
+#[test]
+fn ctrl_c_is_the_dismiss_key_cancelling_with_status_1_and_restoring_the_terminal() {
+    exit_path("ctrl-c", &["C-c"], 1, &cancelled_by("<C-c>"));
+}
+
+#[test]
+fn a_script_taking_the_result_of_a_submitted_flow_gets_status_0_and_a_restored_terminal() {
+    // The way a script takes the answer: `result=$(askd ask flow.json)`.
+    let command = "sh -c 'result=$(\"$ASKD\" ask flow.json 2> err.txt); status=$?; \
+                   printf \"%s\\n\" \"$result\" > out.json; exit $status'";
+    let keys = ["1", "1", "Tab", "1", "1"];
+    exit_path_of(
+        "digits",
+        command,
+        &keys,
+        0,
+        &play_result(EXAMPLE, "11<Tab>11"),
+    );
+}
+
+/// Runs the example in a pane, waits for its first screen, sends `signal` to `askd ask` and
+/// checks that it ends with 128 + the signal's number, prints nothing and restores the terminal.
+fn killed_by(name: &'static str, signal: &str, status: i32) {
+    let mut pane = Pane::start(
+        name,
+        EXAMPLE,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        80,
+        40,
+    );
+    pane.keys(&["Down"]);
+    pane.expect_screen("after down", &play_screen(EXAMPLE, "<Down>", 80));
+    let killed = Command::new("kill")
+        .args([&format!("-{signal}"), &pane.pid()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    assert_eq!(pane.wait_exit(), status);
+    assert_eq!(pane.read("out.json"), "");
+    assert_eq!(pane.read("err.txt"), "");
+    pane.expect_screen("once it has ended", "");
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_exits_143() {
+    killed_by("sigterm", "TERM", 143);
+}
+
+#[test]
+fn sighup_restores_the_terminal_and_exits_129() {
+    killed_by("sighup", "HUP", 129);
+}
+
+#[test]
+fn a_panic_restores_the_terminal_before_its_message_is_printed() {
+    let mut pane = Pane::start(
+        "panic",
+        EXAMPLE,
+        // The panic message goes to the terminal, to show that it is printed after the restore.
+        "ASKD_ASK_PANIC_ON_KEY=1 RUST_BACKTRACE=0 \"$ASKD\" ask flow.json > out.json",
+        80,
+        40,
+    );
+    pane.expect_screen("when the flow opens", &play_screen(EXAMPLE, "", 80));
+    pane.keys(&["Down"]);
+    assert_eq!(pane.wait_exit(), 101);
+    assert_eq!(pane.read("out.json"), "");
+    let screen = pane.capture(false);
+    // Rust's hook may begin with an empty line.
+    let lines: Vec<&str> = screen.lines().skip_while(|l| l.is_empty()).collect();
+    assert_eq!(lines.len(), 3, "{screen}");
+    assert!(lines[0].starts_with("thread 'main' "), "{screen}");
+    assert!(
+        lines[0].contains(" panicked at src/cli/ask.rs:"),
+        "{screen}"
+    );
+    assert_eq!(
+        lines[1..],
+        [
+            "ASKD_ASK_PANIC_ON_KEY is set: panicking on key down",
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+        ]
+    );
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn inline_drawing_keeps_what_the_terminal_showed_and_scrolls_no_garbage() {
+    // Ten lines of earlier output on a 24-row pane: the 19-line screen scrolls it up.
+    let prelude = "for i in 1 2 3 4 5 6 7 8 9 10; do echo \"earlier output $i\"; done";
+    let mut pane = Pane::start_after(
+        "inline",
+        EXAMPLE,
+        prelude,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        80,
+        24,
+    );
+    let earlier: Vec<String> = (1..=10).map(|i| format!("earlier output {i}\n")).collect();
+    let first = play_screen(EXAMPLE, "", 80);
+    let shown = 24 - first.lines().count();
+    let above: String = earlier[earlier.len() - shown..].concat();
+    pane.expect_screen("when the flow opens", &format!("{above}{first}"));
+    // A shorter screen leaves nothing of the longer one below it.
+    pane.keys(&["Tab"]);
+    let checks = play_screen(EXAMPLE, "<Tab>", 80);
+    assert!(checks.lines().count() < first.lines().count());
+    pane.expect_screen("on a shorter screen", &format!("{above}{checks}"));
+    pane.keys(&["BTab"]);
+    pane.expect_screen("back on the longer one", &format!("{above}{first}"));
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
+    pane.expect_screen("once it has ended", &above);
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn a_screen_taller_than_the_terminal_shows_its_top_rows() {
+    let mut pane = Pane::start(
+        "short",
+        EXAMPLE,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        80,
+        12,
+    );
+    let first = play_screen(EXAMPLE, "", 80);
+    let top: String = first.lines().take(12).map(|l| format!("{l}\n")).collect();
+    pane.expect_screen("when the flow opens", &top);
+    pane.keys(&["Down"]);
+    let after: String = play_screen(EXAMPLE, "<Down>", 80)
+        .lines()
+        .take(12)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    pane.expect_screen("after down", &after);
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
+    pane.expect_screen("once it has ended", "");
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn fullscreen_draws_on_the_alternate_screen_and_leaves_it() {
+    let mut pane = Pane::start_after(
+        "fullscreen",
+        EXAMPLE,
+        "echo 'earlier output'",
+        "\"$ASKD\" ask --fullscreen flow.json > out.json 2> err.txt",
+        80,
+        40,
+    );
+    pane.expect_screen("when the flow opens", &play_screen(EXAMPLE, "", 80));
+    pane.keys(&["Down", "n"]);
+    pane.expect_screen("in the note editor", &play_screen(EXAMPLE, "<Down>n", 80));
+    pane.keys(&["Escape"]);
+    pane.expect_screen("note closed", &play_screen(EXAMPLE, "<Down>n<Esc>", 80));
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
+    let out: Value = serde_json::from_str(&pane.read("out.json")).expect("the result is JSON");
+    assert_eq!(out, cancelled_by("<Down>n<Esc><Esc>"));
+    pane.expect_screen("once it has ended", "earlier output\n");
+    pane.assert_terminal_restored();
+}
+
+/// The pane's cursor: its column and row, and whether it is shown.
+fn cursor(pane: &Pane) -> String {
+    let out = pane.tmux(&[
+        "display-message",
+        "-p",
+        "-t",
+        "0",
+        "#{cursor_x},#{cursor_y},#{cursor_flag}",
+    ]);
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn styles_are_drawn_as_ansi_attributes_and_the_cursor_is_hidden() {
+    let mut pane = Pane::start(
+        "colour",
+        EXAMPLE,
+        "TERM=xterm-256color \"$ASKD\" ask flow.json > out.json 2> err.txt",
+        80,
+        40,
+    );
+    pane.keys(&["Down", "n", "a", "b"]);
+    pane.expect_screen("in the note editor", &play_screen(EXAMPLE, "<Down>nab", 80));
+    // tmux writes the cells' attributes as it keeps them (a change of style at a time): the
+    // title in bold, a dim row number, a grey (muted) mark, a green badge, the note box's
+    // border in bold cyan (accent) and the editor's cursor in reverse video.
+    let styled = pane.capture(true);
+    let lines: Vec<&str> = styled.lines().collect();
+    let reset = "\u{1b}[0m\u{1b}[39m\u{1b}[49m";
+    assert_eq!(lines[1], "\u{1b}[39m \u{1b}[1mRelease plan");
+    assert_eq!(
+        lines[6],
+        format!(
+            "{reset}   \u{1b}[2m1. \u{1b}[0m\u{1b}[38;5;8m\u{1b}[49m○ \u{1b}[39mPatch only\
+             \u{1b}[38;5;10m (recommended)"
+        )
+    );
+    assert_eq!(
+        lines[11],
+        format!(
+            "{reset}   \u{1b}[1m\u{1b}[38;5;14m│ {reset}ab\u{1b}[7m {reset}{:69}\u{1b}[1m\u{1b}[38;5;14m │",
+            ""
+        )
+    );
+    assert_eq!(
+        cursor(&pane),
+        "0,0,0",
+        "parked at the top of the area, hidden"
+    );
+    pane.keys(&["Escape"]);
+    pane.expect_screen("note saved", &play_screen(EXAMPLE, "<Down>nab<Esc>", 80));
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
+    pane.assert_terminal_restored();
+}
+
+/// Checks that with `env` set the screen is drawn without any style, and that the terminal's
+/// own cursor stands where the editor's cursor is.
+fn plain_with(name: &'static str, env: &str) {
+    let mut pane = Pane::start(
+        name,
+        EXAMPLE,
+        &format!("{env} \"$ASKD\" ask flow.json > out.json 2> err.txt"),
+        80,
+        40,
+    );
+    pane.expect_screen("when the flow opens", &play_screen(EXAMPLE, "", 80));
+    assert_eq!(
+        pane.capture(true),
+        pane.capture(false),
+        "no escape sequences"
+    );
+    assert_eq!(cursor(&pane), "0,0,0", "no editor, no cursor");
+    pane.keys(&["Down", "n", "a", "b"]);
+    let screen = play_screen(EXAMPLE, "<Down>nab", 80);
+    pane.expect_screen("in the note editor", &screen);
+    assert_eq!(pane.capture(true), screen, "no escape sequences");
+    let row = screen
+        .lines()
+        .position(|l| l.contains("│ ab "))
+        .expect("the note line");
+    assert_eq!(cursor(&pane), format!("7,{row},1"), "after `ab`, shown");
+    pane.keys(&["Escape"]);
+    pane.expect_screen("note saved", &play_screen(EXAMPLE, "<Down>nab<Esc>", 80));
+    assert_eq!(cursor(&pane), "0,0,0", "no editor, no cursor");
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
+    pane.expect_screen("once it has ended", "");
+    assert_eq!(cursor(&pane), "0,0,1", "shown again");
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn no_color_draws_plain_text_with_the_terminal_cursor_in_the_editor() {
+    plain_with("no-color", "NO_COLOR=1");
+}
+
+#[test]
+fn a_dumb_terminal_gets_plain_text_with_the_terminal_cursor_in_the_editor() {
+    plain_with("dumb", "TERM=dumb");
+}
+
+/// Runs `askd ask` with `args` and `stdin`, without a controlling terminal (`setsid`): its
+/// status, stdout and stderr.
+fn ask_detached(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new("setsid")
+        .arg("--wait")
+        .arg(ASKD)
+        .arg("ask")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("setsid runs askd");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("stdin is written");
+    let out = child.wait_with_output().expect("askd ends");
+    (
+        out.status.code().expect("an exit status"),
+        String::from_utf8(out.stdout).expect("UTF-8"),
+        String::from_utf8(out.stderr).expect("UTF-8"),
+    )
+}
+
+#[test]
+fn without_a_terminal_ask_fails_at_once_with_status_3() {
+    let (status, out, err) = ask_detached(&["-"], EXAMPLE);
+    assert_eq!((status, out.as_str()), (3, ""));
+    assert_eq!(
+        err,
+        "askd: ask needs a terminal, and /dev/tty cannot be opened (No such device or address \
+         (os error 6)); --no-ui prints the non-interactive result\n"
+    );
+}
+
+#[test]
+fn no_ui_prints_the_non_interactive_result_with_status_1() {
+    let (status, out, err) = ask_detached(&["--example", "--no-ui"], "");
+    assert_eq!((status, err.as_str()), (1, ""));
+    let options = askd::session::OpenOptions {
+        has_ui: false,
+        ..Default::default()
+    };
+    let payload: Value = serde_json::from_str(EXAMPLE).expect("JSON");
+    let expected = askd::session::Session::open(&payload, &options)
+        .expect("opens")
+        .result()
+        .expect("done");
+    assert_eq!(out, format!("{expected}\n"));
+    assert_eq!(expected["details"]["cancelled"], true);
+}
+
+#[test]
+fn an_invalid_pi_payload_prints_its_issues_and_result_with_status_2() {
+    let payload = r#"{"questions":[{"label":"A","prompt":"?","options":[]}]}"#;
+    let (status, out, err) = ask_detached(&["-"], payload);
+    assert_eq!(status, 2);
+    assert_eq!(
+        err,
+        "askd: invalid payload:\n\
+         - questions[0].id: Question 1: id is required\n\
+         - questions[0].options: Question 1: at least one option is required\n"
+    );
+    let result: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(result["details"]["error"]["kind"], "invalid_input");
+    assert_eq!(
+        result["content"][0]["text"],
+        "Invalid ask_user payload:\n\
+         - questions[0].id: Question 1: id is required\n\
+         - questions[0].options: Question 1: at least one option is required"
+    );
+}
+
+#[test]
+fn an_invalid_dsh_request_is_refused_with_its_code_and_status_2() {
+    let request = r#"{"questions":[{"question":"Which?","options":[]}]}"#;
+    let (status, out, err) = ask_detached(&["--dialect", "dsh", "-"], request);
+    assert_eq!((status, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "askd: invalid payload: INVALID_REQUEST: questions[0]: id is required\n"
+    );
+}
+
+#[test]
+fn bad_input_is_status_2_with_its_reason() {
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &["-"],
+            "{",
+            "askd: the payload is not valid JSON: EOF while parsing an object at line 1 column 1\n",
+        ),
+        (
+            &["missing.json"],
+            "",
+            "askd: cannot read missing.json: No such file or directory (os error 2)\n",
+        ),
+        (
+            &["--dialect", "xyz", "--example"],
+            "",
+            "askd: unknown dialect \"xyz\"\n",
+        ),
+        (
+            &["--behaviour", "[]", "--example"],
+            "",
+            "askd: --behaviour: expected a JSON object\n",
+        ),
+        (
+            &["--behaviour", "{", "--example"],
+            "",
+            "askd: --behaviour: not valid JSON: EOF while parsing an object at line 1 column 1\n",
+        ),
+    ];
+    for (args, stdin, message) in cases {
+        assert_eq!(
+            ask_detached(args, stdin),
+            (2, String::new(), message.to_owned()),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn behaviour_options_are_checked_and_said_to_be_not_applied_yet() {
+    let args = [
+        "--example",
+        "--no-ui",
+        "--behaviour",
+        "{\"timeoutMs\":1000}",
+    ];
+    let (status, out, err) = ask_detached(&args, "");
+    assert_eq!(status, 1);
+    assert_eq!(
+        err,
+        "askd: --behaviour: this engine applies no behaviour options yet\n"
+    );
+    assert_eq!(ask_detached(&["--example", "--no-ui"], "").1, out);
+    let (status, _, err) = ask_detached(&["--example", "--no-ui", "--behaviour", "{}"], "");
+    assert_eq!((status, err.as_str()), (1, ""));
+}
