@@ -1,5 +1,11 @@
 //! The flow state machine: tabs, rows, focus, editors and answers, and every key of
-//! `protocol/behaviour.md` §3–§5 and every direct operation applied to them.
+//! `protocol/behaviour.md` §3–§5 and §10 and every direct operation applied to them.
+//!
+//! §10 in short: a flow may have a deadline, and [`Flow::expire`] ends it as timed out when it
+//! is handed a time at or past it (the flow never reads a clock); every cancel carries a
+//! [`CancelReason`]; the page keys and first/last move among the [`Rows`] keys move among,
+//! which a `/` filter narrows to the options that match (found once per change of its text);
+//! and the first keys of a key sequence wait in the flow until the next key.
 //!
 //! Editors offer `@` file completion (see [`crate::core::FileIndex`]) once the shell has handed the
 //! flow a file index with [`Flow::set_file_index`]. While an editor's completion list is open,

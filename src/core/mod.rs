@@ -1,8 +1,9 @@
 //! The pure flow: what a flow asks, its state, and every key and direct operation applied to
-//! it (`protocol/behaviour.md` §2–§5), with the text editor, the keymap, `@` completion matching and the
-//! per-flow limits.
+//! it (`protocol/behaviour.md` §2–§5 and §10), with the text editor, the keymap, `@` completion
+//! matching, the filter of long lists and the per-flow limits.
 //!
-//! Values in, values out: nothing here reads a file, a clock or a socket, nothing is async,
+//! Values in, values out: nothing here reads a file, a clock or a socket (a deadline is
+//! checked against the time the shell hands [`Flow::expire`]), nothing is async,
 //! and nothing knows which dialect a flow came in or how it is shown. A dialect hands the core
 //! a [`FlowSpec`] with its [`Rules`]; the view layer reads a [`Flow`] to draw it.
 //!

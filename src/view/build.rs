@@ -3,7 +3,7 @@
 
 use crate::core::{
     Action, Answer, Context, EditorTarget, FILTER_MIN_OPTIONS, Flow, Focus, Key, KeyNames,
-    OpenEditor, PLAN_REVIEW, Question, ReviewAction, TextEditor, sequence_name,
+    OpenEditor, OptionItem, PLAN_REVIEW, Question, ReviewAction, TextEditor, sequence_name,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
@@ -149,39 +149,28 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         (shown_start, shown_end)
     };
     let mut rows: Vec<RowView> = Vec::with_capacity(end - start);
-    rows.extend((start..end).map(|at| {
-        let i = shown.row(at);
-        let active = flow.row() == i;
-        match q.options.get(i) {
-            Some(o) => {
-                let (label, recommended) = strip_recommended(&o.label);
-                RowView {
-                    index: at + 1,
-                    value: o.value.clone(),
-                    label: label.to_owned(),
-                    description: o.description.clone(),
-                    preview: o.preview.clone(),
-                    selected: answer.selected.contains(&i),
-                    active,
-                    custom: false,
-                    note: answer.option_note(i).map(str::to_owned),
-                    recommended,
-                }
+    if shown.is_filtered() {
+        // Position `at` among the rows kept is row `shown.row(at)` among all of them.
+        rows.extend((start..end).map(|at| {
+            let i = shown.row(at);
+            match q.options.get(i) {
+                Some(o) => option_row(flow, answer, o, i, at + 1),
+                None => custom_row(flow, answer, i, at + 1),
             }
-            None => RowView {
-                index: at + 1,
-                value: CUSTOM_VALUE.to_owned(),
-                label: CUSTOM_LABEL.to_owned(),
-                description: None,
-                preview: None,
-                selected: answer.custom_text.is_some(),
-                active,
-                custom: true,
-                note: None,
-                recommended: false,
-            },
+        }));
+    } else {
+        let options_end = end.min(q.options.len());
+        rows.extend(
+            q.options[start.min(options_end)..options_end]
+                .iter()
+                .zip(start..)
+                .map(|(o, i)| option_row(flow, answer, o, i, i + 1)),
+        );
+        if q.has_custom_row() && end == row_count {
+            let i = q.options.len();
+            rows.push(custom_row(flow, answer, i, i + 1));
         }
-    }));
+    }
     QuestionView {
         id: q.id.clone(),
         label: q.label.clone(),
@@ -206,6 +195,41 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
                 approve_label: intent.approve.clone(),
             }),
         rows,
+    }
+}
+
+/// The row of option `o` (row `i` among all rows), numbered `index`.
+#[inline]
+fn option_row(flow: &Flow, answer: &Answer, o: &OptionItem, i: usize, index: usize) -> RowView {
+    let (label, recommended) = strip_recommended(&o.label);
+    RowView {
+        index,
+        value: o.value.clone(),
+        label: label.to_owned(),
+        description: o.description.clone(),
+        preview: o.preview.clone(),
+        selected: answer.selected.contains(&i),
+        active: flow.row() == i,
+        custom: false,
+        note: answer.option_note(i).map(str::to_owned),
+        recommended,
+    }
+}
+
+/// The custom row (row `i` among all rows), numbered `index`.
+#[inline]
+fn custom_row(flow: &Flow, answer: &Answer, i: usize, index: usize) -> RowView {
+    RowView {
+        index,
+        value: CUSTOM_VALUE.to_owned(),
+        label: CUSTOM_LABEL.to_owned(),
+        description: None,
+        preview: None,
+        selected: answer.custom_text.is_some(),
+        active: flow.row() == i,
+        custom: true,
+        note: None,
+        recommended: false,
     }
 }
 

@@ -30,7 +30,10 @@
 //! (long lines wrapped, at most [`MAX_EDITOR_LINES`] shown) and its `@` completion list under
 //! it while one is open, the preview of the active row beside the rows from
 //! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the end
-//! of the flow; then the key hints and a closing rule. At most [`ROW_WINDOW`] rows show
+//! of the flow; then the key hints, the status line of an open flow (the progress when it has
+//! more than one question, the keys of a key sequence waiting) and a closing rule. While a
+//! `/` filter is open or applied, the line under the prompt shows its text and how many options
+//! match. At most [`ROW_WINDOW`] rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
 use std::borrow::Cow;
@@ -48,12 +51,14 @@ use crate::view::model::{
 use crate::view::recent::Recent;
 
 /// Parts of screens as laid out, kept to be reused for equal parts at the same width: the last
-/// tab bars and hint lists (a flow moves between a few tabs and focuses, each with its own
-/// hints), and the last rows (a key changes one or two rows of a screen, if any).
+/// tab bars, hint lists and status lines (a flow moves between a few tabs and focuses, each with
+/// its own hints), and the last rows (a key changes one or two rows of a screen, if any).
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     tabs: PartLayouts<TabView>,
     hints: PartLayouts<Hint>,
+    /// The last status lines, by progress, keys waiting and width.
+    status: Recent<KeptLines<StatusKey>, REMEMBERED_LAYOUTS>,
     rows: Recent<KeptLines<RowKey>, REMEMBERED_ROWS>,
 }
 
@@ -61,6 +66,9 @@ pub(crate) struct Layouts {
 const REMEMBERED_LAYOUTS: usize = 4;
 /// How many rows [`Layouts`] keeps: the rows of two screens.
 const REMEMBERED_ROWS: usize = 2 * ROW_WINDOW;
+
+/// What a status line is laid out from: the progress, the keys waiting and the width.
+type StatusKey = (ProgressView, Option<String>, usize);
 
 /// The last layouts of a part of the screen (a tab bar, a hint list), by the part and width.
 type PartLayouts<T> = Recent<KeptLines<(Vec<T>, usize)>, REMEMBERED_LAYOUTS>;
@@ -182,7 +190,7 @@ fn screen(
     }
     let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
     remembered_part(&mut out, tab_memo, &view.tabs, width, |out| {
-        tab_bar(out, &view.tabs, view.progress, width)
+        tab_bar(out, &view.tabs, width)
     });
     out.push(Laid::default());
     if view.status == Status::Done {
@@ -202,13 +210,22 @@ fn screen(
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
-        let hint_memo = layouts.map(|layouts| &mut layouts.hints);
+        let hint_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.hints);
         remembered_part(&mut out, hint_memo, &view.hints, width, |out| {
             hints(out, &view.hints, width)
         });
     }
-    if let Some(keys) = &view.pending_keys {
-        pending(&mut out, keys, width);
+    if view.status == Status::Open {
+        let pending = view.pending_keys.as_deref();
+        remembered(
+            &mut out,
+            layouts.map(|layouts| &mut layouts.status),
+            |(progress, keys, at)| {
+                *at == width && *progress == view.progress && keys.as_deref() == pending
+            },
+            || (view.progress, view.pending_keys.clone(), width),
+            |out| status_line(out, view.progress, pending, width),
+        );
     }
     rule(&mut out, width);
     out.into_iter()
@@ -833,8 +850,7 @@ fn rule(out: &mut Vec<Laid>, width: usize) {
     out.push(line);
 }
 
-/// The tab bar, then the progress (`1/3 answered`), which follows from the tabs.
-fn tab_bar(out: &mut Vec<Laid>, tabs: &[TabView], progress: ProgressView, width: usize) {
+fn tab_bar(out: &mut Vec<Laid>, tabs: &[TabView], width: usize) {
     if tabs.is_empty() {
         return;
     }
@@ -867,9 +883,6 @@ fn tab_bar(out: &mut Vec<Laid>, tabs: &[TabView], progress: ProgressView, width:
         }
         segs.push(glued(close, label));
     }
-    let progress = format!("{}/{} answered", progress.answered, progress.total);
-    segs.push(seg("  ", Style::Text));
-    segs.push(glued(&progress, Style::Dim));
     wrap(out, margin(), MARGIN, &segs, width);
 }
 
@@ -994,11 +1007,32 @@ fn filter_line(out: &mut Vec<Laid>, filter: &FilterView, width: usize) {
     wrap(out, margin(), MARGIN + 2, &segs, width);
 }
 
-/// The keys of a key sequence waiting for the next, under the hints (as Vim's `showcmd`).
-fn pending(out: &mut Vec<Laid>, keys: &str, width: usize) {
-    let shown: String = keys.split(' ').map(key_label).collect();
-    let segs = [seg("pending: ", Style::Muted), glued(&shown, Style::Accent)];
-    wrap(out, margin(), MARGIN, &segs, width);
+/// The status line under the hints of an open flow: the progress (`1/3 answered`) when the flow
+/// has more than one question, then the keys of a key sequence waiting for the next
+/// (`pending: g`, as Vim's `showcmd`); no line when there is neither.
+fn status_line(
+    out: &mut Vec<Laid>,
+    progress: ProgressView,
+    pending: Option<&str>,
+    width: usize,
+) {
+    let answered = (progress.total > 1)
+        .then(|| format!("{}/{} answered", progress.answered, progress.total));
+    let shown: Option<String> = pending.map(|keys| keys.split(' ').map(key_label).collect());
+    let mut segs = Vec::with_capacity(4);
+    if let Some(answered) = &answered {
+        segs.push(glued(answered, Style::Dim));
+    }
+    if let Some(keys) = &shown {
+        if answered.is_some() {
+            segs.push(seg(" · ", Style::Dim));
+        }
+        segs.push(glued("pending: ", Style::Muted));
+        segs.push(glued(keys, Style::Accent));
+    }
+    if !segs.is_empty() {
+        wrap(out, margin(), MARGIN, &segs, width);
+    }
 }
 
 /// The rows of a question (a window of them when there are many), each with what goes under it.

@@ -744,7 +744,7 @@ fn play_prints_every_screen_and_the_result() {
     let expected = "\
 ── open ──
 ────────────────────────────────────────
- [□ Color]  ✓ Submit   0/1 answered
+ [□ Color]  ✓ Submit
 
  Pick a color
 
@@ -761,7 +761,7 @@ fn play_prints_every_screen_and_the_result() {
 ────────────────────────────────────────
 ── after 2 ──
 ────────────────────────────────────────
-  ■ Color  [✓ Submit]  1/1 answered
+  ■ Color  [✓ Submit]
 
  Review your answers
 
@@ -779,7 +779,7 @@ fn play_prints_every_screen_and_the_result() {
 ────────────────────────────────────────
 ── after enter ──
 ────────────────────────────────────────
-  ■ Color  [✓ Submit]  1/1 answered
+  ■ Color  [✓ Submit]
 
  ✓ Submitted
 ────────────────────────────────────────

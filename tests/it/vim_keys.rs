@@ -169,7 +169,7 @@ fn the_view_and_the_screen_show_the_pending_keys() {
     assert_eq!(view.pending_keys.as_deref(), Some("g"));
     let text = plain(view.lines.as_deref().expect("lines"));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[lines.len() - 2], " pending: g");
+    assert_eq!(lines[lines.len() - 2], " 0/3 answered · pending: g");
     let hints = serde_json::to_value(&view.hints).expect("serialises");
     let down = hints
         .as_array()

@@ -142,7 +142,7 @@ pub enum ErrorCode {
     AskCancelled,
     /// The asker withdrew the request.
     AskAborted,
-    /// **[engine]** The flow's deadline (`timeoutMs`) passed before the user answered.
+    /// The engine's own code: the flow's deadline (`timeoutMs`) passed before the user answered.
     AskTimeout,
     /// No UI can ask the user.
     NoProvider,

@@ -51,7 +51,8 @@ pub struct Details {
     pub title: Option<String>,
     /// Dismissed, cancelled, aborted, timed out, closed, without UI, or invalid.
     pub cancelled: bool,
-    /// **[engine]** Why the flow ended without an answer; present exactly when `cancelled`.
+    /// The engine's addition: why the flow ended without an answer; present exactly when
+    /// `cancelled`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancel_reason: Option<CancelReason>,
     /// Present only for an invalid payload.
@@ -322,7 +323,7 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
 
 /// The result of a finished flow; `answers[i]` belongs to `spec.questions[i]` (a missing answer
 /// counts as empty). A cancelled flow keeps what was entered, and says why it ended in
-/// `cancelReason` and in its text ([`cancelled_text`]).
+/// `cancelReason` and in its text (`cancelled_text`).
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> ToolResult {
     // Elaborate keeps only committed answers; every other outcome keeps whatever was entered.
     let keep: fn(&Answer) -> bool = match outcome {
@@ -459,9 +460,9 @@ pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) 
 }
 
 /// The summary text of a flow cancelled for `reason`: the contract's
-/// `User cancelled the ask flow` when the user ended it (a cancel or a dismiss); **[engine]**
-/// otherwise what happened, so that the agent never reads a timeout or a withdrawal as the
-/// user's decision.
+/// `User cancelled the ask flow` when the user ended it (a cancel or a dismiss), otherwise (the
+/// engine's own texts) what happened, so that the agent never reads a timeout or a withdrawal
+/// as the user's decision.
 pub fn cancelled_text(reason: CancelReason) -> &'static str {
     match reason {
         CancelReason::User | CancelReason::Dismissed => "User cancelled the ask flow",
