@@ -181,6 +181,8 @@ enum EditorCommand {
     Close,
     Up,
     Down,
+    PageDown,
+    PageUp,
     NextTab,
     PrevTab,
     Edit(Edit),
@@ -195,6 +197,8 @@ impl EditorCommand {
             Action::EditorClose | Action::NoteEditorClose => C::Close,
             Action::EditorUp | Action::NoteEditorUp => C::Up,
             Action::EditorDown | Action::NoteEditorDown => C::Down,
+            Action::EditorPageDown | Action::NoteEditorPageDown => C::PageDown,
+            Action::EditorPageUp | Action::NoteEditorPageUp => C::PageUp,
             Action::EditorNextTab | Action::NoteEditorNextTab => C::NextTab,
             Action::EditorPrevTab | Action::NoteEditorPrevTab => C::PrevTab,
             Action::EditorCursorLeft => C::Edit(Edit::Left),
@@ -778,12 +782,12 @@ impl Flow {
         match action {
             Action::MainNextTab => self.move_tab(true),
             Action::MainPrevTab => self.move_tab(false),
-            Action::MainDown => self.move_among(|at, _| at + 1),
-            Action::MainUp => self.move_among(|at, _| at.saturating_sub(1)),
-            Action::MainPageDown => self.move_among(|at, _| at + ROW_WINDOW),
-            Action::MainPageUp => self.move_among(|at, _| at.saturating_sub(ROW_WINDOW)),
-            Action::MainFirst => self.move_among(|_, _| 0),
-            Action::MainLast => self.move_among(|_, len| len - 1),
+            Action::MainDown => self.move_row(true),
+            Action::MainUp => self.move_row(false),
+            Action::MainPageDown => self.jump(|at, _| at + ROW_WINDOW),
+            Action::MainPageUp => self.jump(|at, _| at.saturating_sub(ROW_WINDOW)),
+            Action::MainFirst => self.jump(|_, _| 0),
+            Action::MainLast => self.jump(|_, count| count - 1),
             Action::MainFilter if filterable => self.open_filter(),
             // While a filter is applied, the keys of cancel clear it first.
             Action::MainCancel if self.filter.is_some() => self.filter = None,
@@ -1004,6 +1008,7 @@ impl Flow {
         let usable = |command: &EditorCommand| match command {
             EditorCommand::NextTab | EditorCommand::PrevTab => empty,
             EditorCommand::Up | EditorCommand::Down => empty || editor.text.is_multiline(),
+            EditorCommand::PageDown | EditorCommand::PageUp => empty,
             _ => true,
         };
         Self::editor_commands(bound, editor.target).find(usable)
@@ -1021,7 +1026,7 @@ impl Flow {
                 EditorCommand::Up => Some(ListCommand::Move { down: false }),
                 EditorCommand::Down => Some(ListCommand::Move { down: true }),
                 EditorCommand::Close => Some(ListCommand::Close),
-                EditorCommand::PrevTab => None,
+                EditorCommand::PrevTab | EditorCommand::PageDown | EditorCommand::PageUp => None,
             };
             list = list.or(this);
         }
@@ -1106,6 +1111,14 @@ impl Flow {
             EditorCommand::Down => {
                 self.save_editor()?;
                 self.move_row(true);
+            }
+            EditorCommand::PageDown => {
+                self.save_editor()?;
+                self.jump(|at, _| at + ROW_WINDOW);
+            }
+            EditorCommand::PageUp => {
+                self.save_editor()?;
+                self.jump(|at, _| at.saturating_sub(ROW_WINDOW));
             }
             EditorCommand::NextTab => {
                 self.save_editor()?;
@@ -1279,27 +1292,33 @@ impl Flow {
         self.after_move();
     }
 
-    /// Up/Down on a question tab, clamped.
+    /// Up/Down on a question tab, clamped; landing on the custom row opens its editor.
     fn move_row(&mut self, down: bool) {
-        if down {
-            self.move_among(|at, _| at + 1);
-        } else {
-            self.move_among(|at, _| at.saturating_sub(1));
+        let to = |at: usize, _| if down { at + 1 } else { at.saturating_sub(1) };
+        if self.move_among(to) {
+            self.after_move();
         }
     }
 
+    /// The page keys and first/last: a jump to position `to(position, count)`, clamped. A jump
+    /// does not open the custom row's editor by itself (so that `end` then `home` comes back
+    /// up): `enter` or `space` there does.
+    fn jump(&mut self, to: impl FnOnce(usize, usize) -> usize) {
+        self.move_among(to);
+    }
+
     /// Moves the active row to position `to(position, count)` among the rows keys move among
-    /// (clamped to the last), then opens the custom row's editor if it lands there. Nothing
-    /// moves where there is no row (the review tab, a filter that matches nothing).
-    fn move_among(&mut self, to: impl FnOnce(usize, usize) -> usize) {
+    /// (clamped to the last). Nothing moves where there is no row (the review tab, a filter
+    /// that matches nothing); answers whether there was one.
+    fn move_among(&mut self, to: impl FnOnce(usize, usize) -> usize) -> bool {
         let rows = self.rows();
         let count = rows.len();
         if count == 0 {
-            return;
+            return false;
         }
         let at = rows.position(self.row).unwrap_or(0);
         self.row = rows.row(to(at, count).min(count - 1));
-        self.after_move();
+        true
     }
 
     /// Next tab without wrapping (the last question advances to review), row 0.
@@ -1365,6 +1384,8 @@ impl Flow {
             .as_deref()
             .map_or(0, str::len);
         self.check_stored(replaced, text.len())?;
+        // A direct operation ends any key sequence begun.
+        self.pending.clear();
         self.close_editor_on(question, EditorTarget::Custom);
         self.store_custom(question, text);
         if submit && self.answers[question].is_answered() {
@@ -1391,6 +1412,7 @@ impl Flow {
             None => {
                 let replaced = self.answers[question].note.as_deref().map_or(0, str::len);
                 self.check_stored(replaced, text.len())?;
+                self.pending.clear();
                 self.close_editor_on(question, EditorTarget::QuestionNote);
                 self.answers[question].set_note(text);
             }
@@ -1407,6 +1429,7 @@ impl Flow {
                     .option_note(option)
                     .map_or(0, str::len);
                 self.check_stored(replaced, text.len())?;
+                self.pending.clear();
                 self.close_editor_on(question, EditorTarget::OptionNote { option });
                 self.answers[question].set_option_note(option, text);
             }

@@ -148,6 +148,8 @@ actions! {
     EditorClose = Editor, "editor.close", "close", ["escape"];
     EditorUp = Editor, "editor.up", "up", ["up"];
     EditorDown = Editor, "editor.down", "down", ["down"];
+    EditorPageDown = Editor, "editor.pageDown", "page down", ["pagedown"];
+    EditorPageUp = Editor, "editor.pageUp", "page up", ["pageup"];
     EditorNextTab = Editor, "editor.nextTab", "next tab", ["tab", "right"];
     EditorPrevTab = Editor, "editor.prevTab", "previous tab", ["shift+tab", "left"];
     EditorCursorLeft = Editor, "editor.cursorLeft", "cursor left", ["left"];
@@ -167,6 +169,8 @@ actions! {
     NoteEditorClose = NoteEditor, "noteEditor.close", "close", ["escape"];
     NoteEditorUp = NoteEditor, "noteEditor.up", "up", ["up"];
     NoteEditorDown = NoteEditor, "noteEditor.down", "down", ["down"];
+    NoteEditorPageDown = NoteEditor, "noteEditor.pageDown", "page down", ["pagedown"];
+    NoteEditorPageUp = NoteEditor, "noteEditor.pageUp", "page up", ["pageup"];
     NoteEditorNextTab = NoteEditor, "noteEditor.nextTab", "next tab", ["tab", "right"];
     NoteEditorPrevTab = NoteEditor, "noteEditor.prevTab", "previous tab", ["shift+tab", "left"];
 
@@ -903,6 +907,20 @@ mod tests {
             &["down"],
         ),
         (
+            EditorPageDown,
+            "editor.pageDown",
+            Context::Editor,
+            "page down",
+            &["pagedown"],
+        ),
+        (
+            EditorPageUp,
+            "editor.pageUp",
+            Context::Editor,
+            "page up",
+            &["pageup"],
+        ),
+        (
             EditorNextTab,
             "editor.nextTab",
             Context::Editor,
@@ -1027,6 +1045,20 @@ mod tests {
             Context::NoteEditor,
             "down",
             &["down"],
+        ),
+        (
+            NoteEditorPageDown,
+            "noteEditor.pageDown",
+            Context::NoteEditor,
+            "page down",
+            &["pagedown"],
+        ),
+        (
+            NoteEditorPageUp,
+            "noteEditor.pageUp",
+            Context::NoteEditor,
+            "page up",
+            &["pageup"],
         ),
         (
             NoteEditorNextTab,

@@ -445,6 +445,8 @@ fn edits(flow: &Flow, key: &Key) -> bool {
                 | Action::EditorClose
                 | Action::EditorUp
                 | Action::EditorDown
+                | Action::EditorPageDown
+                | Action::EditorPageUp
                 | Action::EditorNextTab
                 | Action::EditorPrevTab
         )

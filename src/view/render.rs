@@ -1010,14 +1010,9 @@ fn filter_line(out: &mut Vec<Laid>, filter: &FilterView, width: usize) {
 /// The status line under the hints of an open flow: the progress (`1/3 answered`) when the flow
 /// has more than one question, then the keys of a key sequence waiting for the next
 /// (`pending: g`, as Vim's `showcmd`); no line when there is neither.
-fn status_line(
-    out: &mut Vec<Laid>,
-    progress: ProgressView,
-    pending: Option<&str>,
-    width: usize,
-) {
-    let answered = (progress.total > 1)
-        .then(|| format!("{}/{} answered", progress.answered, progress.total));
+fn status_line(out: &mut Vec<Laid>, progress: ProgressView, pending: Option<&str>, width: usize) {
+    let answered =
+        (progress.total > 1).then(|| format!("{}/{} answered", progress.answered, progress.total));
     let shown: Option<String> = pending.map(|keys| keys.split(' ').map(key_label).collect());
     let mut segs = Vec::with_capacity(4);
     if let Some(answered) = &answered {

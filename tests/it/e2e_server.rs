@@ -68,10 +68,8 @@ fn submitted_result() -> Value {
 /// The pi result of [`payload`] cancelled for `reason` with nothing entered.
 fn cancelled_result(reason: &str) -> Value {
     let text = match reason {
-        "user" | "dismissed" => "User cancelled the ask flow",
-        "aborted" => "The ask flow was withdrawn before the user answered",
+        "user" | "dismissed" | "aborted" | "closed" => "User cancelled the ask flow",
         "timeout" => "The ask flow timed out before the user answered",
-        "closed" => "The user closed the ask flow without answering",
         other => panic!("no flow is cancelled as {other}"),
     };
     json!({

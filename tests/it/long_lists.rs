@@ -83,12 +83,17 @@ fn page_keys_move_by_the_window_and_home_end_to_the_ends() {
     assert_eq!(at(&s), pos(0, 0, Focus::Options));
     press_checked(&mut s, "<PageUp>");
     assert_eq!(at(&s), pos(0, 0, Focus::Options));
-    // The last row is the custom row: landing there opens its editor, as any move does.
+    // The last row is the custom row: a jump there does not open its editor (`home` comes
+    // back up), `enter` does, and so does a move with `down`.
     press_checked(&mut s, "<End>");
-    assert_eq!(at(&s), pos(0, 30, Focus::Input));
-    press_checked(&mut s, "<Esc><Home>");
+    assert_eq!(at(&s), pos(0, 30, Focus::Options));
+    press_checked(&mut s, "<Home>");
     assert_eq!(at(&s), pos(0, 0, Focus::Options));
     press_checked(&mut s, "<PageDown><PageDown><PageDown>");
+    assert_eq!(at(&s), pos(0, 30, Focus::Options));
+    press_checked(&mut s, "<CR>");
+    assert_eq!(at(&s), pos(0, 30, Focus::Input));
+    press_checked(&mut s, "<Esc><Up><Down>");
     assert_eq!(at(&s), pos(0, 30, Focus::Input));
     // Nothing was selected by moving.
     assert_eq!(answer(&s, 0), askd::core::Answer::default());
@@ -110,8 +115,8 @@ fn page_keys_clamp_on_questions_without_a_custom_row() {
 fn page_keys_on_a_short_list_go_to_its_ends() {
     let mut s = open_main();
     press_checked(&mut s, "<PageDown>");
-    assert_eq!(at(&s), pos(0, 2, Focus::Input));
-    press_checked(&mut s, "<Esc><Home>");
+    assert_eq!(at(&s), pos(0, 2, Focus::Options));
+    press_checked(&mut s, "<Home>");
     assert_eq!(at(&s), pos(0, 0, Focus::Options));
 }
 
@@ -148,6 +153,23 @@ fn in_editors_home_and_end_keep_their_editing_meaning() {
     press_checked(&mut s, "<PageDown><PageUp>");
     assert_eq!(editor(&s), ed(EditorTarget::Custom, "abc", 3));
     assert_eq!(at(&s), pos(0, 2, Focus::Input));
+}
+
+#[test]
+fn in_an_empty_editor_the_page_keys_save_and_move_as_up_and_down_do() {
+    let mut s = long(30);
+    // `down` onto the custom row opens its editor; `pageup` from it, empty, goes back up.
+    press_checked(&mut s, "<End><Up><Down>");
+    assert_eq!(at(&s), pos(0, 30, Focus::Input));
+    press_checked(&mut s, "<PageUp>");
+    assert_eq!(at(&s), pos(0, 20, Focus::Options));
+    press_checked(&mut s, "nwhy<PageDown>");
+    assert_eq!(
+        editor(&s),
+        ed(EditorTarget::OptionNote { option: 20 }, "why", 3)
+    );
+    press_checked(&mut s, "<BS><BS><BS><PageDown>");
+    assert_eq!(at(&s), pos(0, 30, Focus::Options));
 }
 
 // The filter ------------------------------------------------------------------------------------
@@ -245,8 +267,6 @@ fn up_and_down_move_among_the_matches_while_filtering_and_among_the_rows_after()
     assert_eq!(at(&s), pos(0, 0, Focus::Filter));
     press_checked(&mut s, "<CR><End>");
     // In options focus the last row is the custom row, after the matches.
-    assert_eq!(at(&s), pos(0, 30, Focus::Input));
-    press_checked(&mut s, "<Esc>");
     assert_eq!(at(&s), pos(0, 30, Focus::Options));
     assert_eq!(view_of(&s)["filter"]["text"], json!("1"));
     press_checked(&mut s, "<Up>");

@@ -423,14 +423,14 @@ fn every_way_of_cancelling_keeps_what_was_entered() {
             "abort",
             |s| s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap(),
             "aborted",
-            "The ask flow was withdrawn before the user answered",
+            USER,
             "Cancelled (withdrawn by the asker)",
         ),
         (
             "closed",
             |s| s.flow_mut().unwrap().cancel(CancelReason::Closed).unwrap(),
             "closed",
-            "The user closed the ask flow without answering",
+            USER,
             "Cancelled (closed)",
         ),
         (

@@ -223,13 +223,40 @@ fn overrides_bind_sequences_of_their_own() {
         &json!({ "main.last": ["end", "G", ["g", "e"]], "main.first": [["z", "z"]] }),
     );
     press(&mut s, "ge");
-    assert_eq!(at(&s), pos(SCOPE, 2, Focus::Input));
-    press(&mut s, "<Esc>zz");
+    assert_eq!(at(&s), pos(SCOPE, 2, Focus::Options));
+    press(&mut s, "zz");
     assert_eq!(at(&s), pos(SCOPE, 0, Focus::Options));
     // `gg` is no longer bound in main: `g` then `g` waits, then acts as nothing.
     press(&mut s, "gg");
     assert_eq!(at(&s), pos(SCOPE, 0, Focus::Options));
     assert_eq!(pending(&s), json!("g"));
+}
+
+#[test]
+fn a_direct_operation_ends_the_sequence_begun_and_a_refused_one_changes_nothing() {
+    let mut s = vim();
+    press(&mut s, "g");
+    let before = s.clone();
+    assert!(
+        s.flow_mut()
+            .expect("a flow")
+            .set_note("scope", Some("nope"), "x")
+            .is_err()
+    );
+    assert_eq!(s, before);
+    s.flow_mut()
+        .expect("a flow")
+        .save_custom("scope", "mine", true)
+        .expect("saves");
+    assert_eq!(pending(&s), Value::Null);
+    assert_eq!(at(&s), pos(LANGS, 0, Focus::Options));
+    flow(&s).check_invariants().expect("invariants hold");
+    press(&mut s, "g");
+    s.flow_mut()
+        .expect("a flow")
+        .set_note("langs", None, "why")
+        .expect("sets the note");
+    assert_eq!(pending(&s), Value::Null);
 }
 
 // Through the protocol ------------------------------------------------------------------------------

@@ -460,15 +460,15 @@ pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) 
 }
 
 /// The summary text of a flow cancelled for `reason`: the contract's
-/// `User cancelled the ask flow` when the user ended it (a cancel or a dismiss), otherwise (the
-/// engine's own texts) what happened, so that the agent never reads a timeout or a withdrawal
-/// as the user's decision.
+/// `User cancelled the ask flow`, except (the engine's own text) for a timeout, so that the
+/// agent never reads the lack of an answer in time as the user's decision.
 pub fn cancelled_text(reason: CancelReason) -> &'static str {
     match reason {
-        CancelReason::User | CancelReason::Dismissed => "User cancelled the ask flow",
-        CancelReason::Aborted => "The ask flow was withdrawn before the user answered",
+        CancelReason::User
+        | CancelReason::Dismissed
+        | CancelReason::Aborted
+        | CancelReason::Closed => "User cancelled the ask flow",
         CancelReason::Timeout => "The ask flow timed out before the user answered",
-        CancelReason::Closed => "The user closed the ask flow without answering",
         CancelReason::NoUi => "Needs user input: ask_user requires interactive UI.",
         CancelReason::InvalidInput => "Invalid ask_user payload",
     }
@@ -1081,7 +1081,7 @@ mod tests {
             (
                 CancelReason::Aborted,
                 "aborted",
-                "The ask flow was withdrawn before the user answered",
+                "User cancelled the ask flow",
                 "Cancelled (withdrawn by the asker)",
             ),
             (
@@ -1093,7 +1093,7 @@ mod tests {
             (
                 CancelReason::Closed,
                 "closed",
-                "The user closed the ask flow without answering",
+                "User cancelled the ask flow",
                 "Cancelled (closed)",
             ),
         ];
