@@ -36,8 +36,9 @@
 //! words; a pi payload's `invalid_input` result on stdout), [`EXIT_NO_TERMINAL`] (3) when
 //! there is no terminal to draw on or it fails, 101 on a panic, 128 + N on signal N.
 //!
-//! `--behaviour` takes the flow's behaviour options as a JSON object. The engine has none yet:
-//! the value is checked to be an object and a non-empty one is reported as not applied.
+//! `--behaviour` takes the flow's behaviour options as a JSON object, as `open` takes them
+//! (`{ "profile": "pi-0.9", "confirmDismissWhenDirty": true }`, `protocol/behaviour.md` §9); an
+//! unknown option or profile is refused with the reason.
 //!
 //! For the tests of terminal restoration only: when [`PANIC_ENV`] is set, the first key pressed
 //! panics.
@@ -63,7 +64,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::core::{Key, KeyCode, Limits, Mods, Outcome};
 use crate::dialect::DialectId;
 use crate::dialect::pi::EXAMPLE;
-use crate::session::{OpenOptions, Session, Status};
+use crate::session::{BehaviourOptions, OpenOptions, Session, Status};
 use crate::view::{self, Line, Style};
 
 /// Exit status of a submitted flow (Submit, or Elaborate in the pi dialect).
@@ -91,8 +92,9 @@ pub struct AskArgs {
     /// The payload's dialect, `pi` or `dsh` (inferred from the payload when left out).
     #[arg(long)]
     pub dialect: Option<String>,
-    /// Behaviour options of the flow, a JSON object. This engine version has none yet: the
-    /// value is checked to be a JSON object and otherwise not applied (a warning says so).
+    /// Behaviour options of the flow, a JSON object as `open` takes them: `profile` (`seed` or
+    /// `pi-0.9`) and the flags `confirmDismissWhenDirty`, `doublePressReviewShortcuts`,
+    /// `autoSubmitWhenAnsweredWithoutNotes`, `presentSingleAsMulti`.
     #[arg(long, value_name = "JSON")]
     pub behaviour: Option<String>,
     /// Draw on the alternate screen instead of inline below the prompt.
@@ -159,9 +161,10 @@ fn ask(args: &AskArgs) -> Result<(Value, u8), Failure> {
     };
     let payload: Value = serde_json::from_str(&text)
         .map_err(|e| Failure::invalid(format!("the payload is not valid JSON: {e}")))?;
-    if let Some(behaviour) = &args.behaviour {
-        check_behaviour(behaviour)?;
-    }
+    let behaviour = match &args.behaviour {
+        Some(text) => parse_behaviour(text)?,
+        None => BehaviourOptions::default(),
+    };
     let dialect = match args.dialect.as_deref() {
         None => None,
         Some(name) => Some(
@@ -176,6 +179,7 @@ fn ask(args: &AskArgs) -> Result<(Value, u8), Failure> {
     let options = OpenOptions {
         dialect,
         has_ui: !args.no_ui,
+        behaviour: behaviour.behaviour(),
         ..OpenOptions::default()
     };
     let mut session = Session::open(&payload, &options).map_err(|e| {
@@ -222,16 +226,11 @@ fn read_payload(path: &str) -> Result<String, Failure> {
     read.map_err(|e| Failure::invalid(format!("cannot read {path}: {e}")))
 }
 
-/// Checks `--behaviour`: a JSON object. No behaviour option exists yet, so a non-empty one is
-/// reported as not applied.
-fn check_behaviour(text: &str) -> Result<(), Failure> {
+/// Reads `--behaviour`: a JSON object of behaviour options, as `open` takes them.
+fn parse_behaviour(text: &str) -> Result<BehaviourOptions, Failure> {
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(options)) => {
-            if !options.is_empty() {
-                eprintln!("askd: --behaviour: this engine applies no behaviour options yet");
-            }
-            Ok(())
-        }
+        Ok(options @ Value::Object(_)) => serde_json::from_value(options)
+            .map_err(|e| Failure::invalid(format!("--behaviour: {e}"))),
         Ok(_) => Err(Failure::invalid("--behaviour: expected a JSON object")),
         Err(e) => Err(Failure::invalid(format!(
             "--behaviour: not valid JSON: {e}"
@@ -616,6 +615,9 @@ mod tests {
             (press(T::Char('N'), M::SHIFT), "N"),
             (press(T::Char('1'), M::NONE), "1"),
             (press(T::Char('!'), M::SHIFT), "!"),
+            (press(T::Char('t'), M::NONE), "t"),
+            (press(T::Char('?'), M::SHIFT), "?"),
+            (press(T::Char('?'), M::NONE), "?"),
             (press(T::Char('<'), M::NONE), "<"),
             (press(T::Char('/'), M::NONE), "/"),
             (press(T::Char('é'), M::NONE), "é"),

@@ -41,9 +41,11 @@ pub enum Edit {
     WordLeft,
     /// Skip non-word graphemes forwards, then move to the end of the next word.
     WordRight,
-    /// Move to the previous line, keeping the display column where possible.
+    /// Move to the previous line, keeping the display column where possible; on the first
+    /// line, to its start.
     Up,
-    /// Move to the next line, keeping the display column where possible.
+    /// Move to the next line, keeping the display column where possible; on the last line, to
+    /// its end.
     Down,
     /// Delete the grapheme before the cursor.
     Backspace,
@@ -259,20 +261,21 @@ impl TextEditor {
     }
 
     /// Moves to the previous (`up`) or next line at the same display column,
-    /// or to the last grapheme boundary at or before it.
+    /// or to the last grapheme boundary at or before it; from the first line up to its start,
+    /// from the last line down to its end.
     fn vertical(&mut self, up: bool) -> bool {
         let start = line_start(&self.text, self.cursor);
         let column = display_width(&self.text[start..self.cursor]);
         let (target_start, target_end) = if up {
             if start == 0 {
-                return false;
+                return self.move_to(0);
             }
             let end = start - 1;
             (line_start(&self.text, end), end)
         } else {
             let end = line_end(&self.text, self.cursor);
             if end == self.text.len() {
-                return false;
+                return self.move_to(end);
             }
             let next = end + 1;
             (next, line_end(&self.text, next))
@@ -530,8 +533,11 @@ mod tests {
         assert_eq!(run(t, 0, Edit::Home), same(t, 0));
         assert_eq!(run(t, 5, Edit::End), changed(t, 11));
         assert_eq!(run(t, 11, Edit::End), same(t, 11));
-        assert_eq!(run(t, 5, Edit::Up), same(t, 5));
-        assert_eq!(run(t, 5, Edit::Down), same(t, 5));
+        // One line: Up goes to its start, Down to its end.
+        assert_eq!(run(t, 5, Edit::Up), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::Up), same(t, 0));
+        assert_eq!(run(t, 5, Edit::Down), changed(t, 11));
+        assert_eq!(run(t, 11, Edit::Down), same(t, 11));
     }
 
     #[test]
@@ -752,8 +758,11 @@ mod tests {
         assert_eq!(run(t, 13, Edit::Up), changed(t, 4));
         assert_eq!(run(t, 16, Edit::Up), changed(t, 6));
         assert_eq!(run(t, 0, Edit::Down), changed(t, 7));
-        assert_eq!(run(t, 3, Edit::Up), same(t, 3));
-        assert_eq!(run(t, 18, Edit::Down), same(t, 18));
+        // Up on the first line goes to its start, Down on the last line to its end.
+        assert_eq!(run(t, 3, Edit::Up), changed(t, 0));
+        assert_eq!(run(t, 0, Edit::Up), same(t, 0));
+        assert_eq!(run(t, 18, Edit::Down), changed(t, 19));
+        assert_eq!(run(t, 19, Edit::Down), same(t, 19));
 
         // A tab counts four columns.
         let t = "\tab\nabcdefgh";
@@ -914,10 +923,10 @@ mod tests {
         }
         // 21 positions on 4 lines holding 8, 9, 1 and 3 positions: one-step
         // and word edits fail only at a text edge, line edits at the 4 line
-        // starts or ends, Up on the first line and Down on the last line.
+        // starts or ends, Up at the very start and Down at the very end.
         assert_eq!(
             changes,
-            [20, 20, 17, 17, 20, 20, 13, 18, 20, 20, 20, 17, 17, 21]
+            [20, 20, 17, 17, 20, 20, 20, 20, 20, 20, 20, 17, 17, 21]
         );
     }
 

@@ -1,5 +1,5 @@
 //! The flow state machine: tabs, rows, focus, editors and answers, and every key of
-//! `protocol/behaviour.md` §3–§5 and §10 and every direct operation applied to them.
+//! `protocol/behaviour.md` §3–§5, §9 and §10 and every direct operation applied to them.
 //!
 //! §10 in short: a flow may have a deadline, and [`Flow::expire`] ends it as timed out when it
 //! is handed a time at or past it (the flow never reads a clock); every cancel carries a
@@ -13,7 +13,12 @@
 //! and down move the highlight (wrapping), and the keys of close close the list (a second
 //! press closes the editor); a key that is also bound to an editing action keeps editing.
 //!
-//! A `Flow` owns its state and is changed in place; a key press never clones it.
+//! The behaviour options of the flow's spec ([`crate::core::Behaviour`]) add the notices and
+//! confirmations of `protocol/behaviour.md` §9 ([`Prompts`]): the dirty-dismiss guard, armed
+//! review digits, the question-type toggle and the help overlay.
+//!
+//! A `Flow` owns its state and is changed in place; a key press never clones it (the
+//! question-type toggle, which changes a question's kind, copies the spec when it is shared).
 
 use std::sync::Arc;
 
@@ -27,6 +32,45 @@ use crate::core::keymap::{Action, ActionSet, Context, Keymap, MAX_SEQUENCE, Sequ
 use crate::core::model::{
     Answer, CancelReason, FlowSpec, Outcome, Question, QuestionType, ReviewAction,
 };
+
+/// The notices and pending confirmations of the behaviour options (`protocol/behaviour.md` §9),
+/// and whether the help overlay is open. All of it is empty under the default behaviour.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Prompts {
+    /// The dirty-dismiss notice shows: the next cancel or dismiss ends the flow. Cleared when
+    /// the tab changes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dismiss: bool,
+    /// What the last question-type toggle left to say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub type_change: Option<TypeChange>,
+    /// The review action (0-based) whose digit was pressed once and runs on a second press.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub armed: Option<usize>,
+    /// The help overlay is open: keys close it and do nothing else.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub help: bool,
+}
+
+/// The notice of the question-type toggle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+pub enum TypeChange {
+    /// Switching question `question` (0-based) would clear its selections: a second press of the
+    /// toggle confirms. Cleared by any other key of the question tab that does something.
+    Confirm {
+        /// The question waiting for the confirmation.
+        question: usize,
+    },
+    /// The active question was switched; shown until the tab changes.
+    Changed {
+        /// The kind it had.
+        from: QuestionType,
+        /// The kind it has now.
+        to: QuestionType,
+    },
+}
 use crate::core::text::quoted;
 
 /// Where keys go.
@@ -250,6 +294,8 @@ pub struct Flow {
     spare_text: String,
     /// Per question, whether any of its options has a preview (found once, not per view).
     previews: Vec<bool>,
+    /// Notices, armed confirmations and the help overlay.
+    prompts: Prompts,
     /// When the flow times out, in milliseconds since the Unix epoch (see [`Flow::expire`]).
     deadline: Option<u64>,
     /// The filter of the active question's rows, while one is open or applied.
@@ -286,6 +332,7 @@ impl Flow {
             stored_limit: usize::MAX,
             spare_text: String::new(),
             previews,
+            prompts: Prompts::default(),
             deadline: None,
             filter: None,
             pending: Vec::new(),
@@ -306,6 +353,7 @@ impl Flow {
         editor: Option<OpenEditor>,
         answers: Vec<Answer>,
         outcome: Option<Outcome>,
+        prompts: Prompts,
         deadline: Option<u64>,
         filter: Option<(usize, TextEditor, bool)>,
         pending: Vec<Key>,
@@ -336,6 +384,7 @@ impl Flow {
             stored_limit: usize::MAX,
             spare_text: String::new(),
             previews,
+            prompts,
             deadline,
             filter,
             pending,
@@ -355,8 +404,9 @@ impl Flow {
         if self.tab > questions.len() {
             return Err(format!("tab {} is out of range", self.tab));
         }
+        let spec = &*self.spec;
         match self.current_question() {
-            Some(q) if self.row >= q.row_count() => {
+            Some(q) if self.row >= spec.row_count(q) => {
                 return Err(format!("row {} is out of range", self.row));
             }
             None if self.row != 0 => return Err("the review tab has no rows".into()),
@@ -372,6 +422,12 @@ impl Flow {
             return Err("there must be one answer per question".into());
         }
         for (q, a) in questions.iter().zip(&self.answers) {
+            if q.asked == Some(q.kind) {
+                return Err(format!(
+                    "{} is presented as the kind it was asked as",
+                    quoted(&q.id)
+                ));
+            }
             let n = q.options.len();
             if a.selected.iter().any(|&i| i >= n) {
                 return Err(format!(
@@ -391,8 +447,14 @@ impl Flow {
             if q.kind != QuestionType::Multi && a.selected.len() > 1 {
                 return Err(format!("{} takes one option at most", quoted(&q.id)));
             }
-            if a.custom_text.is_some() && !q.has_custom_row() {
+            if a.custom_text.is_some() && !spec.has_custom_row(q) {
                 return Err(format!("{} takes no custom answer", quoted(&q.id)));
+            }
+            if a.custom_off && a.custom_text.is_none() {
+                return Err(format!(
+                    "an answer to {} sets aside custom text it does not hold",
+                    quoted(&q.id)
+                ));
             }
             let blank = |t: &Option<String>| t.as_deref().is_some_and(|t| t.trim().is_empty());
             if blank(&a.custom_text) || blank(&a.note) {
@@ -416,7 +478,7 @@ impl Flow {
             if rules.exclusive_custom
                 && q.kind != QuestionType::Multi
                 && !a.selected.is_empty()
-                && a.custom_text.is_some()
+                && a.chosen_custom().is_some()
             {
                 return Err(format!(
                     "{} is single-select: a selection or custom text, not both",
@@ -479,7 +541,7 @@ impl Flow {
                 .get(editor.question)
                 .ok_or("the open editor belongs to no question")?;
             match editor.target {
-                EditorTarget::Custom if !q.has_custom_row() => {
+                EditorTarget::Custom if !spec.has_custom_row(q) => {
                     return Err("a preview question has no custom editor".into());
                 }
                 EditorTarget::OptionNote { option } if option >= q.options.len() => {
@@ -491,7 +553,40 @@ impl Flow {
                 _ => {}
             }
         }
-        Ok(())
+        self.check_prompts()
+    }
+
+    /// Checks that every notice and confirmation is one the behaviour options allow, where it
+    /// can be.
+    fn check_prompts(&self) -> Result<(), String> {
+        let behaviour = &self.spec.behaviour;
+        let prompts = &self.prompts;
+        if prompts.dismiss && !behaviour.confirm_dismiss_when_dirty {
+            return Err("a dismiss notice needs confirmDismissWhenDirty".into());
+        }
+        if prompts.help && !behaviour.help_overlay {
+            return Err("the help overlay is not offered".into());
+        }
+        if let Some(action) = prompts.armed
+            && (!behaviour.double_press_review_shortcuts
+                || self.current_question().is_some()
+                || action >= self.review_actions().len())
+        {
+            return Err(
+                "an armed review digit needs the review tab and doublePressReviewShortcuts".into(),
+            );
+        }
+        match prompts.type_change {
+            Some(_) if !behaviour.question_type_toggle => {
+                Err("a question-type notice needs the question-type toggle".into())
+            }
+            Some(TypeChange::Confirm { question })
+                if question != self.tab || self.current_question().is_none() =>
+            {
+                Err("a question-type confirmation belongs to the active question".into())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// What the flow asks.
@@ -607,9 +702,9 @@ impl Flow {
     pub fn rows(&self) -> Rows<'_> {
         match self.current_question() {
             Some(q) => Rows {
-                count: q.row_count(),
+                count: self.spec.row_count(q),
                 matches: self.filter.as_ref().map(RowFilter::matches),
-                custom: q.has_custom_row().then_some(q.options.len()),
+                custom: self.spec.has_custom_row(q).then_some(q.options.len()),
             },
             None => Rows {
                 count: 0,
@@ -638,6 +733,18 @@ impl Flow {
         self.spec.rules.review
     }
 
+    /// The notices and pending confirmations of the behaviour options, and the help overlay.
+    pub fn prompts(&self) -> &Prompts {
+        &self.prompts
+    }
+
+    /// Whether the flow holds anything a dismiss would lose: a stored answer or note, or an
+    /// open editor with text.
+    pub fn is_dirty(&self) -> bool {
+        self.editor.as_ref().is_some_and(|e| !e.text.is_empty())
+            || self.answers.iter().any(|a| !a.is_empty())
+    }
+
     fn ensure_open(&self) -> Result<(), FlowError> {
         match self.outcome {
             Some(_) => Err(FlowError::Completed),
@@ -650,10 +757,26 @@ impl Flow {
         self.ensure_open()?;
         // Looked up once, in every context; each focus narrows it to its own.
         let bound = self.keymap.bound(key);
+        if self.prompts.help {
+            self.press_help(bound);
+            return Ok(());
+        }
         if bound.contains(Action::GlobalDismiss) {
+            self.drop_type_confirmation();
+            self.prompts.armed = None;
+            self.pending.clear();
             // Ctrl+C: the draft of an open editor is not saved.
-            self.close_editor();
-            self.finish(Outcome::Cancelled(CancelReason::Dismissed));
+            self.cancel_guarded(CancelReason::Dismissed);
+            return Ok(());
+        }
+        if bound.contains(Action::GlobalHelp)
+            && self.spec.behaviour.help_overlay
+            && self.editor.as_ref().is_none_or(|e| e.text.is_empty())
+            && !(self.focus() == Focus::Filter
+                && self.filter.as_ref().is_some_and(|f| !f.text.is_empty()))
+        {
+            self.pending.clear();
+            self.prompts.help = true;
             return Ok(());
         }
         match self.focus() {
@@ -708,6 +831,45 @@ impl Flow {
         }
     }
 
+    /// A key while the help overlay is open: the keys of `global.help`, `global.dismiss` and of
+    /// every cancel or close action close it; every other key is ignored.
+    fn press_help(&mut self, bound: ActionSet) {
+        const CLOSING: [Action; 7] = [
+            Action::GlobalHelp,
+            Action::GlobalDismiss,
+            Action::MainCancel,
+            Action::ReviewCancel,
+            Action::EditorClose,
+            Action::NoteEditorClose,
+            Action::FilterClear,
+        ];
+        if CLOSING.iter().any(|&action| bound.contains(action)) {
+            self.prompts.help = false;
+        }
+    }
+
+    /// Cancel and dismiss (`Esc`, `Ctrl+C`, the Cancel action): ends the flow as cancelled,
+    /// without saving an open editor's draft, unless the dirty-dismiss guard holds it
+    /// (`confirmDismissWhenDirty`, a dirty flow, no notice shown yet): then only the notice shows.
+    fn cancel_guarded(&mut self, reason: CancelReason) {
+        if self.spec.behaviour.confirm_dismiss_when_dirty
+            && !self.prompts.dismiss
+            && self.is_dirty()
+        {
+            self.prompts.dismiss = true;
+            return;
+        }
+        self.finish(Outcome::Cancelled(reason));
+    }
+
+    /// Forgets a question-type switch waiting for its confirmation, and its notice.
+    #[inline]
+    fn drop_type_confirmation(&mut self) {
+        if matches!(self.prompts.type_change, Some(TypeChange::Confirm { .. })) {
+            self.prompts.type_change = None;
+        }
+    }
+
     /// Inserts text (typing or a paste) into the open editor, or into the open filter editor
     /// (line breaks there become spaces).
     pub fn insert(&mut self, text: &str) -> Result<(), FlowError> {
@@ -740,6 +902,7 @@ impl Flow {
     /// A key on a question tab; `bound` holds the key's actions.
     fn press_main(&mut self, key: Key, bound: ActionSet) {
         if let Some(d) = Self::digit(key) {
+            self.drop_type_confirmation();
             self.press_digit(d);
             return;
         }
@@ -759,8 +922,8 @@ impl Flow {
         let Some(question) = self.current_question() else {
             return;
         };
-        if question.is_custom_row(self.row) {
-            self.open_editor(EditorTarget::Custom);
+        if self.spec.is_custom_row(question, self.row) {
+            self.toggle_or_open_custom();
         } else if question.kind == QuestionType::Multi {
             self.toggle(self.row);
         } else {
@@ -771,11 +934,17 @@ impl Flow {
 
     /// Runs an action of `main` on the active question tab.
     fn run_main(&mut self, action: Action) {
+        if self.current_question().is_none() {
+            return;
+        }
+        if action != Action::MainChangeQuestionType {
+            self.drop_type_confirmation();
+        }
         let Some(question) = self.current_question() else {
             return;
         };
         let kind = question.kind;
-        let on_custom = question.is_custom_row(self.row);
+        let on_custom = self.spec.is_custom_row(question, self.row);
         let filterable = question.options.len() >= FILTER_MIN_OPTIONS;
         // A filter that matches nothing leaves no active row to act on.
         let shown = self.rows().position(self.row).is_some();
@@ -791,9 +960,12 @@ impl Flow {
             Action::MainFilter if filterable => self.open_filter(),
             // While a filter is applied, the keys of cancel clear it first.
             Action::MainCancel if self.filter.is_some() => self.filter = None,
-            Action::MainCancel => self.finish(Outcome::Cancelled(CancelReason::User)),
+            Action::MainCancel => self.cancel_guarded(CancelReason::User),
             Action::MainQuestionNote if self.spec.rules.notes => {
                 self.open_editor(EditorTarget::QuestionNote)
+            }
+            Action::MainChangeQuestionType if self.spec.behaviour.question_type_toggle => {
+                self.change_question_type();
             }
             _ if !shown => {}
             Action::MainConfirm if on_custom => self.open_editor(EditorTarget::Custom),
@@ -803,7 +975,7 @@ impl Flow {
                 }
                 self.advance();
             }
-            Action::MainToggle if on_custom => self.open_editor(EditorTarget::Custom),
+            Action::MainToggle if on_custom => self.toggle_or_open_custom(),
             Action::MainToggle if kind == QuestionType::Multi => self.toggle(self.row),
             Action::MainToggle => {
                 let answer = &mut self.answers[self.tab];
@@ -821,21 +993,99 @@ impl Flow {
         }
     }
 
+    /// Space or the digit on the custom row: on a multi question whose saved custom text may
+    /// be set aside ([`crate::core::Behaviour::custom_text_toggles`]), sets it aside or chooses it
+    /// again; otherwise opens the input editor.
+    fn toggle_or_open_custom(&mut self) {
+        let multi = self.spec.questions[self.tab].kind == QuestionType::Multi;
+        let answer = &mut self.answers[self.tab];
+        if multi && self.spec.behaviour.custom_text_toggles && answer.custom_text.is_some() {
+            answer.custom_off = !answer.custom_off;
+        } else {
+            self.open_editor(EditorTarget::Custom);
+        }
+    }
+
+    /// `main.changeQuestionType`: presents the active question as the other kind — single and
+    /// multi, or preview and multi for a question asked as preview. A switch from multi that
+    /// would leave more than one answer on a single-choice kind waits for a second press, then
+    /// clears the selections (a chosen custom text stays chosen).
+    fn change_question_type(&mut self) {
+        let tab = self.tab;
+        let question = &self.spec.questions[tab];
+        let from = question.kind;
+        let to = match (question.asked_kind(), from) {
+            (QuestionType::Preview, QuestionType::Preview) => QuestionType::Multi,
+            (QuestionType::Preview, _) => QuestionType::Preview,
+            (_, QuestionType::Multi) => QuestionType::Single,
+            _ => QuestionType::Multi,
+        };
+        let answer = &self.answers[tab];
+        if to == QuestionType::Preview
+            && !self.spec.behaviour.custom_row_on_preview
+            && answer.custom_text.is_some()
+        {
+            return;
+        }
+        let clears = to != QuestionType::Multi && answer.committed() > 1;
+        let confirm = TypeChange::Confirm { question: tab };
+        if clears && self.prompts.type_change != Some(confirm) {
+            self.prompts.type_change = Some(confirm);
+            return;
+        }
+        Arc::make_mut(&mut self.spec).questions[tab].present_as(to);
+        if clears {
+            let answer = &mut self.answers[tab];
+            answer.selected.clear();
+            answer.custom_off = false;
+        }
+        let rows = self.spec.row_count(&self.spec.questions[tab]);
+        self.row = self.row.min(rows - 1);
+        // The custom row may have gone: with a filter applied, stay on a row it keeps.
+        let shown = self.rows();
+        if !shown.is_empty() && shown.position(self.row).is_none() {
+            self.row = shown.row(0);
+        }
+        self.prompts.type_change = Some(TypeChange::Changed { from, to });
+    }
+
     /// A key on the review tab; `bound` holds the key's actions.
     fn press_review(&mut self, key: Key, bound: ActionSet) {
+        let actions = self.review_actions();
         if let Some(d) = Self::digit(key) {
-            if let Some(&action) = self.review_actions().get(d - 1) {
-                self.run_review_action(action);
+            let double = self.spec.behaviour.double_press_review_shortcuts;
+            match actions.get(d - 1) {
+                Some(_) if double && self.prompts.armed != Some(d - 1) => {
+                    self.prompts.armed = Some(d - 1);
+                    self.review_action = d - 1;
+                }
+                Some(&action) => {
+                    self.prompts.armed = None;
+                    self.run_review_action(action);
+                    if double && self.outcome.is_none() {
+                        // The guard held a Cancel: the same digit again discards.
+                        self.prompts.armed = Some(d - 1);
+                    }
+                }
+                None => self.prompts.armed = None,
             }
             return;
         }
-        if let Some(action) = bound.in_context(Context::Review).first() {
+        let action = bound.in_context(Context::Review).first();
+        if action.is_some()
+            || bound.contains(Action::MainToggle)
+            || bound.contains(Action::MainChangeQuestionType)
+        {
+            self.prompts.armed = None;
+        }
+        if let Some(action) = action {
             self.run_review(action);
         }
     }
 
     /// Runs an action of `review` on the review tab.
     fn run_review(&mut self, action: Action) {
+        self.prompts.armed = None;
         let actions = self.review_actions();
         let last = actions.len() - 1;
         match action {
@@ -846,7 +1096,7 @@ impl Flow {
             Action::ReviewFirst => self.review_action = 0,
             Action::ReviewLast => self.review_action = last,
             Action::ReviewConfirm => self.run_review_action(actions[self.review_action]),
-            Action::ReviewCancel => self.finish(Outcome::Cancelled(CancelReason::User)),
+            Action::ReviewCancel => self.cancel_guarded(CancelReason::User),
             _ => {}
         }
     }
@@ -939,15 +1189,15 @@ impl Flow {
     /// makes the first that matches active: the custom row when none does, the row unchanged
     /// on a question without one.
     fn refilter(&mut self) {
-        let (Some(filter), Some(question)) =
-            (self.filter.as_mut(), self.spec.questions.get(self.tab))
+        let spec = &*self.spec;
+        let (Some(filter), Some(question)) = (self.filter.as_mut(), spec.questions.get(self.tab))
         else {
             return;
         };
         filter.refresh(question);
         self.row = match filter.matches().first() {
             Some(&first) => first,
-            None if question.has_custom_row() => question.options.len(),
+            None if spec.has_custom_row(question) => question.options.len(),
             None => self.row,
         };
     }
@@ -973,11 +1223,11 @@ impl Flow {
     }
 
     fn run_review_action(&mut self, action: ReviewAction) {
-        self.finish(match action {
-            ReviewAction::Submit => Outcome::Submit,
-            ReviewAction::Elaborate => Outcome::Elaborate,
-            ReviewAction::Cancel => Outcome::Cancelled(CancelReason::User),
-        });
+        match action {
+            ReviewAction::Submit => self.finish(Outcome::Submit),
+            ReviewAction::Elaborate => self.finish(Outcome::Elaborate),
+            ReviewAction::Cancel => self.cancel_guarded(CancelReason::User),
+        }
     }
 
     /// The editor commands a key with the actions `bound` may mean in an editor of `target`, in
@@ -1007,7 +1257,6 @@ impl Flow {
         let empty = editor.text.is_empty();
         let usable = |command: &EditorCommand| match command {
             EditorCommand::NextTab | EditorCommand::PrevTab => empty,
-            EditorCommand::Up | EditorCommand::Down => empty || editor.text.is_multiline(),
             EditorCommand::PageDown | EditorCommand::PageUp => empty,
             _ => true,
         };
@@ -1088,12 +1337,15 @@ impl Flow {
         match command {
             EditorCommand::Submit => {
                 let target = editor.target;
-                self.save_editor()?;
-                if target == EditorTarget::Custom && self.answers[self.tab].is_answered() {
+                self.save_editor(true)?;
+                let stays = self.spec.behaviour.custom_text_toggles
+                    && self.spec.questions[self.tab].kind == QuestionType::Multi;
+                if target == EditorTarget::Custom && !stays && self.answers[self.tab].is_answered()
+                {
                     self.advance();
                 }
             }
-            EditorCommand::Close => self.save_editor()?,
+            EditorCommand::Close => self.save_editor(false)?,
             EditorCommand::Up | EditorCommand::Down if !empty => {
                 let edit = if command == EditorCommand::Up {
                     Edit::Up
@@ -1105,27 +1357,27 @@ impl Flow {
                 }
             }
             EditorCommand::Up => {
-                self.save_editor()?;
+                self.save_editor(false)?;
                 self.move_row(false);
             }
             EditorCommand::Down => {
-                self.save_editor()?;
+                self.save_editor(false)?;
                 self.move_row(true);
             }
             EditorCommand::PageDown => {
-                self.save_editor()?;
+                self.save_editor(false)?;
                 self.jump(|at, _| at + ROW_WINDOW);
             }
             EditorCommand::PageUp => {
-                self.save_editor()?;
+                self.save_editor(false)?;
                 self.jump(|at, _| at.saturating_sub(ROW_WINDOW));
             }
             EditorCommand::NextTab => {
-                self.save_editor()?;
+                self.save_editor(false)?;
                 self.move_tab(true);
             }
             EditorCommand::PrevTab => {
-                self.save_editor()?;
+                self.save_editor(false)?;
                 self.move_tab(false);
             }
             EditorCommand::Edit(edit) => {
@@ -1181,16 +1433,26 @@ impl Flow {
         }
     }
 
-    /// Saves the open editor's draft (unless it is unchanged) and closes it.
-    fn save_editor(&mut self) -> Result<(), FlowError> {
+    /// Saves the open editor's draft and closes it: trimmed of surrounding whitespace with
+    /// `trim` (`Enter`), as typed otherwise (`Esc`, the empty-editor moves).
+    ///
+    /// An engine rule: a draft whose trimmed text equals the trimmed text the editor opened with
+    /// changes nothing, except that saved custom text set aside is chosen again (as any save of
+    /// custom text chooses it).
+    fn save_editor(&mut self, trim: bool) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
             return Ok(());
         };
         let draft = editor.text.text();
         if draft.trim() == editor.initial.trim() {
+            // Custom text set aside is the text the editor opened with, never blank.
+            if editor.target == EditorTarget::Custom {
+                self.answers[editor.question].custom_off = false;
+            }
             self.close_editor();
             return Ok(());
         }
+        let draft = if trim { draft.trim() } else { draft };
         let replaced = {
             let answer = &self.answers[editor.question];
             match editor.target {
@@ -1206,6 +1468,7 @@ impl Flow {
             return Ok(());
         };
         let draft = editor.text.text();
+        let draft = if trim { draft.trim() } else { draft };
         let question = editor.question;
         match editor.target {
             EditorTarget::Custom => self.store_custom(question, draft),
@@ -1238,11 +1501,12 @@ impl Flow {
         Ok(())
     }
 
-    /// Stores custom text as typed (blank removes it); on single-select questions non-blank
-    /// text clears the selection.
+    /// Stores custom text as given (blank removes it), chosen; on single-select and preview
+    /// questions non-blank text clears the selection.
     fn store_custom(&mut self, question: usize, text: &str) {
         let kind = self.spec.questions[question].kind;
         let answer = &mut self.answers[question];
+        answer.custom_off = false;
         if text.trim().is_empty() {
             answer.custom_text = None;
         } else {
@@ -1253,18 +1517,14 @@ impl Flow {
         }
     }
 
-    /// Makes `row` the only selection. **[engine]** Where a single question holds a selection
-    /// or custom text but not both (the dsh dialect, whose custom answer overrides the
-    /// selection), choosing an option also drops earlier custom text, so the later choice is
-    /// the one sent.
+    /// Makes `row` the only selection of a single-select or preview question, dropping its
+    /// custom text (notes are kept).
     fn select_only(&mut self, row: usize) {
-        let exclusive = self.spec.rules.exclusive_custom;
         let answer = &mut self.answers[self.tab];
         answer.selected.clear();
         answer.selected.push(row);
-        if exclusive {
-            answer.custom_text = None;
-        }
+        answer.custom_text = None;
+        answer.custom_off = false;
     }
 
     fn toggle(&mut self, row: usize) {
@@ -1277,19 +1537,15 @@ impl Flow {
         }
     }
 
-    /// Tab keys: next or previous tab, wrapping; row and review action reset, the filter of
-    /// the tab left dropped.
+    /// Tab keys: next or previous tab, wrapping; row and review action reset.
     fn move_tab(&mut self, forward: bool) {
         let count = self.spec.questions.len() + 1;
-        self.filter = None;
-        self.tab = if forward {
+        let tab = if forward {
             (self.tab + 1) % count
         } else {
             (self.tab + count - 1) % count
         };
-        self.row = 0;
-        self.review_action = 0;
-        self.after_move();
+        self.enter_tab(tab);
     }
 
     /// Up/Down on a question tab, clamped; landing on the custom row opens its editor.
@@ -1323,25 +1579,57 @@ impl Flow {
 
     /// Next tab without wrapping (the last question advances to review), row 0.
     fn advance(&mut self) {
+        self.enter_tab((self.tab + 1).min(self.spec.questions.len()));
+    }
+
+    /// Makes `tab` active on its first row and first review action; the notices and the filter
+    /// of the tab left go with it.
+    fn enter_tab(&mut self, tab: usize) {
         self.filter = None;
-        self.tab = (self.tab + 1).min(self.spec.questions.len());
+        self.tab = tab;
         self.row = 0;
         self.review_action = 0;
+        self.prompts.dismiss = false;
+        self.prompts.type_change = None;
+        self.prompts.armed = None;
         self.after_move();
     }
 
-    /// Auto-open: a move that lands on a custom row opens that question's input editor.
+    /// After a move: landing on a custom row opens that question's input editor (auto-open;
+    /// under [`crate::core::Behaviour::auto_open_only_without_text`] only while it has no saved
+    /// custom text); arriving on the review tab with every question answered and no note
+    /// submits under [`crate::core::Behaviour::auto_submit_when_answered_without_notes`].
     fn after_move(&mut self) {
-        if self
-            .current_question()
-            .is_some_and(|q| q.is_custom_row(self.row))
-        {
-            self.open_editor(EditorTarget::Custom);
+        let spec = &*self.spec;
+        match spec.questions.get(self.tab) {
+            // The row test first: most moves land elsewhere.
+            Some(q) if self.row == q.options.len() && spec.has_custom_row(q) => {
+                if !(spec.behaviour.auto_open_only_without_text
+                    && self.answers[self.tab].custom_text.is_some())
+                {
+                    self.open_editor(EditorTarget::Custom);
+                }
+            }
+            Some(_) => {}
+            None => self.auto_submit(),
         }
     }
 
+    /// On the review tab, under [`crate::core::Behaviour::auto_submit_when_answered_without_notes`]:
+    /// submits when every question is answered and none holds a note.
+    fn auto_submit(&mut self) {
+        if self.spec.behaviour.auto_submit_when_answered_without_notes
+            && self.answers.iter().all(Answer::is_answered)
+            && !self.answers.iter().any(Answer::has_notes)
+        {
+            self.finish(Outcome::Submit);
+        }
+    }
+
+    /// Ends the flow, closing any editor without saving it and clearing every notice.
     fn finish(&mut self, outcome: Outcome) {
         self.close_editor();
+        self.prompts = Prompts::default();
         self.filter = None;
         self.pending.clear();
         self.outcome = Some(outcome);
@@ -1376,7 +1664,7 @@ impl Flow {
     ) -> Result<(), FlowError> {
         self.ensure_open()?;
         let question = self.question_index(question_id)?;
-        if !self.spec.questions[question].has_custom_row() {
+        if !self.spec.has_custom_row(&self.spec.questions[question]) {
             return Err(FlowError::NoCustomAnswer(quoted(question_id)));
         }
         let replaced = self.answers[question]
@@ -1388,7 +1676,9 @@ impl Flow {
         self.pending.clear();
         self.close_editor_on(question, EditorTarget::Custom);
         self.store_custom(question, text);
-        if submit && self.answers[question].is_answered() {
+        let stays = self.spec.behaviour.custom_text_toggles
+            && self.spec.questions[question].kind == QuestionType::Multi;
+        if submit && !stays && self.answers[question].is_answered() {
             self.close_editor();
             self.tab = question;
             self.advance();

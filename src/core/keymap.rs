@@ -119,6 +119,7 @@ macro_rules! actions {
 
 actions! {
     GlobalDismiss = Global, "global.dismiss", "dismiss", ["ctrl+c"];
+    GlobalHelp = Global, "global.help", "help", ["?"];
 
     MainNextTab = Main, "main.nextTab", "next tab", ["tab", "right"];
     MainPrevTab = Main, "main.prevTab", "previous tab", ["shift+tab", "left"];
@@ -133,6 +134,7 @@ actions! {
     MainToggle = Main, "main.toggle", "toggle", ["space"];
     MainOptionNote = Main, "main.optionNote", "option note", ["n"];
     MainQuestionNote = Main, "main.questionNote", "question note", ["N"];
+    MainChangeQuestionType = Main, "main.changeQuestionType", "question type", ["t"];
     MainCancel = Main, "main.cancel", "cancel", ["escape"];
 
     ReviewNextTab = Review, "review.nextTab", "next tab", ["tab", "right"];
@@ -766,6 +768,7 @@ mod tests {
             "dismiss",
             &["ctrl+c"],
         ),
+        (GlobalHelp, "global.help", Context::Global, "help", &["?"]),
         (
             MainNextTab,
             "main.nextTab",
@@ -826,6 +829,13 @@ mod tests {
             Context::Main,
             "question note",
             &["N"],
+        ),
+        (
+            MainChangeQuestionType,
+            "main.changeQuestionType",
+            Context::Main,
+            "question type",
+            &["t"],
         ),
         (
             MainCancel,

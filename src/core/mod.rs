@@ -27,7 +27,9 @@ pub use completion::{
 };
 pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
 pub use filter::{FILTER_MIN_OPTIONS, RowFilter, contains_graphemes, fold_into};
-pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor, ROW_WINDOW, Rows};
+pub use flow::{
+    EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, ROW_WINDOW, Rows, TypeChange,
+};
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
 pub use keymap::{
     Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_SEQUENCE, Preset, SequenceMatch,
@@ -35,7 +37,7 @@ pub use keymap::{
 };
 pub use limits::Limits;
 pub use model::{
-    Answer, CancelReason, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW, Question,
-    QuestionType, ReviewAction, Rules,
+    Answer, Behaviour, CancelReason, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW,
+    Question, QuestionType, ReviewAction, Rules,
 };
 pub use text::quoted;

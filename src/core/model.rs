@@ -12,7 +12,8 @@ pub enum QuestionType {
     Single,
     /// Any number of options, toggled.
     Multi,
-    /// Like `Single`, every option carries preview text, and there is no custom row.
+    /// Like `Single`, every option carries preview text (the custom row only where the flow's
+    /// [`Behaviour::custom_row_on_preview`] gives it one).
     Preview,
 }
 
@@ -64,9 +65,14 @@ pub struct Question {
     pub label: String,
     /// The question text.
     pub prompt: String,
-    /// The question kind.
+    /// The kind the flow presents the question as (the payload's, unless changed by
+    /// [`Behaviour::present_single_as_multi`] or the question-type toggle).
     #[serde(rename = "type")]
     pub kind: QuestionType,
+    /// The kind the payload asked for, when the flow presents the question as another `kind`;
+    /// `None` when the two agree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<QuestionType>,
     /// Metadata only: never blocks anything.
     pub required: bool,
     /// Declared options in order (the custom row is not among them).
@@ -80,23 +86,26 @@ pub struct Question {
 }
 
 impl Question {
-    /// Whether the question has the synthetic `Type your own` row after its options.
-    pub fn has_custom_row(&self) -> bool {
-        self.kind != QuestionType::Preview
+    /// The kind the payload asked for (what results report as `type`).
+    pub fn asked_kind(&self) -> QuestionType {
+        self.asked.unwrap_or(self.kind)
     }
 
-    /// Number of rows: the options plus the custom row when there is one.
-    pub fn row_count(&self) -> usize {
-        self.options.len() + usize::from(self.has_custom_row())
+    /// The kind the flow presents, when it differs from the one asked (results' `presentedType`).
+    pub fn presented_kind(&self) -> Option<QuestionType> {
+        self.asked.map(|_| self.kind)
     }
 
-    /// Whether `row` (0-based) is the custom row.
-    pub fn is_custom_row(&self, row: usize) -> bool {
-        self.has_custom_row() && row == self.options.len()
+    /// Presents the question as `kind`, remembering the kind asked.
+    pub fn present_as(&mut self, kind: QuestionType) {
+        let asked = self.asked_kind();
+        self.kind = kind;
+        self.asked = (asked != kind).then_some(asked);
     }
 }
 
-/// A validated, normalised payload: what a flow asks, and what its dialect offers.
+/// A validated, normalised payload: what a flow asks, what its dialect offers, and the
+/// behaviour options it runs with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlowSpec {
     /// Optional flow title.
@@ -105,6 +114,87 @@ pub struct FlowSpec {
     pub questions: Vec<Question>,
     /// What the dialect the payload came in offers.
     pub rules: Rules,
+    /// The behaviour options of the flow (a dialect builds its specs with the default).
+    pub behaviour: Behaviour,
+}
+
+impl FlowSpec {
+    /// This spec under `behaviour`: with [`Behaviour::present_single_as_multi`], every
+    /// question asked as `single` is presented as `multi`.
+    pub fn with_behaviour(mut self, behaviour: Behaviour) -> FlowSpec {
+        self.behaviour = behaviour;
+        if behaviour.present_single_as_multi {
+            for q in &mut self.questions {
+                if q.kind == QuestionType::Single {
+                    q.present_as(QuestionType::Multi);
+                }
+            }
+        }
+        self
+    }
+
+    /// Whether `q` has the synthetic `Type your own` row after its options: single and multi
+    /// questions always, preview questions under [`Behaviour::custom_row_on_preview`].
+    pub fn has_custom_row(&self, q: &Question) -> bool {
+        q.kind != QuestionType::Preview || self.behaviour.custom_row_on_preview
+    }
+
+    /// Number of rows of `q`: its options plus the custom row when it has one.
+    pub fn row_count(&self, q: &Question) -> usize {
+        q.options.len() + usize::from(self.has_custom_row(q))
+    }
+
+    /// Whether `row` (0-based) of `q` is its custom row.
+    pub fn is_custom_row(&self, q: &Question, row: usize) -> bool {
+        self.has_custom_row(q) && row == q.options.len()
+    }
+}
+
+/// What a flow does beyond the defaults: the behaviour options a client chooses (the four
+/// flags) and what a profile of the reference changes. Plain data: the flow consults the
+/// fields, and the default is every field `false` (`protocol/behaviour.md` §1–§8 exactly).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Behaviour {
+    /// The first cancel or dismiss of a flow holding answers, notes or a draft only shows a
+    /// notice; the next one ends it.
+    #[serde(default)]
+    pub confirm_dismiss_when_dirty: bool,
+    /// On the review tab a digit first moves to its action and arms it; the same digit again
+    /// runs it.
+    #[serde(default)]
+    pub double_press_review_shortcuts: bool,
+    /// Arriving on the review tab with every question answered and no note anywhere submits.
+    #[serde(default)]
+    pub auto_submit_when_answered_without_notes: bool,
+    /// Questions asked as `single` are presented as `multi` (see [`FlowSpec::with_behaviour`]).
+    #[serde(default)]
+    pub present_single_as_multi: bool,
+    /// Preview questions have the `Type your own` row too; saving custom text on one clears
+    /// its selection, as on a single question.
+    #[serde(default)]
+    pub custom_row_on_preview: bool,
+    /// On multi questions the custom text has a selected state of its own: toggling the custom
+    /// row (Space, its digit) deselects or reselects saved text, and `Enter` in the
+    /// custom-answer editor of a multi question stays on its tab.
+    #[serde(default)]
+    pub custom_text_toggles: bool,
+    /// A move onto a custom row opens its editor only while the question has no saved custom
+    /// text.
+    #[serde(default)]
+    pub auto_open_only_without_text: bool,
+    /// `main.changeQuestionType` switches the active question between single and multi (preview
+    /// and multi for a question asked as preview). A question holding custom text is not
+    /// switched to a kind without a custom row.
+    #[serde(default)]
+    pub question_type_toggle: bool,
+    /// `global.help` opens the help overlay listing every binding of the keymap.
+    #[serde(default)]
+    pub help_overlay: bool,
+    /// Elaborate summaries name the current answer of answered questions, and an elaboration
+    /// without notes has a line per answered question.
+    #[serde(default)]
+    pub elaborate_with_current_answer: bool,
 }
 
 /// An action of the review tab.
@@ -140,8 +230,9 @@ pub struct Rules {
     pub notes: bool,
     /// The actions of the review tab, in order: the digit of each is its position.
     pub review: &'static [ReviewAction],
-    /// A single-select question holds a selection or custom text, never both: choosing an
-    /// option drops its custom text.
+    /// A single-select question never holds a selection and chosen custom text together, not
+    /// even through a whole answer set (keys never make both: choosing an option drops the
+    /// custom text and saving custom text drops the selection, in every dialect).
     pub exclusive_custom: bool,
     /// A question may have no options: a free-text question, only its custom row.
     pub free_text: bool,
@@ -169,9 +260,13 @@ pub struct Answer {
     /// Selected option indices (0-based into `Question::options`), in the order selected.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub selected: Vec<usize>,
-    /// Free-form answer, as typed (never blank).
+    /// Free-form answer, as saved (never blank).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_text: Option<String>,
+    /// The custom text is kept but not chosen: it leaves results and does not answer the
+    /// question ([`Behaviour::custom_text_toggles`]). Only ever set with `custom_text`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub custom_off: bool,
     /// Question note, as typed (never blank).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -189,13 +284,20 @@ impl Answer {
             && self.option_notes.is_empty()
     }
 
-    /// A selection or non-blank custom text.
+    /// A selection or chosen non-blank custom text.
     pub fn is_answered(&self) -> bool {
-        !self.selected.is_empty()
-            || self
-                .custom_text
-                .as_deref()
-                .is_some_and(|t| !t.trim().is_empty())
+        !self.selected.is_empty() || self.chosen_custom().is_some_and(|t| !t.trim().is_empty())
+    }
+
+    /// The custom text, unless it is kept but not chosen ([`Answer::custom_off`]): what
+    /// results report.
+    pub fn chosen_custom(&self) -> Option<&str> {
+        self.custom_text.as_deref().filter(|_| !self.custom_off)
+    }
+
+    /// How many answers the question holds: its selections, and its chosen custom text.
+    pub fn committed(&self) -> usize {
+        self.selected.len() + usize::from(self.chosen_custom().is_some())
     }
 
     /// Bytes of text the answer stores: custom text, question note and option notes.

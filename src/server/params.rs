@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::core::Preset;
 use crate::dialect::DialectId;
+use crate::session::BehaviourOptions;
 
 /// `initialize` params.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -36,6 +37,9 @@ pub struct Capabilities {
     /// Bindings added to the defaults before any override: `vim` (`j`/`k`, `h`/`l`, `gg`/`G`,
     /// `ctrl+d`/`ctrl+u`, `q` in options and review focus) or `default` (none).
     pub keymap_preset: Option<Preset>,
+    /// Behaviour options for later `open`s: a profile and the four flags (replaces earlier
+    /// ones whole).
+    pub behaviour: Option<BehaviourOptions>,
 }
 
 /// `open` and `ask` params.
@@ -67,6 +71,9 @@ pub struct OpenParams {
     /// completes as cancelled with reason `timeout` (never with an answer). `0` times out at
     /// once. Views carry the deadline.
     pub timeout_ms: Option<u64>,
+    /// Behaviour options for this flow, over the connection's: each field given replaces the
+    /// connection's, each left out keeps it.
+    pub behaviour: Option<BehaviourOptions>,
 }
 
 /// Params naming just a session.

@@ -23,7 +23,7 @@ use crate::server::params::{
     SubmitAnswersParams, SubmitMode,
 };
 use crate::server::protocol::{METHODS, Step, ask_error, code, error};
-use crate::session::{OpenOptions, Session, Status, snapshot};
+use crate::session::{BehaviourOptions, OpenOptions, Session, Status, snapshot};
 use crate::view::{self, ScreenCache, View, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
@@ -106,6 +106,8 @@ pub struct State {
     /// preset or overrides are combined with.
     preset: Option<Preset>,
     overrides: Option<Value>,
+    /// The behaviour options of later sessions, from `initialize`.
+    behaviour: BehaviourOptions,
     /// What views of later sessions carry, from `initialize`.
     view: ViewOptions,
     has_ui: Option<bool>,
@@ -181,6 +183,7 @@ impl State {
             keymap: Arc::new(Keymap::default()),
             preset: None,
             overrides: None,
+            behaviour: BehaviourOptions::default(),
             view: ViewOptions::default(),
             has_ui: None,
             screens: ScreenCache::default(),
@@ -265,6 +268,7 @@ impl State {
                 self.preset = preset;
                 self.overrides = overrides;
             }
+            self.behaviour = c.behaviour.unwrap_or(self.behaviour);
             self.view.width = c.width.or(self.view.width);
             self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
             self.has_ui = c.has_ui.or(self.has_ui);
@@ -379,6 +383,11 @@ impl State {
             deadline: p
                 .timeout_ms
                 .map(|ms| now_ms().saturating_add(ms).min(MAX_DEADLINE)),
+            behaviour: p
+                .behaviour
+                .unwrap_or_default()
+                .over(self.behaviour)
+                .behaviour(),
         };
         let session = Session::open(&p.payload, &options).map_err(ask_error)?;
         let id = self.new_id(p.session)?;

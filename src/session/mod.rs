@@ -8,14 +8,17 @@
 //! Architecture invariant: `session` imports only `core` and `dialect`, and asks its dialect
 //! for everything that differs between dialects.
 
+mod behaviour;
 pub mod snapshot;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::core::{CancelReason, Flow, FlowError, FlowSpec, Key, Keymap, Outcome};
+use crate::core::{Behaviour, CancelReason, Flow, FlowError, FlowSpec, Key, Keymap, Outcome};
 use crate::dialect::{AskError, DialectId, Ending, Invalid, Rejection, Transcript};
+
+pub use behaviour::{BehaviourOptions, Profile};
 
 /// How to open an ask.
 #[derive(Debug, Clone)]
@@ -28,6 +31,8 @@ pub struct OpenOptions {
     pub keymap: Arc<Keymap>,
     /// When the flow times out, in milliseconds since the Unix epoch (`None`: never).
     pub deadline: Option<u64>,
+    /// The behaviour options of the flow.
+    pub behaviour: Behaviour,
 }
 
 impl Default for OpenOptions {
@@ -37,6 +42,7 @@ impl Default for OpenOptions {
             has_ui: true,
             keymap: Arc::new(Keymap::default()),
             deadline: None,
+            behaviour: Behaviour::default(),
         }
     }
 }
@@ -84,13 +90,17 @@ impl Session {
     pub fn open(payload: &Value, options: &OpenOptions) -> Result<Session, AskError> {
         let dialect = options.dialect.unwrap_or_else(|| DialectId::infer(payload));
         match dialect.open(payload) {
-            Ok(spec) => Ok(Session::from_spec(dialect, Arc::new(spec), options)),
+            Ok(spec) => {
+                let spec = spec.with_behaviour(options.behaviour);
+                Ok(Session::from_spec(dialect, Arc::new(spec), options))
+            }
             Err(Rejection::Invalid(invalid)) => Ok(Session::Invalid { dialect, invalid }),
             Err(Rejection::Refused(error)) => Err(error),
         }
     }
 
-    /// Opens a flow on an already validated spec of `dialect`.
+    /// Opens a flow on an already validated spec of `dialect` (the spec's behaviour options
+    /// apply, not `options.behaviour`).
     pub fn from_spec(dialect: DialectId, spec: Arc<FlowSpec>, options: &OpenOptions) -> Session {
         let mut flow = Flow::new(spec, options.keymap.clone());
         if options.has_ui {

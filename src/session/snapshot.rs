@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    Answer, CancelReason, EditorTarget, Flow, FlowSpec, Issue, Key, Keymap, OpenEditor, Outcome,
-    Question, TextEditor,
+    Answer, Behaviour, CancelReason, EditorTarget, Flow, FlowSpec, Issue, Key, Keymap, OpenEditor,
+    Outcome, Prompts, Question, TextEditor,
 };
 use crate::dialect::{DialectId, pi};
 use crate::session::Session;
@@ -73,6 +73,17 @@ struct FlowState {
     /// The keys of a key sequence pressed so far, by canonical name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pending_keys: Vec<String>,
+    /// The behaviour options (absent: the defaults).
+    #[serde(default, skip_serializing_if = "is_default")]
+    behaviour: Behaviour,
+    /// Notices, armed confirmations and the help overlay (absent: none).
+    #[serde(default, skip_serializing_if = "is_default")]
+    prompts: Prompts,
+}
+
+/// Whether `value` is its type's default (left out of snapshots).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -195,6 +206,8 @@ pub fn save(session: &Session) -> Value {
                 .iter()
                 .map(ToString::to_string)
                 .collect(),
+            behaviour: flow.spec().behaviour,
+            prompts: *flow.prompts(),
         })),
         Session::Invalid { invalid, .. } => Body::Invalid(InvalidState {
             title: invalid.title.clone(),
@@ -248,6 +261,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         title: s.spec.title,
         questions: s.spec.questions,
         rules: dialect.rules(),
+        behaviour: s.behaviour,
     };
     check_spec(&spec)?;
     let keymap = Keymap::default()
@@ -296,6 +310,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         editor,
         s.answers,
         outcome,
+        s.prompts,
         s.deadline,
         filter,
         pending,

@@ -3,14 +3,16 @@
 
 use crate::core::{
     Action, Answer, Context, EditorTarget, FILTER_MIN_OPTIONS, Flow, Focus, Key, KeyNames,
-    OpenEditor, OptionItem, PLAN_REVIEW, Question, ReviewAction, TextEditor, sequence_name,
+    OpenEditor, OptionItem, PLAN_REVIEW, Question, ReviewAction, TextEditor, TypeChange,
+    sequence_name,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
     CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, FilterView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, OutcomeView, PlanReviewView,
-    ProgressView, QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote,
-    ReviewQuestion, ReviewView, RowView, TabKind, TabView, View,
+    EditorView, FilterView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER,
+    NoticeKind, NoticeView, OutcomeView, PlanReviewView, ProgressView, QuestionView, ROW_WINDOW,
+    ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind,
+    TabView, View,
 };
 
 /// A label without its recommended marker, and whether it had one.
@@ -64,6 +66,8 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             review: None,
             editor: None,
             hints: Vec::new(),
+            notices: Vec::new(),
+            help: None,
             outcome,
             cancel_reason,
             deadline: None,
@@ -88,6 +92,8 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         review: (flow.focus() == Focus::Review).then(|| review_view(flow)),
         editor: flow.editor().map(|e| editor_view(flow, e)),
         hints: hints(flow),
+        notices: notices(flow),
+        help: flow.prompts().help.then(|| help_view(flow)),
         outcome,
         cancel_reason,
         deadline: flow.deadline(),
@@ -109,6 +115,140 @@ fn progress(tabs: &[TabView]) -> ProgressView {
     ProgressView {
         answered: questions.clone().filter(|t| t.answered).count(),
         total: questions.count(),
+    }
+}
+
+/// The text of the dirty-dismiss notice.
+pub const DISMISS_NOTICE: &str =
+    "Unsaved ask answers or drafts. Press cancel/dismiss again to discard.";
+
+/// The text of the question-type confirmation.
+pub const TYPE_CONFIRM_NOTICE: &str = "Switching to single-select will clear selected options for this question. Press the type key again to confirm.";
+
+/// The notices of the behaviour options, in order: the dirty-dismiss notice, the question-type
+/// notice, the review-shortcut hint (on the review tab under `doublePressReviewShortcuts`).
+fn notices(flow: &Flow) -> Vec<NoticeView> {
+    let prompts = flow.prompts();
+    let review_hint =
+        flow.spec().behaviour.double_press_review_shortcuts && flow.focus() == Focus::Review;
+    if !prompts.dismiss && prompts.type_change.is_none() && !review_hint {
+        return Vec::new();
+    }
+    let mut notices = Vec::with_capacity(3);
+    if prompts.dismiss {
+        notices.push(NoticeView {
+            kind: NoticeKind::DismissConfirm,
+            text: DISMISS_NOTICE.to_owned(),
+        });
+    }
+    match prompts.type_change {
+        Some(TypeChange::Confirm { .. }) => notices.push(NoticeView {
+            kind: NoticeKind::TypeConfirm,
+            text: TYPE_CONFIRM_NOTICE.to_owned(),
+        }),
+        Some(TypeChange::Changed { from, to }) => notices.push(NoticeView {
+            kind: NoticeKind::TypeChanged,
+            text: format!(
+                "Question type changed from {} to {}.",
+                from.as_str(),
+                to.as_str()
+            ),
+        }),
+        None => {}
+    }
+    if review_hint {
+        let actions = flow.review_actions();
+        let text = match prompts.armed.and_then(|i| actions.get(i).map(|a| (i, a))) {
+            Some((i, action)) => format!("Press {} again to {}.", i + 1, action.label()),
+            None => format!(
+                "Press {} twice to confirm a review action.",
+                digit_list(actions.len())
+            ),
+        };
+        notices.push(NoticeView {
+            kind: NoticeKind::ReviewShortcut,
+            text,
+        });
+    }
+    notices
+}
+
+/// The digits `1` to `n` as a list in words: `1`, `1 or 2`, `1, 2, or 3`.
+fn digit_list(n: usize) -> String {
+    match n {
+        0 | 1 => "1".to_owned(),
+        2 => "1 or 2".to_owned(),
+        _ => {
+            let mut text: String = (1..n).map(|d| format!("{d}, ")).collect();
+            text.push_str(&format!("or {n}"));
+            text
+        }
+    }
+}
+
+/// The heading of a keymap context in the help overlay.
+fn context_label(context: Context) -> &'static str {
+    match context {
+        Context::Global => "Everywhere",
+        Context::Main => "Question tab",
+        Context::Review => "Review tab",
+        Context::Editor => "Answer editor",
+        Context::NoteEditor => "Note editor",
+        Context::Filter => "Filter editor",
+    }
+}
+
+/// The help overlay: per context, every action the flow offers that has keys, with the digits
+/// after the actions of the question and review tabs.
+fn help_view(flow: &Flow) -> HelpView {
+    let keymap = flow.keymap();
+    let sections = Context::ALL
+        .iter()
+        .map(|&context| {
+            let mut bindings: Vec<Hint> = Action::ALL
+                .iter()
+                .filter(|a| a.context() == context && offered(flow, **a))
+                .filter(|a| !keymap.key_names(**a).is_empty())
+                .map(|&action| Hint {
+                    action: action.name(),
+                    keys: keymap.key_names(action),
+                    label: action.description(),
+                })
+                .collect();
+            let digits = match context {
+                Context::Main => Some((9, "quick select")),
+                Context::Review => Some((flow.review_actions().len(), "run action")),
+                _ => None,
+            };
+            if let Some((n, label)) = digits {
+                bindings.push(Hint {
+                    action: "digits",
+                    keys: KeyNames::digits(n),
+                    label,
+                });
+            }
+            HelpSection {
+                context: context.name(),
+                label: context_label(context),
+                bindings,
+            }
+        })
+        .collect();
+    HelpView {
+        title: "Key bindings",
+        sections,
+    }
+}
+
+/// Whether the flow offers `action` at all: notes only where the dialect has them, the
+/// question-type toggle and the help overlay only where the behaviour options give them.
+fn offered(flow: &Flow, action: Action) -> bool {
+    let behaviour = &flow.spec().behaviour;
+    match action {
+        Action::MainOptionNote | Action::MainQuestionNote => flow.spec().rules.notes,
+        Action::MainChangeQuestionType => behaviour.question_type_toggle,
+        Action::GlobalHelp => behaviour.help_overlay,
+        _ => true,
     }
 }
 
@@ -166,7 +306,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
                 .zip(start..)
                 .map(|(o, i)| option_row(flow, answer, o, i, i + 1)),
         );
-        if q.has_custom_row() && end == row_count {
+        if flow.spec().has_custom_row(q) && end == row_count {
             let i = q.options.len();
             rows.push(custom_row(flow, answer, i, i + 1));
         }
@@ -225,7 +365,7 @@ fn custom_row(flow: &Flow, answer: &Answer, i: usize, index: usize) -> RowView {
         label: CUSTOM_LABEL.to_owned(),
         description: None,
         preview: None,
-        selected: answer.custom_text.is_some(),
+        selected: answer.chosen_custom().is_some(),
         active: flow.row() == i,
         custom: true,
         note: None,
@@ -254,9 +394,9 @@ fn review_view(flow: &Flow) -> ReviewView {
                     note: a.option_note(i).filter(|_| show_notes).map(str::to_owned),
                 })
                 .collect();
-            if let Some(text) = &a.custom_text {
+            if let Some(text) = a.chosen_custom() {
                 answers.push(ReviewAnswer {
-                    label: text.clone(),
+                    label: text.to_owned(),
                     custom: true,
                     note: None,
                 });
@@ -361,8 +501,10 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
         Action::MainToggle,
         Action::MainOptionNote,
         Action::MainQuestionNote,
+        Action::MainChangeQuestionType,
         Action::MainCancel,
         Action::GlobalDismiss,
+        Action::GlobalHelp,
     ];
     const FILTERABLE: &[Action] = &[
         Action::MainUp,
@@ -374,8 +516,10 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
         Action::MainToggle,
         Action::MainOptionNote,
         Action::MainQuestionNote,
+        Action::MainChangeQuestionType,
         Action::MainCancel,
         Action::GlobalDismiss,
+        Action::GlobalHelp,
     ];
     const LONG: &[Action] = &[
         Action::MainUp,
@@ -391,8 +535,10 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
         Action::MainToggle,
         Action::MainOptionNote,
         Action::MainQuestionNote,
+        Action::MainChangeQuestionType,
         Action::MainCancel,
         Action::GlobalDismiss,
+        Action::GlobalHelp,
     ];
     match flow.focus() {
         Focus::Options if flow.rows().len() > ROW_WINDOW => LONG,
@@ -412,6 +558,7 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
             Action::ReviewPrevTab,
             Action::ReviewCancel,
             Action::GlobalDismiss,
+            Action::GlobalHelp,
         ],
         Focus::Filter => &[
             Action::FilterUp,
@@ -419,20 +566,43 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
             Action::FilterAccept,
             Action::FilterClear,
             Action::GlobalDismiss,
+            Action::GlobalHelp,
         ],
         Focus::Input => &[
             Action::EditorSubmit,
             Action::EditorNewline,
             Action::EditorClose,
             Action::GlobalDismiss,
+            Action::GlobalHelp,
         ],
         Focus::Note => &[
             Action::NoteEditorSubmit,
             Action::EditorNewline,
             Action::NoteEditorClose,
             Action::GlobalDismiss,
+            Action::GlobalHelp,
         ],
     }
+}
+
+/// The hints while the help overlay is open: what closes it.
+fn help_hints(flow: &Flow) -> Vec<Hint> {
+    let close = match flow.focus() {
+        Focus::Options => Action::MainCancel,
+        Focus::Review => Action::ReviewCancel,
+        Focus::Input => Action::EditorClose,
+        Focus::Note => Action::NoteEditorClose,
+        Focus::Filter => Action::FilterClear,
+    };
+    [Action::GlobalHelp, close]
+        .into_iter()
+        .filter(|a| !flow.keymap().key_names(*a).is_empty())
+        .map(|action| Hint {
+            action: action.name(),
+            keys: flow.keymap().key_names(action),
+            label: "close help",
+        })
+        .collect()
 }
 
 /// Whether `key` is bound to an editing action (cursor movement, deletion, new line), which
@@ -494,18 +664,24 @@ fn completion_hints(flow: &Flow) -> Vec<Hint> {
 }
 
 fn hints(flow: &Flow) -> Vec<Hint> {
+    if flow.prompts().help {
+        return help_hints(flow);
+    }
     if flow.completion().is_some() {
         return completion_hints(flow);
     }
     let keymap = flow.keymap();
-    let notes = flow.spec().rules.notes;
     let actions = hint_actions(flow);
+    // `?` opens the help from an editor only while it is empty.
+    let editor_has_text = flow.editor().is_some_and(|e| !e.text.is_empty())
+        || (flow.focus() == Focus::Filter && flow.filter().is_some_and(|f| !f.text.is_empty()));
     // Room for the digits too.
     let mut hints = Vec::with_capacity(actions.len() + 1);
     hints.extend(
         actions
             .iter()
-            .filter(|a| notes || !matches!(a, Action::MainOptionNote | Action::MainQuestionNote))
+            .filter(|a| offered(flow, **a))
+            .filter(|a| !(editor_has_text && **a == Action::GlobalHelp))
             .filter(|a| !keymap.key_names(**a).is_empty())
             .map(|&action| Hint {
                 action: action.name(),

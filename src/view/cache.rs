@@ -196,7 +196,7 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = if view.lines.is_some() { 19 } else { 18 };
+        let fields = if view.lines.is_some() { 21 } else { 20 };
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
@@ -211,6 +211,8 @@ impl Serialize for CachedView<'_> {
         s.serialize_field("editor", &optional(&view.editor, &mut cache.editors))?;
         let hints = part_json(&view.hints, &mut cache.hints);
         s.serialize_field("hints", &Part(hints, &view.hints))?;
+        s.serialize_field("notices", &view.notices)?;
+        s.serialize_field("help", &view.help)?;
         s.serialize_field("outcome", &view.outcome)?;
         s.serialize_field("cancelReason", &view.cancel_reason)?;
         s.serialize_field("deadline", &view.deadline)?;
@@ -284,6 +286,11 @@ mod tests {
     /// A flow whose screens hold quotes, backslashes, control characters, wide and combining
     /// characters, and equal texts in several styles.
     fn tricky_session() -> Session {
+        tricky_session_with(&OpenOptions::default())
+    }
+
+    /// The flow of [`tricky_session`], opened with `options`.
+    fn tricky_session_with(options: &OpenOptions) -> Session {
         let payload = serde_json::json!({
             "title": "Re\"lease \\ plan\u{7}",
             "questions": [{
@@ -297,7 +304,7 @@ mod tests {
                 ]
             }]
         });
-        Session::open(&payload, &OpenOptions::default()).expect("payload opens")
+        Session::open(&payload, options).expect("payload opens")
     }
 
     /// A line's JSON put together from kept span JSON is exactly serde_json's, whether its
@@ -320,19 +327,40 @@ mod tests {
         );
     }
 
+    /// The tricky flow under the `pi-0.9` profile with the dismiss guard and double-press
+    /// review digits: views with notices and the help overlay.
+    fn tricky_session_with_notices() -> Session {
+        tricky_session_with(&OpenOptions {
+            behaviour: crate::core::Behaviour {
+                confirm_dismiss_when_dirty: true,
+                double_press_review_shortcuts: true,
+                ..crate::session::Profile::Pi09.behaviour()
+            },
+            ..OpenOptions::default()
+        })
+    }
+
     /// Views written through a cache serialise exactly as views built and serialised afresh,
     /// key after key.
     #[test]
     fn cached_views_serialise_as_fresh_ones() {
-        let mut session = tricky_session();
-        let mut cache = ScreenCache::default();
         // Rows, tabs, the editor and the review left and come back to.
         let keys = parse_sequence(
             "<Down><Down><Up>n\"\\x<Esc><Down><Down><Down>Own \"answer\\<BS><Tab><Down><Up><S-Tab><Tab>",
         )
         .expect("valid keys");
+        check_cached_views(tricky_session(), &keys);
+        // Notices, the question-type toggle and the help overlay.
+        let keys =
+            parse_sequence("nhm<CR><Space>t<Esc>?<Down>?<Tab>2?<Esc>1<S-Tab>").expect("valid keys");
+        check_cached_views(tricky_session_with_notices(), &keys);
+    }
+
+    /// Presses `keys`, comparing each view written through one cache with a fresh one.
+    fn check_cached_views(mut session: Session, keys: &[crate::core::Key]) {
+        let mut cache = ScreenCache::default();
         for width in [40, 120] {
-            for &key in &keys {
+            for &key in keys {
                 session.press(key).expect("the flow stays open");
                 for all_rows in [false, true] {
                     let options = ViewOptions {

@@ -44,6 +44,10 @@ pub struct View {
     pub editor: Option<EditorView>,
     /// Key hints for the current focus, from the active keymap.
     pub hints: Vec<Hint>,
+    /// Notices of the behaviour options, in order (empty when none).
+    pub notices: Vec<NoticeView>,
+    /// The help overlay while it is open (`null` otherwise).
+    pub help: Option<HelpView>,
     /// How the flow ended (`null` while it is open).
     pub outcome: Option<OutcomeView>,
     /// Why the flow ended without an answer (`null` while open and after a submit or an
@@ -358,6 +362,53 @@ pub struct CursorView {
     pub grapheme: usize,
     /// Terminal columns before the cursor on its line.
     pub column: usize,
+}
+
+/// A notice of the behaviour options: what the user is asked or told.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NoticeView {
+    /// What the notice is about.
+    pub kind: NoticeKind,
+    /// The text to show.
+    pub text: String,
+}
+
+/// What a notice is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum NoticeKind {
+    /// The flow holds answers, notes or a draft: the next cancel or dismiss discards them.
+    DismissConfirm,
+    /// Switching the question's type would clear its selections: the toggle again confirms.
+    TypeConfirm,
+    /// The question's type was switched.
+    TypeChanged,
+    /// Review digits run their action on a second press (the armed one, when there is one).
+    ReviewShortcut,
+}
+
+/// The help overlay: every binding of the active keymap, by context.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HelpView {
+    /// The overlay's title.
+    pub title: &'static str,
+    /// One section per context, in keymap order.
+    pub sections: Vec<HelpSection>,
+}
+
+/// The bindings of one keymap context.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HelpSection {
+    /// The context's name (`global`, `main`, `review`, `editor`, `noteEditor`).
+    pub context: &'static str,
+    /// The context as a heading (`Everywhere`, `Question tab`, …).
+    pub label: &'static str,
+    /// The context's actions that have keys, in keymap order (with the digits where they
+    /// apply), each `{ action, keys, label }` as a hint.
+    pub bindings: Vec<Hint>,
 }
 
 /// One key hint.

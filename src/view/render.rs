@@ -6,12 +6,12 @@
 //! | style | used for |
 //! |---|---|
 //! | `text` | ordinary text: labels, answers, indentation and padding |
-//! | `title` | the flow title, the question prompt, the review heading, box titles |
-//! | `accent` | the active row's pointer and label, the active tab, the active review action, the focused editor's border, key names in the footer |
+//! | `title` | the flow title, the question prompt, the review heading, box titles, the help overlay's title and headings |
+//! | `accent` | the active row's pointer and label, the active tab, the active review action, the focused editor's border, key names in the footer and the help overlay |
 //! | `success` | answered markers, selection marks, answers on the review screen, badges such as `(recommended)` |
-//! | `muted` | unanswered markers, unselected marks, placeholders, hint descriptions, `unanswered` |
-//! | `dim` | option descriptions, "more" markers, separators |
-//! | `warning` | notes (question and option notes), the end of a cancelled flow |
+//! | `muted` | unanswered markers, unselected marks, placeholders, hint descriptions and those of the help overlay, `unanswered` |
+//! | `dim` | option descriptions, "more" markers, separators, the review-shortcut notice |
+//! | `warning` | notes (question and option notes), the end of a cancelled flow, the other notices |
 //! | `selected` | the label of a selected row, the saved custom text, the highlighted entry of a completion list |
 //! | `cursor` | the editor's cursor: the grapheme under it, or a space at the end of a line |
 //! | `border` | rules and the borders of boxes that do not have focus |
@@ -29,11 +29,12 @@
 //! others, descriptions, notes, the saved custom text, the open editor as a box with its cursor
 //! (long lines wrapped, at most [`MAX_EDITOR_LINES`] shown) and its `@` completion list under
 //! it while one is open, the preview of the active row beside the rows from
-//! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the end
-//! of the flow; then the key hints, the status line of an open flow (the progress when it has
-//! more than one question, the keys of a key sequence waiting) and a closing rule. While a
-//! `/` filter is open or applied, the line under the prompt shows its text and how many options
-//! match. At most [`ROW_WINDOW`] rows show
+//! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the help
+//! overlay in their place (the bindings by context, keys in a column), or the end of the flow;
+//! then the notices of the behaviour options, the key hints, the status line of an open flow
+//! (the progress when it has more than one question, the keys of a key sequence waiting) and a
+//! closing rule. While a `/` filter is open or applied, the line under the prompt shows its
+//! text and how many options match. At most [`ROW_WINDOW`] rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
 use std::borrow::Cow;
@@ -45,8 +46,8 @@ use crate::core::{CancelReason, QuestionType};
 use crate::session::Status;
 use crate::view::line::{Line, Style};
 use crate::view::model::{
-    CompletionView, EditorView, FilterView, Hint, OutcomeView, ProgressView, QuestionView,
-    ROW_WINDOW, ReviewView, RowView, TabKind, TabView, View,
+    CompletionView, EditorView, FilterView, HelpView, Hint, NoticeKind, NoticeView, OutcomeView,
+    ProgressView, QuestionView, ROW_WINDOW, ReviewView, RowView, TabKind, TabView, View,
 };
 use crate::view::recent::Recent;
 
@@ -195,6 +196,8 @@ fn screen(
     out.push(Laid::default());
     if view.status == Status::Done {
         ending(&mut out, view.outcome, view.cancel_reason, width);
+    } else if let Some(help) = &view.help {
+        help_screen(&mut out, help, width);
     } else if let Some(question) = &view.question {
         let row_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.rows);
         question_screen(
@@ -207,6 +210,9 @@ fn screen(
         );
     } else if let Some(review) = &view.review {
         review_screen(&mut out, review, width);
+    }
+    if !view.notices.is_empty() {
+        notices(&mut out, &view.notices, width);
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
@@ -1186,11 +1192,17 @@ fn row_lines(out: &mut Vec<Laid>, row: &RowView, shape: RowShape, editor: Option
         }
         None => {
             if let Some(text) = custom_text {
+                // Custom text set aside (the row is not selected) is shown muted.
+                let (marker, style) = if row.selected {
+                    (Style::Success, Style::Selected)
+                } else {
+                    (Style::Muted, Style::Muted)
+                };
                 marked(
                     out,
                     label_col,
-                    ("→ ", Style::Success),
-                    (text, Style::Selected),
+                    ("→ ", marker),
+                    (text, style),
                     label_col + 2,
                     width,
                 );
@@ -1513,30 +1525,87 @@ fn key_label(key: &str) -> &str {
     }
 }
 
-fn hints(out: &mut Vec<Laid>, hints: &[Hint], width: usize) {
-    let keys: Vec<String> = hints
+/// The keys of a hint as the footer shows them: `↑`, `tab/→`, `1-3`.
+fn hint_keys(hint: &Hint) -> String {
+    match (hint.action, hint.keys.first(), hint.keys.last()) {
+        ("digits", Some(first), Some(last)) if hint.keys.len() > 1 => format!("{first}-{last}"),
+        _ => {
+            let mut text = String::new();
+            for (i, key) in hint.keys.iter().enumerate() {
+                if i > 0 {
+                    text.push('/');
+                }
+                // A key sequence (`g g`) shows as its keys one after the other (`gg`).
+                for part in key.split(' ') {
+                    text.push_str(key_label(part));
+                }
+            }
+            text
+        }
+    }
+}
+
+/// The notices of the behaviour options after a blank line, one after another: warnings in
+/// `warning`, the review-shortcut hint in `dim`.
+fn notices(out: &mut Vec<Laid>, notices: &[NoticeView], width: usize) {
+    out.push(Laid::default());
+    for notice in notices {
+        let style = match notice.kind {
+            NoticeKind::ReviewShortcut => Style::Dim,
+            NoticeKind::DismissConfirm | NoticeKind::TypeConfirm | NoticeKind::TypeChanged => {
+                Style::Warning
+            }
+        };
+        wrap(out, margin(), MARGIN, &[seg(&notice.text, style)], width);
+    }
+}
+
+/// The help overlay in place of the question or review: its title, then per context a heading
+/// and one line per binding, the keys in a column of their own (at most half the width) and
+/// what they do beside them.
+fn help_screen(out: &mut Vec<Laid>, help: &HelpView, width: usize) {
+    wrap(
+        out,
+        margin(),
+        MARGIN,
+        &[seg(help.title, Style::Title)],
+        width,
+    );
+    let keys: Vec<Vec<String>> = help
+        .sections
         .iter()
-        .map(
-            |hint| match (hint.action, hint.keys.first(), hint.keys.last()) {
-                ("digits", Some(first), Some(last)) if hint.keys.len() > 1 => {
-                    format!("{first}-{last}")
-                }
-                _ => {
-                    let mut text = String::new();
-                    for (i, key) in hint.keys.iter().enumerate() {
-                        if i > 0 {
-                            text.push('/');
-                        }
-                        // A key sequence (`g g`) shows as its keys one after the other (`gg`).
-                        for part in key.split(' ') {
-                            text.push_str(key_label(part));
-                        }
-                    }
-                    text
-                }
-            },
-        )
+        .map(|section| section.bindings.iter().map(hint_keys).collect())
         .collect();
+    let widest = keys.iter().flatten().map(|k| k.width()).max().unwrap_or(0);
+    let column = (widest + 2).min(width / 2);
+    let label_col = MARGIN + POINTER + column;
+    for (section, keys) in help.sections.iter().zip(&keys) {
+        out.push(Laid::default());
+        wrap(
+            out,
+            margin(),
+            MARGIN,
+            &[seg(section.label, Style::Title)],
+            width,
+        );
+        for (binding, keys) in section.bindings.iter().zip(keys) {
+            let (shown, shown_width) = fit(keys, column.saturating_sub(1));
+            let mut first = indent(MARGIN + POINTER);
+            first.push(&shown, Style::Accent, shown_width);
+            first.spaces(column - shown_width);
+            wrap(
+                out,
+                first,
+                label_col,
+                &[seg(binding.label, Style::Muted)],
+                width,
+            );
+        }
+    }
+}
+
+fn hints(out: &mut Vec<Laid>, hints: &[Hint], width: usize) {
+    let keys: Vec<String> = hints.iter().map(hint_keys).collect();
     let mut segs = Vec::with_capacity(hints.len() * 5);
     for (i, (hint, keys)) in hints.iter().zip(&keys).enumerate() {
         segs.push(glued(keys, Style::Accent));

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::common::{flow, open, press};
-use askd::core::{Action, CancelReason, Context, Outcome, QuestionType};
+use askd::core::{Action, Behaviour, CancelReason, Context, Outcome, QuestionType};
 use askd::dialect::pi;
-use askd::session::{OpenOptions, Session};
+use askd::session::{BehaviourOptions, OpenOptions, Session};
 use askd::view::{self, View};
 use serde_json::{Value, json};
 
@@ -282,7 +282,7 @@ fn one_issue_payloads() -> Vec<Value> {
             json!([{ "value": "a", "label": "A", "description": [] }]),
         ),
         with_options(
-            true,
+            false,
             json!([{ "value": "a", "label": "A", "preview": "\n" }]),
         ),
         with_options(true, json!([{ "value": "a", "label": "A", "preview": 3 }])),
@@ -433,7 +433,7 @@ fn the_invalid_payload_example_gives_the_result_shown() {
     let session = open(&examples[0]);
     assert_eq!(ordered(&result(&session)), ordered(&examples[1]));
     let (call, outcome) = transcript(&session);
-    assert_eq!(call, "ask_user 2 questions (Q1, Q2)");
+    assert_eq!(call, "ask_user 2 question(s) (Q1, Q2)");
     assert_eq!(outcome, "Invalid input");
     assert_quoted(&text, &call);
     assert_quoted(&text, &outcome);
@@ -531,18 +531,41 @@ fn the_example_payload_has_the_tabs_and_rows_of_section_2() {
 }
 
 #[test]
-fn a_pi_single_question_keeps_custom_text_when_an_option_is_chosen_afterwards() {
+fn choosing_an_option_of_a_single_question_drops_its_custom_text() {
     let session = example_after("3mine<Esc>1<Tab><Tab>1");
     assert_eq!(
         ordered(&result(&session)["details"]["answers"]),
         ordered(&json!({
-            "scope": {
-                "values": ["patch", "mine"],
-                "labels": ["Patch (Recommended)", "mine"],
-                "indices": [1],
-                "customText": "mine"
-            }
+            "scope": { "values": ["patch"], "labels": ["Patch (Recommended)"], "indices": [1] }
         }))
+    );
+}
+
+#[test]
+fn a_blank_preview_on_a_preview_question_is_two_issues() {
+    let issues = pi::validate(&with_options(
+        true,
+        json!([{ "value": "a", "label": "A", "preview": " " }]),
+    ))
+    .expect_err("invalid");
+    let found: Vec<(String, String)> = issues
+        .iter()
+        .map(|i| (abstract_path(&i.path), abstract_message(&i.message)))
+        .collect();
+    let table = validation_table();
+    let row = |message: &str| {
+        table
+            .iter()
+            .find(|(_, m)| m.contains(message))
+            .cloned()
+            .unwrap_or_else(|| panic!("no row {message:?}"))
+    };
+    assert_eq!(
+        found,
+        [
+            row("preview must not be empty"),
+            row("preview questions require preview text")
+        ]
     );
 }
 
@@ -946,20 +969,26 @@ fn the_editors_have_the_titles_and_placeholders_listed() {
 }
 
 #[test]
-fn saved_text_is_stored_as_typed_and_an_unchanged_editor_stores_nothing() {
-    // Enter stores the draft untrimmed, then advances: the question is answered.
+fn enter_saves_trimmed_escape_as_typed_and_an_unchanged_editor_stores_nothing() {
+    // Enter stores the draft trimmed, then advances: the question is answered.
     let mut session = example_after("");
     press(&mut session, "3  padded  <CR>");
     assert_eq!(flow(&session).tab(), 1);
     assert_eq!(
         flow(&session).answers()[0].custom_text.as_deref(),
-        Some("  padded  ")
+        Some("padded")
     );
-    // Spaces around the saved text: unchanged, nothing stored.
-    press(&mut session, "<S-Tab>3<Space><CR>");
+    // Escape stores it as typed.
+    press(&mut session, "<S-Tab>3<C-u>  spaced  <Esc>");
     assert_eq!(
         flow(&session).answers()[0].custom_text.as_deref(),
-        Some("  padded  ")
+        Some("  spaced  ")
+    );
+    // Spaces around the saved text: unchanged, nothing stored.
+    press(&mut session, "3<Space><CR>");
+    assert_eq!(
+        flow(&session).answers()[0].custom_text.as_deref(),
+        Some("  spaced  ")
     );
     // A selection survives passing over the custom row.
     let mut session = example_after("");
@@ -972,12 +1001,13 @@ fn saved_text_is_stored_as_typed_and_an_unchanged_editor_stores_nothing() {
         (flow(&session).tab(), view_json(&session)["focus"].clone()),
         (0, json!("options"))
     );
-    // Notes: Enter saves and closes without advancing; the note is kept when deselected.
+    // Notes: Enter saves (trimmed) and closes without advancing; the note is kept when
+    // deselected.
     let mut session = example_after("");
     press(&mut session, "<Space>n kept <CR><Space>");
     assert_eq!(flow(&session).tab(), 0);
     assert_eq!(flow(&session).answers()[0].selected, Vec::<usize>::new());
-    assert_eq!(flow(&session).answers()[0].option_note(0), Some(" kept "));
+    assert_eq!(flow(&session).answers()[0].option_note(0), Some("kept"));
 }
 
 #[test]
@@ -1034,7 +1064,7 @@ fn the_submit_example_gives_the_summary_transcript_and_details_shown() {
     let session = page_example(&text, &SUBMIT_KEYS);
     assert_eq!(format!("{}\n", summary(&session)), texts[0]);
     let (call, outcome) = transcript(&session);
-    assert_eq!(call, "ask_user 3 questions (Scope, Checks, Layout)");
+    assert_eq!(call, "ask_user 3 question(s) (Scope, Checks, Layout)");
     assert_quoted(&text, &call);
     assert_eq!(format!("{outcome}\n"), texts[1]);
     assert_eq!(ordered(&result(&session)["details"]), ordered(&jsons[0]));
@@ -1126,26 +1156,33 @@ fn the_transcript_words_quoted_are_the_engine_s() {
         "(no answer)",
         "  note: <note>",
         "  <option label> note: <note>",
-        "ask_user 1 question (<labels>)",
-        "ask_user <n> questions (<labels>)",
+        "ask_user <n> question(s) (<labels>)",
+        "question(s)",
+        "...",
+        "ask_user 0 question(s)",
     ] {
         assert_quoted(&text, quoted);
     }
 }
 
 #[test]
-fn only_notes_on_unselected_options_still_list_the_answer_on_submit() {
+fn only_notes_on_unselected_options_leave_the_answer_out() {
+    for (keys, cancelled) in [("nhm<CR><S-Tab>1", false), ("nhm<CR><Esc>", true)] {
+        let session = example_after(keys);
+        assert_eq!(result(&session)["details"]["answers"], json!({}), "{keys}");
+        assert_eq!(
+            result(&session)["details"]["cancelled"],
+            json!(cancelled),
+            "{keys}"
+        );
+    }
     let session = example_after("nhm<CR><S-Tab>1");
-    assert_eq!(
-        ordered(&result(&session)["details"]["answers"]),
-        ordered(&json!({ "scope": { "values": [], "labels": [], "indices": [] } }))
-    );
     assert_eq!(summary(&session), "User submitted the ask flow");
-    assert_eq!(transcript(&session).1, "✓ Scope: (no answer)");
+    assert_eq!(transcript(&session).1, "Submitted");
 }
 
 #[test]
-fn the_call_line_counts_questions_and_cuts_labels_to_fifty_columns() {
+fn the_call_line_reads_question_s_and_cuts_labels_to_47_columns_and_an_ellipsis() {
     let question = |id: &str, label: Option<&str>| {
         let mut q = json!({ "id": id, "prompt": "?", "options": [{ "value": "a", "label": "A" }] });
         if let Some(label) = label {
@@ -1155,7 +1192,7 @@ fn the_call_line_counts_questions_and_cuts_labels_to_fifty_columns() {
     };
     let mut single = open(&json!({ "questions": [question("a", None)] }));
     press(&mut single, "<Esc>");
-    assert_eq!(transcript(&single).0, "ask_user 1 question (Q1)");
+    assert_eq!(transcript(&single).0, "ask_user 1 question(s) (Q1)");
     let x = "x".repeat(30);
     let xy = format!("{x}y");
     let mut narrow =
@@ -1163,7 +1200,19 @@ fn the_call_line_counts_questions_and_cuts_labels_to_fifty_columns() {
     press(&mut narrow, "<Esc>");
     assert_eq!(
         transcript(&narrow).0,
-        format!("ask_user 2 questions ({x}, {})", "x".repeat(18))
+        format!("ask_user 2 question(s) ({x}, {}...)", "x".repeat(15))
+    );
+    // 50 columns exactly are kept whole.
+    let twenty = "x".repeat(20);
+    let mut fifty = open(&json!({ "questions": [
+        question("a", Some(&twenty)),
+        question("b", Some(&twenty)),
+        question("c", Some("xxxxxx")),
+    ] }));
+    press(&mut fifty, "<Esc>");
+    assert_eq!(
+        transcript(&fifty).0,
+        format!("ask_user 3 question(s) ({twenty}, {twenty}, xxxxxx)")
     );
     let wide = "一二三四五六七八九十";
     let mut wide_labels = open(&json!({ "questions": [
@@ -1172,10 +1221,10 @@ fn the_call_line_counts_questions_and_cuts_labels_to_fifty_columns() {
         question("c", Some(wide)),
     ] }));
     press(&mut wide_labels, "<Esc>");
-    // 20 + 2 + 20 + 2 columns, then three wide characters make 50.
+    // 20 + 2 + 20 + 2 columns, then one wide character makes 46: the next would straddle 47.
     assert_eq!(
         transcript(&wide_labels).0,
-        format!("ask_user 3 questions ({wide}, {wide}, 一二三)")
+        format!("ask_user 3 question(s) ({wide}, {wide}, 一...)")
     );
 }
 
@@ -1452,6 +1501,224 @@ fn editor_columns_count_wide_characters_twice() {
     let mut session = example_after("");
     press(&mut session, "N한글a");
     assert_eq!(view_json(&session)["editor"]["cursor"]["column"], 5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §9 behaviour options
+// ---------------------------------------------------------------------------------------------
+
+/// The example payload of §2 opened with the behaviour options `behaviour`, after `keys`.
+fn example_as(behaviour: Value, keys: &str) -> Session {
+    let options: BehaviourOptions = serde_json::from_value(behaviour).expect("valid options");
+    let options = OpenOptions {
+        behaviour: options.behaviour(),
+        ..OpenOptions::default()
+    };
+    let mut session = Session::open(&example_payload(), &options).expect("opens");
+    press(&mut session, keys);
+    session
+}
+
+/// The view's notices as (kind, text).
+fn notices(session: &Session) -> Vec<(String, String)> {
+    view_json(session)["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .map(|n| {
+            (
+                n["kind"].as_str().unwrap().to_owned(),
+                n["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_flag_table_names_the_four_flags_each_setting_its_option() {
+    let text = section(&page(), 9);
+    let flags: Vec<String> = table(&text, "| flag | effect |")
+        .iter()
+        .map(|row| unticked(&row[0]))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            "confirmDismissWhenDirty",
+            "doublePressReviewShortcuts",
+            "autoSubmitWhenAnsweredWithoutNotes",
+            "presentSingleAsMulti"
+        ]
+    );
+    let mut seen = Vec::new();
+    for flag in &flags {
+        let options: BehaviourOptions =
+            serde_json::from_value(json!({ flag.as_str(): true })).expect("a known flag");
+        let behaviour = options.behaviour();
+        assert_ne!(behaviour, Behaviour::default(), "{flag}");
+        assert!(!seen.contains(&behaviour), "{flag}");
+        seen.push(behaviour);
+    }
+    // Off by default, in either profile.
+    for profile in ["seed", "pi-0.9"] {
+        assert_quoted(&text, profile);
+        let behaviour = serde_json::from_value::<BehaviourOptions>(json!({ "profile": profile }))
+            .expect("valid")
+            .behaviour();
+        assert_eq!(
+            [
+                behaviour.confirm_dismiss_when_dirty,
+                behaviour.double_press_review_shortcuts,
+                behaviour.auto_submit_when_answered_without_notes,
+                behaviour.present_single_as_multi
+            ],
+            [false; 4],
+            "{profile}"
+        );
+    }
+}
+
+#[test]
+fn the_notices_table_is_what_the_engine_shows() {
+    let text = section(&page(), 9);
+    let rows = table(&text, "| kind | text | shown |");
+    let listed: Vec<(String, Vec<String>)> = rows
+        .iter()
+        .map(|row| (unticked(&row[0]), ticked(&row[1])))
+        .collect();
+    let pi09 = json!({ "profile": "pi-0.9" });
+    let mut guard = pi09.clone();
+    guard["confirmDismissWhenDirty"] = json!(true);
+    let mut double = pi09.clone();
+    double["doublePressReviewShortcuts"] = json!(true);
+    let dismiss = notices(&example_as(guard, "<Space><Esc>"));
+    let confirm = notices(&example_as(pi09.clone(), "<Tab><Space><Down><Space>t"));
+    let changed = notices(&example_as(pi09, "t"));
+    let review = notices(&example_as(double.clone(), "<S-Tab>"));
+    let armed = notices(&example_as(double, "<S-Tab>2"));
+    let fill = |template: &str, pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .fold(template.to_owned(), |t, (from, to)| t.replace(from, to))
+    };
+    assert_eq!(
+        listed[0],
+        (dismiss[0].0.clone(), vec![dismiss[0].1.clone()])
+    );
+    assert_eq!(
+        listed[1],
+        (confirm[0].0.clone(), vec![confirm[0].1.clone()])
+    );
+    assert_eq!(listed[2].0, changed[0].0);
+    assert_eq!(
+        fill(&listed[2].1[0], &[("<from>", "single"), ("<to>", "multi")]),
+        changed[0].1
+    );
+    assert_eq!(listed[3].0, review[0].0);
+    assert_eq!(listed[3].1[0], review[0].1);
+    assert_eq!(
+        fill(&listed[3].1[1], &[("<d>", "2"), ("<Action>", "Elaborate")]),
+        armed[0].1
+    );
+    assert_eq!(listed.len(), 4);
+}
+
+#[test]
+fn the_strings_section_9_quotes_are_the_engine_s() {
+    let text = section(&page(), 9);
+    // The presentation note.
+    let session = example_as(
+        json!({ "presentSingleAsMulti": true }),
+        "<Space><CR><Space><Tab>11",
+    );
+    let note = summary(&session).lines().last().unwrap().to_owned();
+    assert_eq!(
+        note,
+        "Note: Some questions were presented as multi-select by user preference."
+    );
+    assert_quoted(&text, &note);
+    assert_eq!(
+        transcript(&session).1.lines().last().unwrap(),
+        format!("  {note}")
+    );
+    // The elaborate lines of the profile.
+    let pi09 = json!({ "profile": "pi-0.9" });
+    let session = example_as(
+        pi09.clone(),
+        "Nwhy?<CR>2<Down>nwhich?<CR><Up><Space><Tab><Tab>2",
+    );
+    assert_eq!(
+        summary(&session),
+        "User asked to elaborate on question \"How big is the release?\" after current answer \"Minor\" with note \"why?\"\n\
+         User asked to elaborate on question \"Which checks must pass?\" option \"Lint\" after current answer \"Unit tests\" with note \"which?\""
+    );
+    let session = example_as(pi09.clone(), "2<Space><Tab><Tab>2");
+    assert_eq!(
+        summary(&session),
+        "User asked to elaborate on question \"How big is the release?\" after current answer \"Minor\"\n\
+         User asked to elaborate on question \"Which checks must pass?\" after current answer \"Unit tests\""
+    );
+    for quoted in [
+        "User asked to elaborate on question \"<prompt>\" after current answer \"<labels>\" with note \"<note>\"",
+        "User asked to elaborate on question \"<prompt>\" option \"<option label>\" after current answer \"<labels>\" with note \"<note>\"",
+        "User asked to elaborate on question \"<prompt>\" after current answer \"<labels>\"",
+        "User asked for elaboration based on notes",
+        "   - Type your own [custom]",
+    ] {
+        assert_quoted(&text, quoted);
+    }
+    // The help overlay's title and section headings.
+    let session = example_as(pi09, "?");
+    let help = &view_json(&session)["help"];
+    assert_quoted(&text, help["title"].as_str().unwrap());
+    for section in help["sections"].as_array().unwrap() {
+        assert!(
+            text.contains(&format!(
+                "`{}` (`{}`)",
+                section["context"].as_str().unwrap(),
+                section["label"].as_str().unwrap()
+            )),
+            "§9 names {section}"
+        );
+    }
+    // The dsh review hint.
+    let mut dsh = Session::open(
+        &json!({ "questions": [{ "id": "a", "question": "A?", "options": [{ "label": "X" }] }] }),
+        &OpenOptions {
+            dialect: Some(askd::dialect::DialectId::DSH),
+            behaviour: Behaviour {
+                double_press_review_shortcuts: true,
+                ..Behaviour::default()
+            },
+            ..OpenOptions::default()
+        },
+    )
+    .expect("a valid dsh request");
+    press(&mut dsh, "<S-Tab>");
+    assert_quoted(&text, &notices(&dsh)[0].1);
+}
+
+#[test]
+fn the_profile_changes_listed_are_the_engine_s() {
+    let pi09 = json!({ "profile": "pi-0.9" });
+    // Preview questions get the custom row.
+    let session = example_as(pi09.clone(), "<Tab><Tab>");
+    assert_eq!(
+        view_json(&session)["question"]["rows"][2]["label"],
+        "Type your own"
+    );
+    assert_eq!(
+        view_json(&example_after("<Tab><Tab>"))["question"]["rowCount"],
+        2
+    );
+    // Multi custom text set aside leaves the result; Enter there stays on the tab.
+    let mut session = example_as(pi09.clone(), "<Tab>3Fuzzing<CR>");
+    assert_eq!(flow(&session).tab(), 1);
+    press(&mut session, "<Space><Tab><Tab>1");
+    assert_eq!(result(&session)["details"]["answers"], json!({}));
+    // Auto-open only without saved text.
+    let session = example_as(pi09, "<Down><Down>mine<Esc><Up><Down>");
+    assert_eq!(view_json(&session)["focus"], "options");
 }
 
 // ---------------------------------------------------------------------------------------------

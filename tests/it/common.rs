@@ -220,6 +220,7 @@ pub fn press_err(session: &mut Session, name: &str) -> FlowError {
 /// A question for hand-built specs: label `ID`, prompt `id?`, each option's value and label `label`.
 pub fn question(id: &str, kind: QuestionType, options: &[&str]) -> Question {
     Question {
+        asked: None,
         id: id.to_owned(),
         label: id.to_uppercase(),
         prompt: format!("{id}?"),
@@ -245,6 +246,7 @@ pub fn from_spec(dialect: DialectId, questions: Vec<Question>) -> Session {
         title: None,
         questions,
         rules: dialect.rules(),
+        behaviour: Default::default(),
     };
     Session::from_spec(dialect, Arc::new(spec), &OpenOptions::default())
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use askd::cli::conformance::run_dir;
 
 /// The fewest scenarios `protocol/scenarios/` may hold; guards against files going missing.
-const MIN_SCENARIOS: usize = 160;
+const MIN_SCENARIOS: usize = 217;
 
 fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_askd"))
@@ -142,7 +142,7 @@ fn wrong_expectations_are_reported_with_path_expected_and_actual() {
     assert_eq!(
         report.to_string(),
         [
-            r#"FAIL wrong (b-wrong.json) steps[1]: /status: expected "open", got "done"; /result/details/answers/scope/values: expected ["small"], got ["big"]; /transcript: expected nothing, got {"call":"ask_user 1 question (Q1)","result":"✓ Q1: Big"}"#,
+            r#"FAIL wrong (b-wrong.json) steps[1]: /status: expected "open", got "done"; /result/details/answers/scope/values: expected ["small"], got ["big"]; /transcript: expected nothing, got {"call":"ask_user 1 question(s) (Q1)","result":"✓ Q1: Big"}"#,
             r#"FAIL wrong-error (c-wrong-error.json) steps[0]: error code: expected -32001, got -32003 "no editor is open"; error message: expected "no editor", got "no editor is open"; error data: expected {"x":1}, got nothing"#,
             "1 passed, 2 failed",
         ]

@@ -31,6 +31,7 @@ fn option(label: &str) -> OptionItem {
 
 fn question(id: &str, label: &str, prompt: &str, kind: QuestionType, labels: &[&str]) -> Question {
     Question {
+        asked: None,
         id: id.to_owned(),
         label: label.to_owned(),
         prompt: prompt.to_owned(),
@@ -45,6 +46,7 @@ fn question(id: &str, label: &str, prompt: &str, kind: QuestionType, labels: &[&
 fn dsh_spec(questions: Vec<Question>) -> FlowSpec {
     FlowSpec {
         rules: askd::dialect::dsh::RULES,
+        behaviour: Default::default(),
         title: None,
         questions,
     }
@@ -258,8 +260,8 @@ fn questions_without_options_are_free_text_only() {
     }));
     for q in &spec.questions {
         assert!(q.options.is_empty());
-        assert_eq!(q.row_count(), 1);
-        assert!(q.is_custom_row(0));
+        assert_eq!(spec.row_count(q), 1);
+        assert!(spec.is_custom_row(q, 0));
     }
     assert_eq!(spec.questions[2].kind, QuestionType::Multi);
 }

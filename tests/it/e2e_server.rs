@@ -46,7 +46,7 @@ fn detail_questions() -> Value {
 }
 
 /// The transcript call line of [`payload`].
-const CALL_LINE: &str = "ask_user 2 questions (Database, Features)";
+const CALL_LINE: &str = "ask_user 2 question(s) (Database, Features)";
 
 /// The pi result of [`payload`] submitted with Postgres, and Auth + API.
 fn submitted_result() -> Value {
@@ -565,6 +565,87 @@ fn open_keymap_overrides_only_that_session() {
 }
 
 #[test]
+fn behaviour_is_a_connection_default_and_a_per_session_option() {
+    let mut s = Server::start(&[]);
+    s.ok(
+        "initialize",
+        json!({ "capabilities": { "behaviour": { "profile": "pi-0.9", "confirmDismissWhenDirty": true } } }),
+    );
+    // The connection's: the profile's `t` and the dirty-dismiss guard.
+    s.open("a", payload());
+    let step = s.ok("keys", json!({ "session": "a", "keys": "t<Space><Esc>" }));
+    assert_eq!(step["status"], json!("open"));
+    assert_eq!(
+        step["view"]["notices"],
+        json!([
+            { "kind": "dismissConfirm", "text": "Unsaved ask answers or drafts. Press cancel/dismiss again to discard." },
+            { "kind": "typeChanged", "text": "Question type changed from single to multi." }
+        ])
+    );
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    // A session's fields replace the connection's; fields left out keep them.
+    s.ok(
+        "open",
+        json!({ "session": "b", "payload": payload(), "behaviour": { "confirmDismissWhenDirty": false } }),
+    );
+    let step = s.ok("keys", json!({ "session": "b", "keys": "t<Space><Esc>" }));
+    assert_eq!(step["status"], json!("done"));
+    assert_eq!(
+        step["result"]["details"]["questions"][0],
+        json!({ "id": "db", "label": "Database", "prompt": "Which database?", "type": "single", "presentedType": "multi" })
+    );
+    // A later `initialize` replaces the connection's options whole.
+    s.ok(
+        "initialize",
+        json!({ "capabilities": { "behaviour": { "presentSingleAsMulti": true } } }),
+    );
+    let step = s.open("c", payload());
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    let step = s.ok("keys", json!({ "session": "c", "keys": "t" }));
+    assert_eq!(step["view"]["notices"], json!([]));
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    // The snapshot keeps the session's behaviour.
+    let state = s.ok("snapshot", json!({ "session": "a" }))["state"].clone();
+    let step = s.ok("restore", json!({ "state": state, "session": "a2" }));
+    assert_eq!(step["view"]["notices"], s.view("a")["notices"]);
+    let step = s.ok("key", json!({ "session": "a2", "key": "escape" }));
+    assert_eq!(step["status"], json!("done"));
+}
+
+#[test]
+fn unknown_behaviour_options_are_invalid_params() {
+    let mut s = Server::start(&[]);
+    let e = s.err(
+        "open",
+        json!({ "session": "a", "payload": payload(), "behaviour": { "confirmDismiss": true } }),
+    );
+    assert_eq!(e["code"], json!(-32602));
+    assert!(
+        e["message"]
+            .as_str()
+            .expect("a message")
+            .starts_with("invalid params: unknown field `confirmDismiss`"),
+        "{e}"
+    );
+    let e = s.err(
+        "initialize",
+        json!({ "capabilities": { "behaviour": { "profile": "0.9" } } }),
+    );
+    assert_eq!(e["code"], json!(-32602));
+    assert!(
+        e["message"]
+            .as_str()
+            .expect("a message")
+            .starts_with("invalid params: unknown variant `0.9`, expected `seed` or `pi-0.9`"),
+        "{e}"
+    );
+    // Nothing was created or changed.
+    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    let step = s.open("b", payload());
+    assert_eq!(step["view"]["notices"], json!([]));
+}
+
+#[test]
 fn initialize_has_ui_false_applies_to_later_opens() {
     let mut s = Server::start(&[]);
     s.ok("initialize", json!({ "capabilities": { "hasUI": false } }));
@@ -822,7 +903,7 @@ fn open_with_an_invalid_pi_payload_is_a_done_step_not_an_error() {
     assert_eq!(step["result"], invalid_result());
     assert_eq!(
         step["transcript"],
-        json!({ "call": "ask_user 2 questions (Q1, Q2)", "result": "Invalid input" })
+        json!({ "call": "ask_user 2 question(s) (Q1, Q2)", "result": "Invalid input" })
     );
     assert_eq!(
         s.ok("getResult", json!({ "session": "bad" })),

@@ -273,10 +273,12 @@ fn up_and_down_move_between_lines_keeping_the_column() {
     assert_eq!(text_cursor(&s).1, 10);
     press(&mut s, "<Up>");
     assert_eq!(text_cursor(&s).1, 2);
-    // On the first line Up stays in the editor and does nothing.
+    // On the first line Up stays in the editor and goes to the start of the line.
     press(&mut s, "<Up>");
-    assert_eq!(text_cursor(&s).1, 2);
-    press(&mut s, "<Right><Right><Down>");
+    assert_eq!(text_cursor(&s).1, 0);
+    press(&mut s, "<Up>");
+    assert_eq!(text_cursor(&s).1, 0);
+    press(&mut s, "<Right><Right><Right><Right><Down>");
     assert_eq!(text_cursor(&s).1, 13);
     assert_eq!(
         editor_json(&s)["cursor"],
@@ -287,7 +289,11 @@ fn up_and_down_move_between_lines_keeping_the_column() {
     assert_eq!(text_cursor(&s).1, 10);
     press(&mut s, "<End><Down>");
     assert_eq!(text_cursor(&s).1, 20);
-    // On the last line Down stays in the editor and does nothing.
+    // On the last line Down stays in the editor and goes to the end of the line.
+    press(&mut s, "<Left><Left>");
+    assert_eq!(text_cursor(&s).1, 18);
+    press(&mut s, "<Down>");
+    assert_eq!(text_cursor(&s).1, 20);
     press(&mut s, "<Down>");
     assert_eq!(text_cursor(&s).1, 20);
     assert_eq!(flow(&s).focus(), Focus::Input);
@@ -693,11 +699,11 @@ fn enter_accepts_a_file_rather_than_saving() {
     assert_eq!(completion(&s), Value::Null);
     assert_eq!(flow(&s).focus(), Focus::Input);
     assert_eq!(flow(&s).answers()[0].custom_text, None);
-    // Now Enter saves and advances.
+    // Now Enter saves (trimmed) and advances.
     press(&mut s, "<CR>");
     assert_eq!(
         flow(&s).answers()[0].custom_text.as_deref(),
-        Some("@src/main.rs ")
+        Some("@src/main.rs")
     );
     assert_eq!((flow(&s).tab(), flow(&s).focus()), (1, Focus::Options));
 }
@@ -746,7 +752,7 @@ fn esc_closes_the_list_first_and_the_editor_second() {
     assert_eq!(flow(&s).focus(), Focus::Input);
     assert_eq!(text_cursor(&s), tc("see @s", 6));
     // Closed until the word at the cursor changes.
-    press(&mut s, "<Up><Down>");
+    press(&mut s, "<S-Tab>");
     assert_eq!(completion(&s), Value::Null);
     type_text(&mut s, "r");
     assert_eq!(completion(&s)["query"], json!("sr"));
@@ -817,7 +823,7 @@ fn note_editors_complete_too() {
     assert_eq!(flow(&s).focus(), Focus::Options);
     assert_eq!(
         flow(&s).answers()[0].option_note(0),
-        Some("@scripts/build.sh ")
+        Some("@scripts/build.sh")
     );
     // The question note editor as well.
     press(&mut s, "N");

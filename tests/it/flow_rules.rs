@@ -114,7 +114,7 @@ fn single_and_multi_questions_end_with_the_custom_row_preview_questions_do_not()
         [row(1, "grid", "Grid", false), row(2, "list", "List", false)]
     );
     let spec = flow(&s).spec();
-    let counts: Vec<usize> = spec.questions.iter().map(|q| q.row_count()).collect();
+    let counts: Vec<usize> = spec.questions.iter().map(|q| spec.row_count(q)).collect();
     assert_eq!(counts, [3, 4, 2]);
 }
 
@@ -1057,12 +1057,16 @@ fn saving_custom_text_on_single_clears_the_selection_and_on_multi_keeps_it() {
 }
 
 #[test]
-fn notes_are_stored_as_typed_and_blank_notes_are_removed() {
+fn notes_are_stored_trimmed_by_enter_as_typed_by_esc_and_blank_notes_are_removed() {
     let mut s = open_main();
     press(&mut s, "N");
     type_text(&mut s, " spaced ");
     press(&mut s, "<CR>");
-    assert_eq!(answer(&s, SCOPE), note_answer(" spaced "));
+    assert_eq!(answer(&s, SCOPE), note_answer("spaced"));
+    press(&mut s, "N<C-u>");
+    type_text(&mut s, " typed ");
+    press(&mut s, "<Esc>");
+    assert_eq!(answer(&s, SCOPE), note_answer(" typed "));
     press(&mut s, "N<C-u>");
     type_text(&mut s, "   ");
     press(&mut s, "<CR>");
@@ -1860,7 +1864,7 @@ fn malformed_snapshots_are_refused_with_the_reason() {
         restore_err(&state),
         "invalid snapshot: unknown field `bogus`, expected one of `spec`, `keymap`, \
          `nonInteractive`, `tab`, `row`, `reviewAction`, `editor`, `answers`, `outcome`, \
-         `cancelReason`, `deadline`, `filter`, `pendingKeys`"
+         `cancelReason`, `deadline`, `filter`, `pendingKeys`, `behaviour`, `prompts`"
     );
     assert_eq!(
         restore_err(&with("/kind", json!("other"))),

@@ -8,6 +8,8 @@ mod common;
 mod support;
 
 // The engine core, through the library.
+/// The behaviour options and the pi-0.9 profile (behaviour §9).
+mod behaviour;
 /// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
 mod behaviour_doc;
 /// Timeouts and the reasons a flow ends unanswered (behaviour §10), through the core, the
@@ -29,6 +31,8 @@ mod properties;
 mod results_e2e_core;
 /// Rendered screens (insta snapshots) and scripted flows.
 mod screens;
+/// Six rules of the seed profile the reference pins down (behaviour §1, §3, §5, §6).
+mod seed_rules;
 /// The vim keymap preset and key sequences with their pending keys (behaviour §10).
 mod vim_keys;
 

@@ -11,7 +11,7 @@ use askd::core::{EditorTarget, FlowError, Focus};
 use askd::core::{FlowSpec, Outcome};
 use askd::dialect::DialectId;
 use askd::session::snapshot;
-use askd::session::{OpenOptions, Session};
+use askd::session::{OpenOptions, Profile, Session};
 use askd::view;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -281,9 +281,37 @@ fn arb_valid_payload() -> impl Strategy<Value = Value> {
         })
 }
 
+/// Behaviour options: either profile, each of the four flags on or off.
+fn arb_behaviour() -> impl Strategy<Value = askd::core::Behaviour> {
+    (any::<bool>(), prop::collection::vec(any::<bool>(), 4)).prop_map(|(later, flags)| {
+        let profile = if later { Profile::Pi09 } else { Profile::Seed };
+        askd::core::Behaviour {
+            confirm_dismiss_when_dirty: flags[0],
+            double_press_review_shortcuts: flags[1],
+            auto_submit_when_answered_without_notes: flags[2],
+            present_single_as_multi: flags[3],
+            ..profile.behaviour()
+        }
+    })
+}
+
+/// A fresh session under random behaviour options: usually a random valid pi payload,
+/// sometimes a hand-built dsh spec with free-text questions (only the custom row).
+fn arb_session() -> impl Strategy<Value = Session> {
+    (arb_spec_session(), arb_behaviour()).prop_map(|(session, behaviour)| {
+        let dialect = session.dialect();
+        let spec = session.flow().expect("a flow").spec().clone();
+        let options = OpenOptions {
+            behaviour,
+            ..OpenOptions::default()
+        };
+        Session::from_spec(dialect, Arc::new(spec.with_behaviour(behaviour)), &options)
+    })
+}
+
 /// A fresh session: usually a random valid pi payload, sometimes a hand-built dsh spec with
 /// free-text questions (only the custom row).
-fn arb_session() -> impl Strategy<Value = Session> {
+fn arb_spec_session() -> impl Strategy<Value = Session> {
     let dsh = prop::collection::vec((any::<bool>(), 0..4usize), 1..4).prop_map(|questions| {
         let questions = questions
             .into_iter()
@@ -300,6 +328,7 @@ fn arb_session() -> impl Strategy<Value = Session> {
             .collect();
         let spec = FlowSpec {
             rules: askd::dialect::dsh::RULES,
+            behaviour: Default::default(),
             title: None,
             questions,
         };
@@ -415,7 +444,7 @@ fn check_flow(session: &Session) -> Result<(), TestCaseError> {
     prop_assert_eq!(flow.check_invariants(), Ok(()));
     let count = flow.spec().questions.len();
     match flow.current_question() {
-        Some(q) => prop_assert!(flow.row() < q.row_count()),
+        Some(q) => prop_assert!(flow.row() < flow.spec().row_count(q)),
         None => prop_assert_eq!(flow.row(), 0),
     }
     prop_assert!(flow.review_action() < flow.review_actions().len());

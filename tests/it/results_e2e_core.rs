@@ -44,7 +44,7 @@ fn transcript(call: &str, result: &str) -> Option<Transcript> {
     })
 }
 
-const CALL: &str = "ask_user 3 questions (Scope, Langs, Layout)";
+const CALL: &str = "ask_user 3 question(s) (Scope, Langs, Layout)";
 
 /// The finished result, checked for `null`s (the contract omits undefined fields).
 fn result(s: &Session) -> Value {
@@ -183,20 +183,18 @@ fn submit_keeps_notes_only_answers_and_drops_notes_of_unselected_options() {
     type_text(&mut s, "go?");
     press(&mut s, "<CR><Tab><Tab>1");
     let value = result(&s);
+    // `langs` holds only a note on an unselected option: its serialised answer is empty, so
+    // it is left out.
     assert_eq!(
         value["details"]["answers"],
         json!({
-            "scope": { "values": [], "labels": [], "indices": [], "note": "why?" },
-            "langs": { "values": [], "labels": [], "indices": [] }
+            "scope": { "values": [], "labels": [], "indices": [], "note": "why?" }
         })
     );
     assert_eq!(value["content"][0]["text"], json!("Scope note: why?"));
     assert_eq!(
         s.transcript(),
-        transcript(
-            CALL,
-            "✓ Scope: (no answer)\n  note: why?\n✓ Langs: (no answer)"
-        )
+        transcript(CALL, "✓ Scope: (no answer)\n  note: why?")
     );
 }
 
@@ -548,7 +546,7 @@ fn an_invalid_payload_completes_at_once_with_every_issue() {
     );
     assert_eq!(
         s.transcript(),
-        transcript("ask_user 2 questions (Q1, Q2)", "Invalid input")
+        transcript("ask_user 2 question(s) (Q1, Q2)", "Invalid input")
     );
 }
 
@@ -590,12 +588,17 @@ fn duplicates_blank_optional_fields_and_missing_previews_are_issues() {
                     "questions[1].options[2].preview",
                     "Question 2, option 3: preview must not be empty"
                 ),
+                // A blank preview on a preview question breaks both rules.
+                (
+                    "questions[1].options[2].preview",
+                    "Question 2, option 3: preview questions require preview text for every option; add preview text or use type \"single\" instead"
+                ),
             ]
         )
     );
     assert_eq!(
         s.transcript(),
-        transcript("ask_user 2 questions (First, Q2)", "Invalid input")
+        transcript("ask_user 2 question(s) (First, Q2)", "Invalid input")
     );
 }
 
@@ -606,12 +609,12 @@ fn malformed_shapes_are_invalid_input_not_errors() {
         (
             json!([1, 2]),
             vec![("payload", "payload must be an object")],
-            "ask_user 0 questions ()",
+            "ask_user 0 question(s)",
         ),
         (
             json!({}),
             vec![("questions", "At least one question is required")],
-            "ask_user 0 questions ()",
+            "ask_user 0 question(s)",
         ),
         (
             json!({ "title": 5, "questions": "all" }),
@@ -619,7 +622,7 @@ fn malformed_shapes_are_invalid_input_not_errors() {
                 ("title", "title must be a string"),
                 ("questions", "questions must be an array"),
             ],
-            "ask_user 0 questions ()",
+            "ask_user 0 question(s)",
         ),
         (
             json!({ "questions": [
@@ -647,7 +650,7 @@ fn malformed_shapes_are_invalid_input_not_errors() {
                     "Question 3, option 1: must be an object",
                 ),
             ],
-            "ask_user 3 questions (Q1, Q2, Q3)",
+            "ask_user 3 question(s) (Q1, Q2, Q3)",
         ),
     ];
     for (payload, issues, call) in cases {
@@ -726,12 +729,12 @@ fn without_ui_the_questions_are_normalised() {
     );
     assert_eq!(
         s.transcript(),
-        transcript("ask_user 1 question (Q1)", "Cancelled")
+        transcript("ask_user 1 question(s) (Q1)", "Cancelled")
     );
 }
 
 #[test]
-fn the_call_line_cuts_the_labels_to_fifty_columns() {
+fn the_call_line_cuts_labels_wider_than_fifty_columns_to_47_and_an_ellipsis() {
     let label = "가나다라마바사아자차";
     let option = json!([{ "value": "x", "label": "X" }]);
     let payload = json!({ "questions": [
@@ -743,7 +746,8 @@ fn the_call_line_cuts_the_labels_to_fifty_columns() {
     press(&mut s, "<S-Tab>1");
     assert_eq!(
         s.transcript().unwrap().call,
-        "ask_user 3 questions (가나다라마바사아자차, 가나다라마바사아자차, 가나다)"
+        // 20 + 2 + 20 + 2 + 2 = 46 columns; the next wide character would reach 48.
+        "ask_user 3 question(s) (가나다라마바사아자차, 가나다라마바사아자차, 가...)"
     );
 }
 
@@ -768,6 +772,9 @@ fn labels_keep_their_recommended_marker_in_results() {
     );
     assert_eq!(
         s.transcript(),
-        transcript("ask_user 1 question (DB)", "✓ DB: Postgres (Recommended)")
+        transcript(
+            "ask_user 1 question(s) (DB)",
+            "✓ DB: Postgres (Recommended)"
+        )
     );
 }

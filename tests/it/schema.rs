@@ -187,6 +187,7 @@ fn openrpc_describes_every_method_in_order() {
         ("keymap", false),
         ("keymapPreset", false),
         ("timeoutMs", false),
+        ("behaviour", false),
     ]);
     let session = p(&[("session", true)]);
     let expected: BTreeMap<&str, Vec<(String, bool)>> = BTreeMap::from([

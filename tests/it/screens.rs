@@ -247,12 +247,14 @@ fn plan_review() -> Session {
     };
     let spec = FlowSpec {
         rules: askd::dialect::dsh::RULES,
+        behaviour: Default::default(),
         title: None,
         questions: vec![Question {
             id: "plan".to_owned(),
             label: "Plan".to_owned(),
             prompt: "Approve this plan?".to_owned(),
             kind: QuestionType::Single,
+            asked: None,
             required: false,
             options: vec![
                 option("Approve", Some("Start with step 1")),
@@ -278,6 +280,42 @@ fn done() -> Session {
     s
 }
 
+/// `payload` opened with the behaviour options `behaviour` (as `open` takes them).
+fn open_as(payload: Value, behaviour: Value) -> Session {
+    let options: askd::session::BehaviourOptions =
+        serde_json::from_value(behaviour).expect("valid options");
+    let options = OpenOptions {
+        behaviour: options.behaviour(),
+        ..OpenOptions::default()
+    };
+    Session::open(&payload, &options).expect("payload opens")
+}
+
+/// The help overlay of the `pi-0.9` profile, over the single question.
+fn help_overlay() -> Session {
+    let mut s = open_as(single_payload(), json!({ "profile": "pi-0.9" }));
+    press(&mut s, "?");
+    s
+}
+
+/// The review tab with the dirty-dismiss notice and the review-shortcut notice of an armed
+/// digit.
+fn review_notices() -> Session {
+    let mut s = open_as(
+        review_payload(),
+        json!({ "confirmDismissWhenDirty": true, "doublePressReviewShortcuts": true }),
+    );
+    press(&mut s, "1<S-Tab><S-Tab>3<Esc>3");
+    s
+}
+
+/// A multi question presented so by the question-type toggle, holding custom text set aside.
+fn type_toggled() -> Session {
+    let mut s = open_as(single_payload(), json!({ "profile": "pi-0.9" }));
+    press(&mut s, "t1<Down><Down><Down>mine<CR><Space>");
+    s
+}
+
 /// Every kind of screen, by name.
 fn screens() -> Vec<(&'static str, Session)> {
     let mut elaborate = review();
@@ -296,6 +334,9 @@ fn screens() -> Vec<(&'static str, Session)> {
         ("cjk", cjk()),
         ("plan_review", plan_review()),
         ("done", done()),
+        ("help_overlay", help_overlay()),
+        ("review_notices", review_notices()),
+        ("type_toggled", type_toggled()),
     ]
 }
 
@@ -326,6 +367,8 @@ fn span_snapshots() {
     snap_spans("single", &single(), 40);
     snap_spans("custom_editor", &custom_editor(), 40);
     snap_spans("option_note_editor", &option_note_editor(), 40);
+    snap_spans("review_notices", &review_notices(), 40);
+    snap_spans("type_toggled", &type_toggled(), 40);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -851,7 +894,7 @@ fn play_json_prints_one_step_per_line() {
     );
     assert_eq!(
         steps[2]["transcript"],
-        json!({ "call": "ask_user 1 question (Color)", "result": "✓ Color: Red" })
+        json!({ "call": "ask_user 1 question(s) (Color)", "result": "✓ Color: Red" })
     );
 }
 

@@ -791,20 +791,48 @@ fn bad_input_is_status_2_with_its_reason() {
 }
 
 #[test]
-fn behaviour_options_are_checked_and_said_to_be_not_applied_yet() {
-    let args = [
-        "--example",
-        "--no-ui",
-        "--behaviour",
-        "{\"timeoutMs\":1000}",
-    ];
-    let (status, out, err) = ask_detached(&args, "");
-    assert_eq!(status, 1);
+fn behaviour_options_apply_and_unknown_ones_are_refused() {
+    let (status, out, err) = ask_detached(
+        &[
+            "--example",
+            "--no-ui",
+            "--behaviour",
+            "{\"timeoutMs\":1000}",
+        ],
+        "",
+    );
+    assert_eq!((status, out.as_str()), (2, ""));
     assert_eq!(
         err,
-        "askd: --behaviour: this engine applies no behaviour options yet\n"
+        "askd: --behaviour: unknown field `timeoutMs`, expected one of `profile`, \
+         `confirmDismissWhenDirty`, `doublePressReviewShortcuts`, \
+         `autoSubmitWhenAnsweredWithoutNotes`, `presentSingleAsMulti`\n"
     );
-    assert_eq!(ask_detached(&["--example", "--no-ui"], "").1, out);
-    let (status, _, err) = ask_detached(&["--example", "--no-ui", "--behaviour", "{}"], "");
+    // The pi-0.9 profile lists Type your own under the example's preview question too.
+    let text = |out: &str| {
+        let result: serde_json::Value = serde_json::from_str(out).expect("a JSON result");
+        result["content"][0]["text"]
+            .as_str()
+            .expect("a text")
+            .to_owned()
+    };
+    let (status, seed, err) = ask_detached(&["--example", "--no-ui", "--behaviour", "{}"], "");
     assert_eq!((status, err.as_str()), (1, ""));
+    assert!(text(&seed).ends_with(
+        "   - Table [table]\ndetails.questions contains normalized pending questions. details.answers stays empty until user responds."
+    ));
+    let (status, later, err) = ask_detached(
+        &[
+            "--example",
+            "--no-ui",
+            "--behaviour",
+            "{\"profile\":\"pi-0.9\"}",
+        ],
+        "",
+    );
+    assert_eq!((status, err.as_str()), (1, ""));
+    assert!(text(&later).ends_with(
+        "   - Table [table]\n   - Type your own [custom]\ndetails.questions contains normalized pending questions. details.answers stays empty until user responds."
+    ));
+    assert_eq!(ask_detached(&["--example", "--no-ui"], "").1, seed);
 }

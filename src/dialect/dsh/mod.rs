@@ -37,7 +37,7 @@ use serde_json::{Map, Value, json};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::{
-    Answer, CancelReason, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW, Question,
+    Answer, Behaviour, CancelReason, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW, Question,
     QuestionType, ReviewAction, Rules, quoted,
 };
 use crate::dialect::{AskError, Dialect, Ending, Rejection, Transcript};
@@ -288,6 +288,7 @@ pub fn validate(request: &Value) -> Result<FlowSpec, UserQuestionError> {
         title: None,
         questions,
         rules: RULES,
+        behaviour: Behaviour::default(),
     })
 }
 
@@ -381,7 +382,8 @@ pub fn parse_answers(spec: &FlowSpec, value: &Value) -> Result<Vec<Answer>, Stri
                 in_order(count)
             ));
         };
-        answers.push(parse_item(i, question, item, count)?);
+        let takes_custom = spec.has_custom_row(question);
+        answers.push(parse_item(i, question, takes_custom, item, count)?);
     }
     if items.len() > count {
         return Err(format!(
@@ -438,8 +440,7 @@ fn reply<'a>(q: &'a Question, answer: Option<&'a Answer>) -> (Vec<&'a str>, Opti
         return (Vec::new(), None);
     };
     let custom = answer
-        .custom_text
-        .as_deref()
+        .chosen_custom()
         .map(str::trim)
         .filter(|text| !text.is_empty());
     let selected = if custom.is_some() && q.kind != QuestionType::Multi {
@@ -606,6 +607,7 @@ fn check_question(
         label: header.unwrap_or_else(|| format!("Q{}", index + 1)),
         prompt: prompt.to_owned(),
         kind,
+        asked: None,
         required: false,
         options,
         detail,
@@ -707,8 +709,15 @@ fn apply_intent(index: usize, question: &mut Question) -> Result<(), UserQuestio
     Ok(())
 }
 
-/// Parses entry `i` of an answer batch against `question`; `count` is the number of questions.
-fn parse_item(i: usize, question: &Question, item: &Value, count: usize) -> Result<Answer, String> {
+/// Parses entry `i` of an answer batch against `question` (which `takes_custom` text or not);
+/// `count` is the number of questions.
+fn parse_item(
+    i: usize,
+    question: &Question,
+    takes_custom: bool,
+    item: &Value,
+    count: usize,
+) -> Result<Answer, String> {
     let at = format!("answers[{i}]");
     let id = quoted(&question.id);
     let Some(object) = item.as_object() else {
@@ -783,7 +792,7 @@ fn parse_item(i: usize, question: &Question, item: &Value, count: usize) -> Resu
             ));
         }
     };
-    if custom.is_some() && !question.has_custom_row() {
+    if custom.is_some() && !takes_custom {
         return Err(format!("{at}.custom: question {id} takes no custom answer"));
     }
     if custom.is_some() && !multi && !selected.is_empty() {

@@ -61,7 +61,7 @@ pub fn parse_answers(spec: &FlowSpec, value: &Value) -> Result<Vec<Answer>, Stri
                 }
                 "customText" => {
                     let text = string_field(v, &at)?;
-                    if !question.has_custom_row() {
+                    if !spec.has_custom_row(question) {
                         return Err(format!(
                             "{at}: question {} is a preview question and takes no custom text",
                             quoted(id)

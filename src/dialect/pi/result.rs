@@ -2,11 +2,13 @@
 //!
 //! Everything here is a pure function of the spec, the answers and how the flow ended.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
 use crate::core::{
@@ -21,6 +23,14 @@ pub const ELABORATE_INSTRUCTION: &str = "First answer the user's noted clarifica
 
 /// Widest the labels of a transcript call line may be, in terminal columns.
 const CALL_LABELS_WIDTH: usize = 50;
+
+/// What ends labels cut to fit the call line.
+const ELLIPSIS: &str = "...";
+
+/// The line a summary ends with when an answered question was presented as multi-select though
+/// asked as another kind.
+pub const PRESENTATION_NOTE: &str =
+    "Note: Some questions were presented as multi-select by user preference.";
 
 /// The `ask_user` tool output: `{ content: [{ type: "text", text }], details }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -101,6 +111,7 @@ pub enum ErrorKind {
 
 /// A question as `details.questions` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct QuestionSummary {
     /// The question id.
     pub id: String,
@@ -108,13 +119,17 @@ pub struct QuestionSummary {
     pub label: String,
     /// The question text.
     pub prompt: String,
-    /// The question kind.
+    /// The question kind, as asked.
     #[serde(rename = "type")]
     pub kind: QuestionType,
+    /// The kind the question was presented as, when it differs from the one asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presented_type: Option<QuestionType>,
 }
 
 /// A question with its options, as elaboration items carry it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct QuestionContext {
     /// The question id.
     pub id: String,
@@ -122,9 +137,12 @@ pub struct QuestionContext {
     pub label: String,
     /// The question text.
     pub prompt: String,
-    /// The question kind.
+    /// The question kind, as asked.
     #[serde(rename = "type")]
     pub kind: QuestionType,
+    /// The kind the question was presented as, when it differs from the one asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presented_type: Option<QuestionType>,
     /// The declared options in order.
     pub options: Vec<OptionItem>,
 }
@@ -325,16 +343,14 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
 /// counts as empty). A cancelled flow keeps what was entered, and says why it ended in
 /// `cancelReason` and in its text (`cancelled_text`).
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> ToolResult {
-    // Elaborate keeps only committed answers; every other outcome keeps whatever was entered.
-    let keep: fn(&Answer) -> bool = match outcome {
-        Outcome::Elaborate => Answer::is_answered,
+    // Elaborate keeps only committed answers; every other outcome keeps every answer whose
+    // serialised form holds anything.
+    let keep: fn(&SerializedAnswer) -> bool = match outcome {
+        Outcome::Elaborate => SerializedAnswer::is_committed,
         Outcome::Submit | Outcome::Cancelled(_) => |a| !a.is_empty(),
     };
     let mut details = bare_details(spec.title.clone(), None, summaries(spec));
-    details.answers = entries(spec, answers)
-        .filter(|(_, a)| keep(a))
-        .map(|(q, a)| (q.id.clone(), serialize_answer(q, a)))
-        .collect();
+    details.answers = serialized_answers(spec, answers, keep).collect();
     let text = match outcome {
         Outcome::Submit => or_default(submit_lines(spec, answers), "User submitted the ask flow"),
         Outcome::Cancelled(reason) => {
@@ -344,7 +360,7 @@ pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Too
         }
         Outcome::Elaborate => {
             let items = elaboration_items(spec, answers);
-            let text = elaborate_text(&items);
+            let text = elaborate_text(spec, answers, &items);
             details.mode = Mode::Elaborate;
             details.continuation = Some(continuation(spec, answers));
             details.elaboration = Some(Elaboration {
@@ -396,7 +412,7 @@ pub fn non_interactive_result(spec: &FlowSpec) -> ToolResult {
                 .iter()
                 .map(|o| format!("   - {} [{}]", o.label, o.value)),
         );
-        if q.has_custom_row() {
+        if spec.has_custom_row(q) {
             lines.push("   - Type your own [custom]".to_owned());
         }
     }
@@ -412,39 +428,43 @@ pub fn non_interactive_result(spec: &FlowSpec) -> ToolResult {
     tool_result(lines.join("\n"), details)
 }
 
-/// The transcript call line: `ask_user <n> question(s) (<labels>)`.
-///
-/// The reference writes `question(s)` as a placeholder for the plural: one question renders as
-/// `1 question`, any other count as `<n> questions`. The labels are joined with `, ` and cut to
-/// the longest prefix at most 50 terminal columns wide, never inside a character, with no
-/// ellipsis.
+/// The transcript call line: `ask_user <n> question(s) (<labels>)`, `question(s)` literally
+/// whatever `n` is. The labels are joined with `, `; wider than 50 terminal columns, they are cut
+/// to their longest run of whole leading graphemes at most 47 columns wide, followed by `...`.
+/// Without labels the parenthesised part is left out.
 pub fn transcript_call(labels: &[&str]) -> String {
     let n = labels.len();
-    let noun = if n == 1 { "question" } else { "questions" };
     let joined = labels.join(", ");
+    if joined.is_empty() {
+        return format!("ask_user {n} question(s)");
+    }
     format!(
-        "ask_user {n} {noun} ({})",
+        "ask_user {n} question(s) ({})",
         cut_to_width(&joined, CALL_LABELS_WIDTH)
     )
 }
 
 /// The transcript result text of a finished flow (same arguments as [`flow_result`]).
 ///
-/// A submitted answer that holds only notes is headed `✓ Label: (no answer)`, so its note lines
-/// still appear under the question they belong to.
+/// An engine addition: a submitted answer that holds only notes is headed `✓ Label: (no answer)`, so its
+/// note lines still appear under the question they belong to.
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
         Outcome::Cancelled(reason) => reason.words().to_owned(),
-        Outcome::Elaborate => elaborate_text(&elaboration_items(spec, answers)),
+        Outcome::Elaborate => elaborate_text(spec, answers, &elaboration_items(spec, answers)),
         Outcome::Submit => {
             let mut lines = Vec::new();
-            for (q, a) in entries(spec, answers).filter(|(_, a)| !a.is_empty()) {
-                let shown = if selected_options(q, a).next().is_some() {
-                    answer_labels(q, a).join(", ")
-                } else if let Some(text) = &a.custom_text {
-                    format!("(wrote) {text}")
-                } else {
+            for (q, a) in entries(spec, answers) {
+                let serialized = serialize_answer(q, a);
+                if serialized.is_empty() {
+                    continue;
+                }
+                let shown = if serialized.labels.is_empty() {
                     "(no answer)".to_owned()
+                } else if serialized.indices.is_empty() && serialized.custom_text.is_some() {
+                    format!("(wrote) {}", serialized.labels.join(", "))
+                } else {
+                    serialized.labels.join(", ")
                 };
                 lines.push(format!("✓ {}: {shown}", q.label));
                 if let Some(note) = &a.note {
@@ -453,6 +473,9 @@ pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) 
                 for (option, note) in selected_option_notes(q, a) {
                     lines.push(format!("  {} note: {note}", option.label));
                 }
+            }
+            if presented_as_multi(spec, answers) {
+                lines.push(format!("  {PRESENTATION_NOTE}"));
             }
             or_default(lines, "Submitted")
         }
@@ -471,6 +494,45 @@ pub fn cancelled_text(reason: CancelReason) -> &'static str {
         CancelReason::Timeout => "The ask flow timed out before the user answered",
         CancelReason::NoUi => "Needs user input: ask_user requires interactive UI.",
         CancelReason::InvalidInput => "Invalid ask_user payload",
+    }
+}
+
+/// Whether an answered question was presented as multi-select though asked as another kind (the
+/// presentation note of summaries).
+fn presented_as_multi(spec: &FlowSpec, answers: &[Answer]) -> bool {
+    entries(spec, answers)
+        .any(|(q, a)| q.presented_kind() == Some(QuestionType::Multi) && a.is_answered())
+}
+
+/// Every question's id with its serialised answer, in question order, for those `keep` accepts.
+fn serialized_answers<'a>(
+    spec: &'a FlowSpec,
+    answers: &'a [Answer],
+    keep: fn(&SerializedAnswer) -> bool,
+) -> impl Iterator<Item = (String, SerializedAnswer)> + 'a {
+    entries(spec, answers)
+        .map(|(q, a)| (q, serialize_answer(q, a)))
+        .filter(move |(_, a)| keep(a))
+        .map(|(q, a)| (q.id.clone(), a))
+}
+
+impl SerializedAnswer {
+    /// Nothing selected, no custom text, no note, no option notes: results leave it out.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+            && self.labels.is_empty()
+            && self.indices.is_empty()
+            && self.custom_text.is_none()
+            && self.note.is_none()
+            && self.option_notes.is_none()
+    }
+
+    /// A selection or custom text: what elaborations keep as answers.
+    pub fn is_committed(&self) -> bool {
+        !self.values.is_empty()
+            || !self.labels.is_empty()
+            || !self.indices.is_empty()
+            || self.custom_text.is_some()
     }
 }
 
@@ -517,6 +579,7 @@ fn or_default(lines: Vec<String>, fallback: &str) -> String {
 static NO_ANSWER: Answer = Answer {
     selected: Vec::new(),
     custom_text: None,
+    custom_off: false,
     note: None,
     option_notes: Vec::new(),
 };
@@ -539,7 +602,8 @@ fn summaries(spec: &FlowSpec) -> Vec<QuestionSummary> {
             id: q.id.clone(),
             label: q.label.clone(),
             prompt: q.prompt.clone(),
-            kind: q.kind,
+            kind: q.asked_kind(),
+            presented_type: q.presented_kind(),
         })
         .collect()
 }
@@ -562,11 +626,11 @@ fn selected_option_notes<'a>(
     selected_options(q, a).filter_map(|(i, o)| a.option_note(i).map(|n| (o, n)))
 }
 
-/// Selected labels in selection order, then the custom text.
+/// Selected labels in selection order, then the chosen custom text.
 fn answer_labels(q: &Question, a: &Answer) -> Vec<String> {
     selected_options(q, a)
         .map(|(_, o)| o.label.clone())
-        .chain(a.custom_text.clone())
+        .chain(a.chosen_custom().map(str::to_owned))
         .collect()
 }
 
@@ -580,17 +644,18 @@ fn serialize_answer(q: &Question, a: &Answer) -> SerializedAnswer {
     SerializedAnswer {
         values: selected_options(q, a)
             .map(|(_, o)| o.value.clone())
-            .chain(a.custom_text.clone())
+            .chain(a.chosen_custom().map(str::to_owned))
             .collect(),
         labels: answer_labels(q, a),
         indices: selected_options(q, a).map(|(i, _)| i + 1).collect(),
-        custom_text: a.custom_text.clone(),
+        custom_text: a.chosen_custom().map(str::to_owned),
         note: a.note.clone(),
         option_notes: (!option_notes.0.is_empty()).then_some(option_notes),
     }
 }
 
-/// Submit summary lines (notes-only answers still report their note lines).
+/// Submit summary lines (notes-only answers still report their note lines), the presentation
+/// note last.
 fn submit_lines(spec: &FlowSpec, answers: &[Answer]) -> Vec<String> {
     let mut lines = Vec::new();
     for (q, a) in entries(spec, answers) {
@@ -604,6 +669,9 @@ fn submit_lines(spec: &FlowSpec, answers: &[Answer]) -> Vec<String> {
         for (option, note) in selected_option_notes(q, a) {
             lines.push(format!("{} / {} note: {note}", q.label, option.label));
         }
+    }
+    if presented_as_multi(spec, answers) {
+        lines.push(PRESENTATION_NOTE.to_owned());
     }
     lines
 }
@@ -645,7 +713,8 @@ fn elaboration_items(spec: &FlowSpec, answers: &[Answer]) -> Vec<ElaborationItem
             id: q.id.clone(),
             label: q.label.clone(),
             prompt: q.prompt.clone(),
-            kind: q.kind,
+            kind: q.asked_kind(),
+            presented_type: q.presented_kind(),
             options: q.options.clone(),
         };
         let answered = a.is_answered();
@@ -675,45 +744,65 @@ fn elaboration_items(spec: &FlowSpec, answers: &[Answer]) -> Vec<ElaborationItem
     items
 }
 
-/// One line per item, its quoted strings JSON-encoded.
-fn elaborate_text(items: &[ElaborationItem]) -> String {
-    let lines = items
+/// One line per item, its quoted strings JSON-encoded. Under
+/// [`Behaviour::elaborate_with_current_answer`](crate::core::Behaviour) the lines of answered
+/// questions name the current answer, and without any item every answered question has a line
+/// of its own.
+fn elaborate_text(spec: &FlowSpec, answers: &[Answer], items: &[ElaborationItem]) -> String {
+    let with_answer = spec.behaviour.elaborate_with_current_answer;
+    let current = |answer: Option<&SerializedAnswer>| match answer {
+        Some(a) if with_answer && !a.labels.is_empty() => {
+            format!(" after current answer {}", quoted(&a.labels.join(", ")))
+        }
+        _ => String::new(),
+    };
+    let mut lines: Vec<String> = items
         .iter()
         .map(|item| {
             let prompt = quoted(&item.question.prompt);
             let note = quoted(&item.note);
+            let after = current(item.answer.as_ref());
             match &item.option {
-                None => format!("User asked to elaborate on question {prompt} with note {note}"),
+                None => format!("User asked to elaborate on question {prompt}{after} with note {note}"),
                 Some(option) => format!(
-                    "User asked to elaborate on question {prompt} option {} with note {note}",
+                    "User asked to elaborate on question {prompt} option {}{after} with note {note}",
                     quoted(&option.label)
                 ),
             }
         })
         .collect();
+    if lines.is_empty() && with_answer {
+        lines = serialized_answers(spec, answers, SerializedAnswer::is_committed)
+            .filter_map(|(id, answer)| {
+                let q = spec.questions.iter().find(|q| q.id == id)?;
+                Some(format!(
+                    "User asked to elaborate on question {}{}",
+                    quoted(&q.prompt),
+                    current(Some(&answer))
+                ))
+            })
+            .collect();
+    }
     or_default(lines, "User asked for elaboration based on notes")
 }
 
-/// The longest prefix of `text` at most `max` columns wide, cut between characters.
-///
-/// Searches the character boundaries by halving, so a long text costs `O(n log n)`.
-fn cut_to_width(text: &str, max: usize) -> &str {
+/// The longest run of whole leading graphemes of `text` at most `max - 3` columns wide followed
+/// by `...`, when `text` is wider than `max` columns; `text` itself otherwise.
+fn cut_to_width(text: &str, max: usize) -> Cow<'_, str> {
     if text.width() <= max {
-        return text;
+        return Cow::Borrowed(text);
     }
-    let ends: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-    // Invariant: the prefix ending at `ends[fits]` fits; the one ending at `ends[over]` (or the
-    // whole text when `over == ends.len()`) does not.
-    let (mut fits, mut over) = (0, ends.len());
-    while over - fits > 1 {
-        let mid = (fits + over) / 2;
-        if text[..ends[mid]].width() <= max {
-            fits = mid;
-        } else {
-            over = mid;
+    let room = max - ELLIPSIS.len();
+    let mut width = 0;
+    let mut end = 0;
+    for (at, grapheme) in text.grapheme_indices(true) {
+        width += grapheme.width();
+        if width > room {
+            break;
         }
+        end = at + grapheme.len();
     }
-    &text[..ends[fits]]
+    Cow::Owned(format!("{}{ELLIPSIS}", &text[..end]))
 }
 
 #[cfg(test)]
@@ -739,6 +828,7 @@ mod tests {
         options: &[(&str, &str)],
     ) -> Question {
         Question {
+            asked: None,
             id: id.to_owned(),
             label: label.to_owned(),
             prompt: prompt.to_owned(),
@@ -753,6 +843,7 @@ mod tests {
     fn flow(questions: Vec<Question>) -> FlowSpec {
         FlowSpec {
             rules: RULES,
+            behaviour: Default::default(),
             title: None,
             questions,
         }
@@ -941,7 +1032,7 @@ mod tests {
     }
 
     #[test]
-    fn submit_unselected_option_note_only_is_kept_but_says_nothing() {
+    fn submit_and_cancel_omit_an_answer_holding_only_notes_on_unselected_options() {
         let spec = scope_spec();
         let answers = [Answer {
             option_notes: notes(&[(0, "hm")]),
@@ -960,14 +1051,17 @@ mod tests {
                     "questions": [
                         { "id": "scope", "label": "Scope", "prompt": "How big?", "type": "single" }
                     ],
-                    "answers": { "scope": { "values": [], "labels": [], "indices": [] } }
+                    "answers": {}
                 }
             }),
         );
         assert_eq!(
             transcript_result(&spec, &answers, Outcome::Submit),
-            "✓ Scope: (no answer)"
+            "Submitted"
         );
+        let cancelled = flow_result(&spec, &answers, Outcome::Cancelled(CancelReason::User));
+        assert_eq!(cancelled.details.answers, OrderedMap::default());
+        assert!(cancelled.details.cancelled);
     }
 
     #[test]
@@ -1397,37 +1491,66 @@ mod tests {
     }
 
     #[test]
-    fn transcript_call_counts_questions() {
-        assert_eq!(transcript_call(&["Scope"]), "ask_user 1 question (Scope)");
+    fn transcript_call_reads_question_s_literally() {
+        assert_eq!(
+            transcript_call(&["Goal", "Tone"]),
+            "ask_user 2 question(s) (Goal, Tone)"
+        );
+        assert_eq!(
+            transcript_call(&["Scope"]),
+            "ask_user 1 question(s) (Scope)"
+        );
         assert_eq!(
             transcript_call(&["A", "B", "C"]),
-            "ask_user 3 questions (A, B, C)"
+            "ask_user 3 question(s) (A, B, C)"
         );
+        assert_eq!(transcript_call(&[]), "ask_user 0 question(s)");
     }
 
     #[test]
-    fn transcript_call_cuts_labels_to_fifty_columns() {
+    fn transcript_call_cuts_labels_wider_than_fifty_columns_to_47_and_an_ellipsis() {
         let long = "x".repeat(30);
         assert_eq!(
             transcript_call(&[&long, &long]),
-            format!("ask_user 2 questions ({}, {})", long, "x".repeat(18))
+            format!("ask_user 2 question(s) ({long}, {}...)", "x".repeat(15))
+        );
+        // 50 columns exactly stay whole.
+        let twenty = "x".repeat(20);
+        let fifty = format!("{twenty}, {twenty}, {}", "y".repeat(6));
+        assert_eq!(fifty.width(), 50);
+        assert_eq!(
+            transcript_call(&[&twenty, &twenty, "yyyyyy"]),
+            format!("ask_user 3 question(s) ({fifty})")
         );
         let ten = "一二三四五六七八九十";
-        // 20 + 2 + 20 + 2 + 1 = 45 columns, then wide characters: 47, 49, and 51 would overflow.
+        assert_eq!(
+            transcript_call(&[ten, ten, "ab一二"]),
+            format!("ask_user 3 question(s) ({ten}, {ten}, ab一二)")
+        );
+        // 20 + 2 + 20 + 2 + 1 = 45 columns, then a wide character reaches 47: 50 in all.
         assert_eq!(
             transcript_call(&[ten, ten, "a一二三"]),
-            format!("ask_user 3 questions ({ten}, {ten}, a一二)")
+            format!("ask_user 3 question(s) ({ten}, {ten}, a一...)")
         );
-        // 46 + 2 + 2 = 50 columns exactly.
+        // 46 columns, and the next wide character would straddle column 47: 49 in all.
         assert_eq!(
             transcript_call(&[ten, ten, "ab一二三"]),
-            format!("ask_user 3 questions ({ten}, {ten}, ab一二)")
+            format!("ask_user 3 question(s) ({ten}, {ten}, ab...)")
+        );
+        // Graphemes are never split: an accent stays with its letter.
+        let accented = format!("{}e\u{301}zzzz", "x".repeat(46));
+        assert_eq!(
+            transcript_call(&[&accented]),
+            format!("ask_user 1 question(s) ({}e\u{301}...)", "x".repeat(46))
         );
         for pad in 0..60 {
             let label = format!("{}{}", "a".repeat(pad), ten.repeat(4));
             let call = transcript_call(&[&label]);
-            let inner = &call["ask_user 1 question (".len()..call.len() - 1];
-            assert!(label.starts_with(inner));
+            let inner = &call["ask_user 1 question(s) (".len()..call.len() - 1];
+            let kept = inner
+                .strip_suffix("...")
+                .expect("cut labels end in an ellipsis");
+            assert!(label.starts_with(kept));
             let width = inner.width();
             assert!(width <= 50, "{width} columns in {inner:?}");
             assert!(width >= 49, "{width} columns in {inner:?}");

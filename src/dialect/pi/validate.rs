@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::core::{FlowSpec, Issue, OptionItem, Question, QuestionType};
+use crate::core::{Behaviour, FlowSpec, Issue, OptionItem, Question, QuestionType};
 use crate::dialect::pi::RULES;
 
 /// Validates and normalises an `ask_user` payload given as arbitrary JSON.
@@ -53,6 +53,7 @@ pub fn validate(payload: &Value) -> Result<FlowSpec, Vec<Issue>> {
             title,
             questions,
             rules: RULES,
+            behaviour: Behaviour::default(),
         })
     } else {
         Err(issues)
@@ -245,6 +246,7 @@ fn check_question<'a>(
             .map_or_else(|| format!("Q{number}"), str::to_owned),
         prompt: prompt?.to_owned(),
         kind: kind?,
+        asked: None,
         required,
         options,
         detail: None,
@@ -290,7 +292,15 @@ fn check_option<'a>(
     let label = place.required(object, "label", issues);
     let description = place.optional(object, "description", issues);
     let preview = place.optional(object, "preview", issues);
-    if is_preview && matches!(Field::of(object, "preview"), Field::Absent) {
+    // On a preview question a missing or blank preview also gets the fix hint: a blank one is
+    // reported twice at the same path, "must not be empty" first.
+    if is_preview
+        && match Field::of(object, "preview") {
+            Field::Absent => true,
+            Field::Text(text) => text.trim().is_empty(),
+            Field::Other(_) => false,
+        }
+    {
         place.report(issues, "preview", PREVIEW_REQUIRED);
     }
 
@@ -562,8 +572,21 @@ mod tests {
         )]);
         let option = json!([{ "value": "a", "label": "A", "preview": "\n" }]);
         assert_eq!(errors(with_options(option.clone())), want);
-        // On a preview question a blank preview is reported once, not as missing too.
-        assert_eq!(errors(preview_with(option)), want);
+        // On a preview question a blank preview breaks both rules: two issues at one path,
+        // in this order.
+        assert_eq!(
+            errors(preview_with(option)),
+            expected(&[
+                (
+                    "questions[0].options[0].preview",
+                    "Question 1, option 1: preview must not be empty"
+                ),
+                (
+                    "questions[0].options[0].preview",
+                    &format!("Question 1, option 1: {PREVIEW_REQUIRED}")
+                ),
+            ])
+        );
     }
 
     #[test]
@@ -673,6 +696,10 @@ mod tests {
                 (
                     "questions[2].options[1].preview",
                     "Question 3, option 2: preview must not be empty"
+                ),
+                (
+                    "questions[2].options[1].preview",
+                    &format!("Question 3, option 2: {PREVIEW_REQUIRED}")
                 ),
                 ("questions[3].id", "Question 4: id is required"),
                 (
@@ -1148,6 +1175,7 @@ mod tests {
         });
         let want = FlowSpec {
             rules: RULES,
+            behaviour: Default::default(),
             title: Some("  Setup  ".to_owned()),
             questions: vec![
                 Question {
@@ -1155,6 +1183,7 @@ mod tests {
                     label: "Q1".to_owned(),
                     prompt: "Which scope?".to_owned(),
                     kind: QuestionType::Single,
+                    asked: None,
                     required: false,
                     options: vec![
                         OptionItem {
@@ -1178,6 +1207,7 @@ mod tests {
                     label: "Languages".to_owned(),
                     prompt: "Which?".to_owned(),
                     kind: QuestionType::Multi,
+                    asked: None,
                     required: true,
                     options: vec![OptionItem {
                         value: "rs".to_owned(),
@@ -1193,6 +1223,7 @@ mod tests {
                     label: "Q3".to_owned(),
                     prompt: "Layout?".to_owned(),
                     kind: QuestionType::Preview,
+                    asked: None,
                     required: false,
                     options: vec![OptionItem {
                         value: "a".to_owned(),
@@ -1215,12 +1246,14 @@ mod tests {
             spec,
             FlowSpec {
                 rules: RULES,
+                behaviour: Default::default(),
                 title: None,
                 questions: vec![Question {
                     id: "q".to_owned(),
                     label: "Q1".to_owned(),
                     prompt: "P?".to_owned(),
                     kind: QuestionType::Single,
+                    asked: None,
                     required: false,
                     options: vec![OptionItem {
                         value: "a".to_owned(),
@@ -1269,6 +1302,10 @@ mod tests {
                 (
                     "questions[0].options[2].preview",
                     "Question 1, option 3: preview must not be empty"
+                ),
+                (
+                    "questions[0].options[2].preview",
+                    &format!("Question 1, option 3: {PREVIEW_REQUIRED}")
                 ),
             ])
         );
