@@ -339,8 +339,9 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
         prop::sample::select(vec!["single", "multi", "preview"]),
         10..25usize,
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(kind, n, vim)| {
+        .prop_map(|(kind, n, vim, pi09)| {
             let options: Vec<Value> = (0..n)
                 .map(|j| {
                     json!({
@@ -359,10 +360,14 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
             if vim {
                 keymap = keymap.with_preset(askd::core::Preset::Vim);
             }
-            let options = OpenOptions {
+            let mut options = OpenOptions {
                 keymap: Arc::new(keymap),
                 ..OpenOptions::default()
             };
+            // The profile's custom row on preview questions and its type toggle, under a filter.
+            if pi09 {
+                options.behaviour = Profile::Pi09.behaviour();
+            }
             Session::open(&payload, &options).expect("a pi payload opens")
         });
     prop_oneof![
@@ -386,8 +391,8 @@ static KEY_POOL: LazyLock<Vec<Key>> = LazyLock::new(|| {
         .collect();
     names.extend("abnNxZ0123456789".chars().map(String::from));
     names.extend(["é", "한", "😀", "pageup", "pagedown", "ctrl+x", "alt+1"].map(String::from));
-    // The Vim preset's keys (`g` twice makes `g g`).
-    names.extend(["j", "k", "h", "l", "g", "G", "ctrl+d"].map(String::from));
+    // The Vim preset's keys (`g` twice makes `g g`), and the profile's toggle and help.
+    names.extend(["j", "k", "h", "l", "g", "G", "ctrl+d", "t", "?"].map(String::from));
     let mut keys: Vec<Key> = Vec::new();
     for name in names.iter().filter(|n| !ENDING_KEYS.contains(&n.as_str())) {
         let key = Key::parse(name).expect("pool keys parse");
