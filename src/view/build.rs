@@ -339,7 +339,8 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
 }
 
 /// The row of option `o` (row `i` among all rows), numbered `index`.
-#[inline]
+// Inlined: a call per row would copy each row out, where the window builds them in place.
+#[inline(always)]
 fn option_row(flow: &Flow, answer: &Answer, o: &OptionItem, i: usize, index: usize) -> RowView {
     let (label, recommended) = strip_recommended(&o.label);
     RowView {
@@ -357,7 +358,8 @@ fn option_row(flow: &Flow, answer: &Answer, o: &OptionItem, i: usize, index: usi
 }
 
 /// The custom row (row `i` among all rows), numbered `index`.
-#[inline]
+// Inlined: a call per row would copy each row out, where the window builds them in place.
+#[inline(always)]
 fn custom_row(flow: &Flow, answer: &Answer, i: usize, index: usize) -> RowView {
     RowView {
         index,
