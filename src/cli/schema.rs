@@ -10,8 +10,11 @@
 //! OpenRPC document's component schemas load in either dialect.
 //!
 //! The types in this module exist only to be described: the engine validates raw JSON itself
-//! (`payload`, `dsh`) and builds its replies as JSON (`server`), so the wire shapes that have
-//! no Rust type of their own are declared here.
+//! and builds its replies as JSON (`server`), so the wire shapes that have no Rust type of
+//! their own are declared here, or by each dialect ([`Dialect::schemas`]), which this module
+//! reaches through [`DIALECTS`] alone.
+//!
+//! [`Dialect::schemas`]: crate::dialect::Dialect::schemas
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -21,11 +24,7 @@ use schemars::{JsonSchema, Schema, json_schema};
 use serde_json::{Map, Value, json};
 
 use crate::core::{Action, MAX_SEQUENCE};
-use crate::dialect::dsh::schema::{
-    AskUserQuestionAnswer, AskUserQuestionRequest, DshResult, UserQuestionErrorData,
-};
-use crate::dialect::pi::ToolResult;
-use crate::dialect::pi::schema::{PiAnswerSet, PiPayload};
+use crate::dialect::{DIALECTS, Shape};
 use crate::server::params::{
     CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
     RestoreParams, SaveCustomParams, SessionParams, SetNoteParams, SubmitAnswersParams,
@@ -45,13 +44,23 @@ pub const SCHEMAS_DIR: &str = "schemas";
 // Replies
 // ---------------------------------------------------------------------------------------------
 
-/// What a pending `ask` resolves with.
-pub enum AskResult {
-    /// The pi dialect's `ask_user` tool output.
-    Pi(Box<ToolResult>),
-    /// The dsh dialect's answer (a dsh error fails the request with -32010 instead).
-    Dsh(AskUserQuestionAnswer),
+/// The schemas of one shape of every dialect, each once, in the order of [`DIALECTS`].
+fn of_every_dialect(
+    generator: &mut SchemaGenerator,
+    shape: fn(&crate::dialect::Schemas) -> Shape,
+) -> Vec<Schema> {
+    let mut schemas: Vec<Schema> = Vec::with_capacity(DIALECTS.len());
+    for dialect in DIALECTS {
+        let schema = (shape(dialect.schemas()).sub)(generator);
+        if !schemas.contains(&schema) {
+            schemas.push(schema);
+        }
+    }
+    schemas
 }
+
+/// What a pending `ask` resolves with: what `ask` in one of the dialects resolves with.
+pub struct AskResult;
 
 impl JsonSchema for AskResult {
     fn schema_name() -> Cow<'static, str> {
@@ -59,12 +68,10 @@ impl JsonSchema for AskResult {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let results = of_every_dialect(generator, |s| s.ask);
         json_schema!({
-            "description": "What `ask` resolves with: the pi `ask_user` tool output, or the dsh `AskUserQuestionAnswer`.",
-            "oneOf": [
-                generator.subschema_for::<ToolResult>(),
-                generator.subschema_for::<AskUserQuestionAnswer>(),
-            ],
+            "description": "What `ask` resolves with, in the shape of its dialect: the pi `ask_user` tool output, the dsh `AskUserQuestionAnswer`, or the value another agent expects back.",
+            "oneOf": results,
         })
     }
 }
@@ -133,14 +140,9 @@ pub struct SessionSummary {
 // Params whose Rust type is raw JSON
 // ---------------------------------------------------------------------------------------------
 
-/// The `answers` of `submitAnswers`: a pi answer set, or in the dsh dialect also an
-/// `AskUserQuestionAnswer`.
-pub enum SubmittedAnswers {
-    /// Keyed by question id.
-    Pi(PiAnswerSet),
-    /// `{ answers: [{ id, selected, custom? }] }`, one entry per question in the order asked.
-    Dsh(AskUserQuestionAnswer),
-}
+/// The `answers` of `submitAnswers`: an answer set keyed by question id (every dialect takes
+/// one), or one in the session's dialect's own shape.
+pub struct SubmittedAnswers;
 
 impl JsonSchema for SubmittedAnswers {
     fn schema_name() -> Cow<'static, str> {
@@ -148,12 +150,10 @@ impl JsonSchema for SubmittedAnswers {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let sets = of_every_dialect(generator, |s| s.answers);
         json_schema!({
-            "description": "A pi answer set keyed by question id, or in the dsh dialect also an `AskUserQuestionAnswer`.",
-            "anyOf": [
-                generator.subschema_for::<PiAnswerSet>(),
-                generator.subschema_for::<AskUserQuestionAnswer>(),
-            ],
+            "description": "An answer set keyed by question id (every dialect takes one), or one in the shape of the session's dialect: in the dsh dialect an `AskUserQuestionAnswer`, in the others the answer their agent expects back.",
+            "anyOf": sets,
         })
     }
 }
@@ -322,10 +322,10 @@ fn sorted(map: Map<String, Value>) -> Map<String, Value> {
     entries.into_iter().collect()
 }
 
-/// The root schema of `T` as a standalone document with its definitions under `$defs`.
-fn root_schema<T: JsonSchema>(exact: bool) -> Value {
+/// The root schema of `shape` as a standalone document with its definitions under `$defs`.
+fn root_schema(shape: Shape, exact: bool) -> Value {
     let mut generator = generator(exact, "/$defs");
-    let mut schema = generator.root_schema_for::<T>().to_value();
+    let mut schema = (shape.root)(&mut generator).to_value();
     if let Value::Object(object) = &mut schema
         && let Some(Value::Object(defs)) = object.remove("$defs")
     {
@@ -339,24 +339,20 @@ fn root_schema<T: JsonSchema>(exact: bool) -> Value {
 
 /// The JSON Schemas of `protocol/schemas/`, as (file name, schema), in a fixed order.
 pub fn schemas() -> Vec<(String, Value)> {
-    vec![
-        (
-            "pi-payload.json".to_owned(),
-            root_schema::<PiPayload>(false),
-        ),
-        ("pi-result.json".to_owned(), root_schema::<ToolResult>(true)),
-        (
-            "dsh-request.json".to_owned(),
-            root_schema::<AskUserQuestionRequest>(false),
-        ),
-        (
-            "dsh-answer.json".to_owned(),
-            root_schema::<AskUserQuestionAnswer>(true),
-        ),
-        ("dsh-result.json".to_owned(), root_schema::<DshResult>(true)),
-        ("step.json".to_owned(), root_schema::<Step>(true)),
-        ("view.json".to_owned(), root_schema::<View>(true)),
-    ]
+    let mut files: Vec<(String, Value)> = DIALECTS
+        .iter()
+        .flat_map(|d| d.schemas().files)
+        .map(|file| (file.name.to_owned(), root_schema(file.shape, file.exact)))
+        .collect();
+    files.push((
+        "step.json".to_owned(),
+        root_schema(Shape::of::<Step>(), true),
+    ));
+    files.push((
+        "view.json".to_owned(),
+        root_schema(Shape::of::<View>(), true),
+    ));
+    files
 }
 
 /// The OpenRPC document's generators: lenient for what the engine reads, exact for what it
@@ -412,7 +408,7 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
         },
         "open" => MethodDoc {
             summary: "Opens a session on a payload and answers its first Step.",
-            description: "Validates the payload in its dialect. An invalid pi payload opens a session that is already done, with the `invalid_input` result; an invalid dsh request fails with -32010 and creates no session. With `timeoutMs` the flow ends, cancelled as timed out, when its deadline passes.",
+            description: "Validates the payload in its dialect. An invalid request either opens a session that is already done, with its dialect's negative result and the issues in the Step's `error` (pi's `invalid_input` result), or, in a dialect that refuses invalid requests, fails and creates no session (dsh with -32010, mcp with -32602). With `timeoutMs` the flow ends, cancelled as timed out, when its deadline passes.",
             params: Some(SchemaGenerator::subschema_for::<OpenParams>),
             result: step,
             errors: &[code::INVALID_PARAMS, code::LIMIT, code::USER_QUESTION],
@@ -423,7 +419,7 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
             params: Some(SchemaGenerator::subschema_for::<OpenParams>),
             result: Some((
                 "askResult",
-                "The pi tool output, or the dsh answer.",
+                "The result, in the shape of the session's dialect (the dsh answer, in that dialect).",
                 SchemaGenerator::subschema_for::<AskResult>,
             )),
             errors: &[
@@ -506,7 +502,7 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
         },
         "cancel" => MethodDoc {
             summary: "Cancels the flow (the user), or withdraws the request (the asker).",
-            description: "Completes the flow as cancelled by the user (`reason: \"user\"`, the default), aborted by the asker (`reason: \"abort\"`, dsh `ASK_ABORTED`) or closed by the client (`reason: \"closed\"`, e.g. its window went away).",
+            description: "Completes the flow as cancelled by the user (`reason: \"user\"`, the default), aborted by the asker (`reason: \"abort\"`, dsh `ASK_ABORTED`), closed by the client (`reason: \"closed\"`, e.g. its window went away) or, where the review offers Decline, declined (`reason: \"decline\"`, the mcp `decline` action; elsewhere -32602).",
             params: Some(SchemaGenerator::subschema_for::<CancelParams>),
             result: step,
             errors: &[code::INVALID_PARAMS, code::UNKNOWN_SESSION, code::COMPLETED],
@@ -670,6 +666,33 @@ fn apply_overrides(generators: &mut Generators) {
     }
 }
 
+/// Adds to `open`'s params the options of every dialect that takes some, each as the param
+/// named after its dialect.
+fn add_dialect_options(generators: &mut Generators) {
+    let options: Vec<(&str, Schema)> = DIALECTS
+        .iter()
+        .filter_map(|d| Some((d.name(), d.schemas().options?)))
+        .map(|(name, shape)| (name, (shape.sub)(&mut generators.lenient)))
+        .collect();
+    let Some(Value::Object(properties)) = generators
+        .lenient
+        .definitions_mut()
+        .get_mut("OpenParams")
+        .and_then(|params| params.get_mut("properties"))
+    else {
+        return;
+    };
+    for (name, schema) in options {
+        properties.insert(
+            name.to_owned(),
+            json!({
+                "description": format!("Options of the {name} dialect, read only when the request is in it."),
+                "anyOf": [schema.to_value(), { "type": "null" }],
+            }),
+        );
+    }
+}
+
 /// The content descriptors of a params struct's fields, in declaration order.
 fn param_descriptors(definition: &Value) -> Vec<Value> {
     let required: Vec<&str> = definition
@@ -716,9 +739,13 @@ pub fn openrpc() -> Value {
         exact: generator(true, "/components/schemas"),
     };
     // The payload schemas are part of the contract even though `payload` is raw JSON.
-    generators.lenient.subschema_for::<PiPayload>();
-    generators.lenient.subschema_for::<AskUserQuestionRequest>();
-    generators.exact.subschema_for::<UserQuestionErrorData>();
+    for dialect in DIALECTS {
+        let schemas = dialect.schemas();
+        (schemas.request.sub)(&mut generators.lenient);
+        for component in schemas.components {
+            (component.sub)(&mut generators.exact);
+        }
+    }
     // First every params struct, so that the overrides can be applied to all of them.
     let docs: Vec<(&str, MethodDoc)> = METHODS
         .iter()
@@ -739,6 +766,7 @@ pub fn openrpc() -> Value {
         })
         .collect();
     apply_overrides(&mut generators);
+    add_dialect_options(&mut generators);
     let mut methods = Vec::new();
     for ((name, doc), params) in docs.iter().zip(&params) {
         let mut method = Map::new();

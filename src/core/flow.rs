@@ -169,6 +169,8 @@ pub struct OpenEditor {
     pub text: TextEditor,
     /// The saved text the editor was pre-filled with.
     pub initial: String,
+    /// Why the flow's dialect refused to save the draft, until the draft changes.
+    pub refusal: Option<String>,
 }
 
 /// Why an operation on a flow was refused. The flow is unchanged whenever one is returned.
@@ -197,6 +199,15 @@ pub enum FlowError {
     /// The flow's dialect has no notes.
     #[error("notes are not part of the {0} dialect")]
     NoNotes(&'static str),
+    /// The flow's dialect has notes on questions only.
+    #[error("option notes are not part of the {0} dialect")]
+    NoOptionNotes(&'static str),
+    /// The flow's dialect has no decline.
+    #[error("decline is not part of the {0} dialect")]
+    NoDecline(&'static str),
+    /// The flow's dialect refused a value.
+    #[error("{0}")]
+    Refused(String),
     /// An edit would grow the open editor past the flow's text limit.
     #[error("the editor would hold {would_hold} bytes; the limit is {limit}")]
     TextLimit {
@@ -315,7 +326,7 @@ fn previews_of(spec: &FlowSpec) -> Vec<bool> {
 impl Flow {
     /// A new flow on its first tab, first row (opening the editor of a free-text-only first question).
     pub fn new(spec: Arc<FlowSpec>, keymap: Arc<Keymap>) -> Flow {
-        let answers = vec![Answer::default(); spec.questions.len()];
+        let answers = spec.questions.iter().map(|q| q.initial.clone()).collect();
         let previews = previews_of(&spec);
         let mut flow = Flow {
             spec,
@@ -398,7 +409,7 @@ impl Flow {
     pub fn check_invariants(&self) -> Result<(), String> {
         let questions = &self.spec.questions;
         let rules = &self.spec.rules;
-        if questions.is_empty() {
+        if questions.is_empty() && !rules.empty {
             return Err("a flow needs at least one question".into());
         }
         if self.tab > questions.len() {
@@ -475,6 +486,9 @@ impl Flow {
             if !rules.notes && a.has_notes() {
                 return Err(FlowError::NoNotes(rules.dialect).to_string());
             }
+            if !rules.option_notes && !a.option_notes.is_empty() {
+                return Err(FlowError::NoOptionNotes(rules.dialect).to_string());
+            }
             if rules.exclusive_custom
                 && q.kind != QuestionType::Multi
                 && !a.selected.is_empty()
@@ -533,6 +547,21 @@ impl Flow {
         {
             return Err("the pending keys begin no key sequence".into());
         }
+        if !rules.declines() && self.outcome == Some(Outcome::Declined) {
+            return Err(FlowError::NoDecline(rules.dialect).to_string());
+        }
+        if let Some(checker) = rules.checker {
+            for (index, (q, a)) in questions.iter().zip(&self.answers).enumerate() {
+                if let Some(text) = &a.custom_text {
+                    (checker.text)(&self.spec, index, text).map_err(|reason| {
+                        format!(
+                            "the custom answer of {} is refused: {reason}",
+                            quoted(&q.id)
+                        )
+                    })?;
+                }
+            }
+        }
         if let Some(editor) = &self.editor {
             if editor.question != self.tab {
                 return Err("the open editor belongs to another tab".into());
@@ -549,6 +578,9 @@ impl Flow {
                 }
                 EditorTarget::QuestionNote | EditorTarget::OptionNote { .. } if !rules.notes => {
                     return Err(FlowError::NoNotes(rules.dialect).to_string());
+                }
+                EditorTarget::OptionNote { .. } if !rules.option_notes => {
+                    return Err(FlowError::NoOptionNotes(rules.dialect).to_string());
                 }
                 _ => {}
             }
@@ -733,6 +765,19 @@ impl Flow {
         self.spec.rules.review
     }
 
+    /// Why the answer of question `index` keeps the flow from being submitted, as the dialect's
+    /// checker says; `None` when it may be submitted (always, without a checker).
+    pub fn problem(&self, index: usize) -> Option<String> {
+        let checker = self.spec.rules.checker?;
+        (checker.answer)(&self.spec, index, self.answers.get(index)?).err()
+    }
+
+    /// Whether some answer keeps the flow from being submitted ([`Flow::problem`]).
+    pub fn submit_blocked(&self) -> bool {
+        self.spec.rules.checker.is_some()
+            && (0..self.answers.len()).any(|index| self.problem(index).is_some())
+    }
+
     /// The notices and pending confirmations of the behaviour options, and the help overlay.
     pub fn prompts(&self) -> &Prompts {
         &self.prompts
@@ -884,6 +929,7 @@ impl Flow {
         self.check_growth(0, text.len())?;
         if let Some(editor) = self.editor.as_mut() {
             editor.text.insert(text);
+            editor.refusal = None;
         }
         self.refresh_completion();
         Ok(())
@@ -985,7 +1031,7 @@ impl Flow {
                     self.select_only(self.row);
                 }
             }
-            Action::MainOptionNote if on_custom || !self.spec.rules.notes => {}
+            Action::MainOptionNote if on_custom || !self.spec.rules.option_notes => {}
             Action::MainOptionNote => {
                 self.open_editor(EditorTarget::OptionNote { option: self.row })
             }
@@ -1222,11 +1268,16 @@ impl Flow {
         self.row = matches[at];
     }
 
+    /// Runs a review action; Submit does nothing while an answer blocks it.
     fn run_review_action(&mut self, action: ReviewAction) {
+        if action == ReviewAction::Submit && self.submit_blocked() {
+            return;
+        }
         match action {
             ReviewAction::Submit => self.finish(Outcome::Submit),
             ReviewAction::Elaborate => self.finish(Outcome::Elaborate),
             ReviewAction::Cancel => self.cancel_guarded(CancelReason::User),
+            ReviewAction::Decline => self.finish(Outcome::Declined),
         }
     }
 
@@ -1330,6 +1381,7 @@ impl Flow {
                 if let Some(editor) = self.editor.as_mut() {
                     let mut buf = [0u8; 4];
                     editor.text.insert(c.encode_utf8(&mut buf));
+                    editor.refusal = None;
                 }
             }
             return Ok(());
@@ -1337,15 +1389,20 @@ impl Flow {
         match command {
             EditorCommand::Submit => {
                 let target = editor.target;
-                self.save_editor(true)?;
+                let saved = self.save_editor(true)?;
                 let stays = self.spec.behaviour.custom_text_toggles
                     && self.spec.questions[self.tab].kind == QuestionType::Multi;
-                if target == EditorTarget::Custom && !stays && self.answers[self.tab].is_answered()
+                if saved
+                    && target == EditorTarget::Custom
+                    && !stays
+                    && self.answers[self.tab].is_answered()
                 {
                     self.advance();
                 }
             }
-            EditorCommand::Close => self.save_editor(false)?,
+            EditorCommand::Close => {
+                self.save_editor(false)?;
+            }
             EditorCommand::Up | EditorCommand::Down if !empty => {
                 let edit = if command == EditorCommand::Up {
                     Edit::Up
@@ -1357,12 +1414,14 @@ impl Flow {
                 }
             }
             EditorCommand::Up => {
-                self.save_editor(false)?;
-                self.move_row(false);
+                if self.save_editor(false)? {
+                    self.move_row(false);
+                }
             }
             EditorCommand::Down => {
-                self.save_editor(false)?;
-                self.move_row(true);
+                if self.save_editor(false)? {
+                    self.move_row(true);
+                }
             }
             EditorCommand::PageDown => {
                 self.save_editor(false)?;
@@ -1373,12 +1432,14 @@ impl Flow {
                 self.jump(|at, _| at.saturating_sub(ROW_WINDOW));
             }
             EditorCommand::NextTab => {
-                self.save_editor(false)?;
-                self.move_tab(true);
+                if self.save_editor(false)? {
+                    self.move_tab(true);
+                }
             }
             EditorCommand::PrevTab => {
-                self.save_editor(false)?;
-                self.move_tab(false);
+                if self.save_editor(false)? {
+                    self.move_tab(false);
+                }
             }
             EditorCommand::Edit(edit) => {
                 if edit == Edit::Newline {
@@ -1386,6 +1447,7 @@ impl Flow {
                 }
                 if let Some(editor) = self.editor.as_mut() {
                     editor.text.apply(edit);
+                    editor.refusal = None;
                 }
             }
         }
@@ -1406,6 +1468,7 @@ impl Flow {
             target,
             text: TextEditor::with_text_in(std::mem::take(&mut self.spare_text), saved),
             initial: saved.to_owned(),
+            refusal: None,
         });
         self.completion = Completion::default();
         self.refresh_completion();
@@ -1434,14 +1497,15 @@ impl Flow {
     }
 
     /// Saves the open editor's draft and closes it: trimmed of surrounding whitespace with
-    /// `trim` (`Enter`), as typed otherwise (`Esc`, the empty-editor moves).
+    /// `trim` (`Enter`), as typed otherwise (`Esc`, the empty-editor moves). `false` when the
+    /// dialect's checker refused the draft, which stays open with the reason.
     ///
     /// An engine rule: a draft whose trimmed text equals the trimmed text the editor opened with
     /// changes nothing, except that saved custom text set aside is chosen again (as any save of
     /// custom text chooses it).
-    fn save_editor(&mut self, trim: bool) -> Result<(), FlowError> {
+    fn save_editor(&mut self, trim: bool) -> Result<bool, FlowError> {
         let Some(editor) = self.editor.as_ref() else {
-            return Ok(());
+            return Ok(true);
         };
         let draft = editor.text.text();
         if draft.trim() == editor.initial.trim() {
@@ -1450,7 +1514,15 @@ impl Flow {
                 self.answers[editor.question].custom_off = false;
             }
             self.close_editor();
-            return Ok(());
+            return Ok(true);
+        }
+        if editor.target == EditorTarget::Custom
+            && let Err(reason) = self.check_text(editor.question, draft)
+        {
+            if let Some(editor) = self.editor.as_mut() {
+                editor.refusal = Some(reason);
+            }
+            return Ok(false);
         }
         let draft = if trim { draft.trim() } else { draft };
         let replaced = {
@@ -1465,7 +1537,7 @@ impl Flow {
         self.check_stored(replaced, draft.len())?;
         self.completion = Completion::default();
         let Some(editor) = self.editor.take() else {
-            return Ok(());
+            return Ok(true);
         };
         let draft = editor.text.text();
         let draft = if trim { draft.trim() } else { draft };
@@ -1478,7 +1550,16 @@ impl Flow {
             }
         }
         self.spare_text = editor.text.into_buffer();
-        Ok(())
+        Ok(true)
+    }
+
+    /// The dialect's check of `text` as the custom answer of question `question`; blank text
+    /// (no answer) always passes.
+    fn check_text(&self, question: usize, text: &str) -> Result<(), String> {
+        match self.spec.rules.checker {
+            Some(checker) if !text.trim().is_empty() => (checker.text)(&self.spec, question, text),
+            _ => Ok(()),
+        }
     }
 
     /// Bytes of custom text and notes the flow holds.
@@ -1667,6 +1748,8 @@ impl Flow {
         if !self.spec.has_custom_row(&self.spec.questions[question]) {
             return Err(FlowError::NoCustomAnswer(quoted(question_id)));
         }
+        self.check_text(question, text)
+            .map_err(FlowError::Refused)?;
         let replaced = self.answers[question]
             .custom_text
             .as_deref()
@@ -1705,6 +1788,9 @@ impl Flow {
                 self.pending.clear();
                 self.close_editor_on(question, EditorTarget::QuestionNote);
                 self.answers[question].set_note(text);
+            }
+            Some(_) if !self.spec.rules.option_notes => {
+                return Err(FlowError::NoOptionNotes(self.spec.rules.dialect));
             }
             Some(value) => {
                 let option = self.spec.questions[question]
@@ -1756,6 +1842,16 @@ impl Flow {
                 self.spec.rules.dialect
             )));
         }
+        if outcome == Outcome::Submit
+            && let Some(index) =
+                (0..candidate.answers.len()).find(|&i| candidate.problem(i).is_some())
+        {
+            let reason = candidate.problem(index).unwrap_or_default();
+            return Err(FlowError::InvalidAnswers(format!(
+                "answers.{}: {reason}",
+                self.spec.questions[index].id
+            )));
+        }
         self.answers = candidate.answers;
         self.finish(outcome);
         Ok(())
@@ -1766,6 +1862,17 @@ impl Flow {
     pub fn cancel(&mut self, reason: CancelReason) -> Result<(), FlowError> {
         self.ensure_open()?;
         self.finish(Outcome::Cancelled(reason));
+        Ok(())
+    }
+
+    /// Ends the flow as declined by the user, where the dialect offers Decline. The draft of
+    /// an open editor is not saved.
+    pub fn decline(&mut self) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        if !self.spec.rules.declines() {
+            return Err(FlowError::NoDecline(self.spec.rules.dialect));
+        }
+        self.finish(Outcome::Declined);
         Ok(())
     }
 

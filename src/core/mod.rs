@@ -37,7 +37,7 @@ pub use keymap::{
 };
 pub use limits::Limits;
 pub use model::{
-    Answer, Behaviour, CancelReason, FlowSpec, Intent, Issue, OptionItem, Outcome, PLAN_REVIEW,
-    Question, QuestionType, ReviewAction, Rules,
+    Answer, Behaviour, CUSTOM_LABEL, CancelReason, Checker, CustomRow, FlowSpec, HIDDEN, Intent,
+    Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType, ReviewAction, Rules,
 };
 pub use text::quoted;

@@ -2,7 +2,11 @@
 //!
 //! Nothing here decides anything about the flow; see `flow.rs` for that.
 
+use std::fmt;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The kind of a question, as the payload's `type` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -56,6 +60,36 @@ pub struct Intent {
     pub approve: Option<String>,
 }
 
+/// The label of the standard custom row.
+pub const CUSTOM_LABEL: &str = "Type your own";
+
+/// The synthetic row after a question's options where the user types an answer of their own.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum CustomRow {
+    /// `Type your own` after the options of a single or multi question; a preview question
+    /// has none.
+    #[default]
+    Standard,
+    /// No custom row: the answer must be one of the options.
+    Absent,
+    /// A custom row with its own label and description.
+    Labelled {
+        /// The row's label.
+        label: String,
+        /// Help text shown under the label.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+}
+
+impl CustomRow {
+    /// Whether this is the standard row (left out of snapshots).
+    pub fn is_standard(&self) -> bool {
+        *self == CustomRow::Standard
+    }
+}
+
 /// One question, normalised.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Question {
@@ -83,9 +117,30 @@ pub struct Question {
     /// Presentation intent (dsh).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intent: Option<Intent>,
+    /// The custom row after the options.
+    #[serde(default, skip_serializing_if = "CustomRow::is_standard")]
+    pub custom_row: CustomRow,
+    /// The answer's text is secret: editors mask it, and views and transcripts show
+    /// [`HIDDEN`] in its place.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
+    /// What the answer holds when the flow opens (pre-filled defaults).
+    #[serde(default, skip_serializing_if = "Answer::is_empty")]
+    pub initial: Answer,
 }
 
+/// What views and transcripts show in place of a secret question's text.
+pub const HIDDEN: &str = "[hidden]";
+
 impl Question {
+    /// The custom row's label and description (`Type your own` and none for the standard row).
+    pub fn custom_label(&self) -> (&str, Option<&str>) {
+        match &self.custom_row {
+            CustomRow::Labelled { label, description } => (label, description.as_deref()),
+            CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL, None),
+        }
+    }
+
     /// The kind the payload asked for (what results report as `type`).
     pub fn asked_kind(&self) -> QuestionType {
         self.asked.unwrap_or(self.kind)
@@ -110,10 +165,15 @@ impl Question {
 pub struct FlowSpec {
     /// Optional flow title.
     pub title: Option<String>,
-    /// The questions in order (at least one).
+    /// The questions in order (at least one, unless the rules allow an empty flow).
     pub questions: Vec<Question>,
     /// What the dialect the payload came in offers.
     pub rules: Rules,
+    /// Who asks, shown with the title (the name of the program that sent the request).
+    pub requester: Option<String>,
+    /// What the dialect keeps of the request for its results and checks (the questions it
+    /// echoes, the schema it checks values against); opaque to the flow.
+    pub source: Option<Arc<Value>>,
     /// The behaviour options of the flow (a dialect builds its specs with the default).
     pub behaviour: Behaviour,
 }
@@ -133,10 +193,17 @@ impl FlowSpec {
         self
     }
 
-    /// Whether `q` has the synthetic `Type your own` row after its options: single and multi
-    /// questions always, preview questions under [`Behaviour::custom_row_on_preview`].
+    /// Whether `q` has the synthetic custom row after its options: as its [`CustomRow`] says;
+    /// the standard row on single and multi questions always, on preview questions under
+    /// [`Behaviour::custom_row_on_preview`].
     pub fn has_custom_row(&self, q: &Question) -> bool {
-        q.kind != QuestionType::Preview || self.behaviour.custom_row_on_preview
+        match q.custom_row {
+            CustomRow::Standard => {
+                q.kind != QuestionType::Preview || self.behaviour.custom_row_on_preview
+            }
+            CustomRow::Absent => false,
+            CustomRow::Labelled { .. } => true,
+        }
     }
 
     /// Number of rows of `q`: its options plus the custom row when it has one.
@@ -207,16 +274,46 @@ pub enum ReviewAction {
     Elaborate,
     /// Cancel the flow.
     Cancel,
+    /// Decline the request explicitly (complete as declined).
+    Decline,
 }
 
 impl ReviewAction {
-    /// The label shown on the review tab.
+    /// The standard label shown on the review tab.
     pub fn label(self) -> &'static str {
         match self {
             ReviewAction::Submit => "Submit",
             ReviewAction::Elaborate => "Elaborate",
             ReviewAction::Cancel => "Cancel",
+            ReviewAction::Decline => "Decline",
         }
+    }
+}
+
+/// A dialect's checks of the values its flows hold. The flow calls them and keeps what they
+/// decide; what a value must be is the dialect's business.
+#[derive(Clone, Copy)]
+pub struct Checker {
+    /// Text about to be saved as the custom answer of question `index` of the spec (not
+    /// blank): `Err(reason)` refuses the save, and the editor shows the reason.
+    pub text: fn(spec: &FlowSpec, index: usize, text: &str) -> Result<(), String>,
+    /// The answer of question `index` before the flow is submitted: `Err(reason)` blocks the
+    /// submit, and the review shows the reason.
+    pub answer: fn(spec: &FlowSpec, index: usize, answer: &Answer) -> Result<(), String>,
+}
+
+impl PartialEq for Checker {
+    fn eq(&self, other: &Checker) -> bool {
+        std::ptr::fn_addr_eq(self.text, other.text)
+            && std::ptr::fn_addr_eq(self.answer, other.answer)
+    }
+}
+
+impl Eq for Checker {}
+
+impl fmt::Debug for Checker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Checker")
     }
 }
 
@@ -236,12 +333,37 @@ pub struct Rules {
     pub exclusive_custom: bool,
     /// A question may have no options: a free-text question, only its custom row.
     pub free_text: bool,
+    /// Options take notes of their own (besides the question note, when `notes`).
+    pub option_notes: bool,
+    /// Labels of review actions that differ from their standard [`ReviewAction::label`].
+    pub review_labels: &'static [(ReviewAction, &'static str)],
+    /// The dialect's checks of values before they are saved or submitted.
+    pub checker: Option<Checker>,
+    /// A flow may ask no question at all: it is only its review tab.
+    pub empty: bool,
 }
 
 impl Rules {
     /// Whether the review tab offers Elaborate.
     pub fn elaborates(&self) -> bool {
         self.review.contains(&ReviewAction::Elaborate)
+    }
+
+    /// Whether the review tab offers Decline.
+    pub fn declines(&self) -> bool {
+        self.review.contains(&ReviewAction::Decline)
+    }
+
+    /// The label of `action` on the review tab.
+    #[inline]
+    pub fn review_label(&self, action: ReviewAction) -> &'static str {
+        if self.review_labels.is_empty() {
+            return action.label();
+        }
+        self.review_labels
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map_or_else(|| action.label(), |(_, label)| label)
     }
 }
 
@@ -352,6 +474,9 @@ pub enum Outcome {
     Elaborate,
     /// The flow ended without an answer, for the reason given.
     Cancelled(CancelReason),
+    /// The user declined the request explicitly (the Decline action, or `cancel` with reason
+    /// `decline`).
+    Declined,
 }
 
 impl Outcome {
@@ -359,7 +484,7 @@ impl Outcome {
     pub fn cancel_reason(self) -> Option<CancelReason> {
         match self {
             Outcome::Cancelled(reason) => Some(reason),
-            Outcome::Submit | Outcome::Elaborate => None,
+            Outcome::Submit | Outcome::Elaborate | Outcome::Declined => None,
         }
     }
 }

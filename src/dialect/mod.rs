@@ -2,29 +2,44 @@
 //! and a finished flow into the value that agent expects back, behind one trait.
 //!
 //! A dialect validates its request (paths and messages in its own words) and maps it onto a
-//! [`FlowSpec`] whose [`Rules`] say what its flows offer (notes, review
-//! actions, free-text questions); it builds the result of every ending, the answers of
-//! `submitAnswers`, and the transcript lines. Everything here is pure.
+//! [`FlowSpec`] whose [`Rules`] say what its flows offer (notes, review actions, free-text
+//! questions, the checks of values); it builds the result of every ending, the answers of
+//! `submitAnswers`, the transcript lines, and says how the protocol's schemas describe its wire
+//! shapes ([`Schemas`]). Everything here is pure.
 //!
 //! Architecture invariant: a dialect imports only `core`; nothing outside this folder names a
 //! dialect but [`DIALECTS`], so adding one is a module and a line there.
 
+pub mod claude;
+pub mod codex;
 pub mod dsh;
+pub mod mcp;
+pub mod opencode;
 pub mod pi;
+mod shape;
 
 use std::fmt;
 use std::sync::LazyLock;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::core::{Answer, FlowSpec, Issue, Outcome, Rules};
 
+use claude::Claude;
+use codex::Codex;
 use dsh::Dsh;
+use mcp::Mcp;
+use opencode::Opencode;
 use pi::Pi;
 
 /// Every dialect the engine speaks, the default (`pi`) first. Adding a dialect is a line here.
-pub static DIALECTS: &[&dyn Dialect] = &[&Pi, &Dsh];
+///
+/// `open` without a `dialect` asks them in this order whether they recognise the request
+/// ([`Dialect::recognises`]): a dialect recognised by an envelope of its own comes before
+/// `dsh`, whose rule (items carrying `question` and `id`) is the loosest.
+pub static DIALECTS: &[&dyn Dialect] = &[&Pi, &Claude, &Codex, &Opencode, &Mcp, &Dsh];
 
 /// The names of [`DIALECTS`], in order, as `open` takes them.
 static NAMES: LazyLock<Vec<&'static str>> =
@@ -85,9 +100,58 @@ pub struct AskError {
     pub data: Option<Value>,
 }
 
+/// A wire shape as the protocol's JSON Schemas describe it: written as a document of its own,
+/// or referred to from another.
+#[derive(Clone, Copy)]
+pub struct Shape {
+    /// The shape as a standalone document, its definitions under the generator's path.
+    pub root: fn(&mut SchemaGenerator) -> Schema,
+    /// A reference to the shape, its definition added to the generator's.
+    pub sub: fn(&mut SchemaGenerator) -> Schema,
+}
+
+impl Shape {
+    /// The shape of `T`.
+    pub const fn of<T: JsonSchema>() -> Shape {
+        Shape {
+            root: SchemaGenerator::root_schema_for::<T>,
+            sub: SchemaGenerator::subschema_for::<T>,
+        }
+    }
+}
+
+/// One file of `protocol/schemas/`.
+pub struct SchemaFile {
+    /// Its name, e.g. `pi-payload.json`.
+    pub name: &'static str,
+    /// Described as the engine writes it (an optional field absent, never `null`), or as it
+    /// reads it (`null` wherever a field is optional).
+    pub exact: bool,
+    /// What it describes.
+    pub shape: Shape,
+}
+
+/// What the protocol's schemas say of a dialect.
+pub struct Schemas {
+    /// Its files of `protocol/schemas/`, in order.
+    pub files: &'static [SchemaFile],
+    /// The request `open` takes as `payload`.
+    pub request: Shape,
+    /// The `result` of its finished flows.
+    pub result: Shape,
+    /// What an `ask` in the dialect resolves with.
+    pub ask: Shape,
+    /// An answer set `submitAnswers` takes in the dialect.
+    pub answers: Shape,
+    /// The `open` param named after the dialect, when it takes one.
+    pub options: Option<Shape>,
+    /// Further shapes the OpenRPC document names (written by the engine).
+    pub components: &'static [Shape],
+}
+
 /// One ask vocabulary: how its requests become flows and how its flows answer.
 pub trait Dialect: Sync {
-    /// The name `open` takes and views carry (`pi`, `dsh`).
+    /// The name `open` takes and views carry (`pi`, `dsh`, …).
     fn name(&self) -> &'static str;
 
     /// One line saying what the vocabulary is, for the protocol's schemas.
@@ -102,8 +166,23 @@ pub trait Dialect: Sync {
         false
     }
 
-    /// Validates a request given as arbitrary JSON and maps it onto a flow.
-    fn open(&self, payload: &Value) -> Result<FlowSpec, Rejection>;
+    /// Validates a request given as arbitrary JSON and maps it onto a flow. `options` is the
+    /// `open` param named after the dialect (`null` when absent).
+    fn open(&self, payload: &Value, options: &Value) -> Result<FlowSpec, Rejection>;
+
+    /// Rebuilds the finished ask of a request that failed validation, from what a snapshot
+    /// keeps of it; `None` in a dialect that refuses invalid requests.
+    fn reopen_invalid(
+        &self,
+        _title: Option<String>,
+        _issues: Vec<Issue>,
+        _labels: Vec<String>,
+    ) -> Option<Invalid> {
+        None
+    }
+
+    /// How the protocol's schemas describe the dialect's wire shapes.
+    fn schemas(&self) -> &'static Schemas;
 
     /// The result of a finished flow; `answers[i]` belongs to `spec.questions[i]`.
     fn result(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Value;

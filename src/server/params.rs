@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::core::Preset;
 use crate::dialect::DialectId;
@@ -48,7 +48,8 @@ pub struct Capabilities {
 pub struct OpenParams {
     /// The tool arguments exactly as the agent sent them; validated by the engine.
     pub payload: Value,
-    /// `pi` (default) or `dsh`; inferred from items carrying `question` rather than `prompt`.
+    /// The request's dialect; when absent, inferred from a shape only one dialect has, else
+    /// `pi`.
     pub dialect: Option<DialectId>,
     /// The session id to use (e.g. the tool-call id); generated when absent.
     pub session: Option<String>,
@@ -74,6 +75,11 @@ pub struct OpenParams {
     /// Behaviour options for this flow, over the connection's: each field given replaces the
     /// connection's, each left out keeps it.
     pub behaviour: Option<BehaviourOptions>,
+    /// Every other param: the options of the dialects, each named after its dialect (the
+    /// schemas describe them one by one).
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub dialect_options: Map<String, Value>,
 }
 
 /// Params naming just a session.
@@ -198,6 +204,8 @@ pub enum CancelCause {
     /// The client closed the flow without an answer, e.g. its window went away (pi
     /// `cancelReason: "closed"`, dsh `ASK_CANCELLED`).
     Closed,
+    /// The user declined the request, in a dialect whose review offers Decline.
+    Decline,
 }
 
 /// `cancel` params.
@@ -205,7 +213,7 @@ pub enum CancelCause {
 pub struct CancelParams {
     /// The session id.
     pub session: String,
-    /// `user` (default), `abort` or `closed`.
+    /// `user` (default), `abort`, `closed` or `decline`.
     pub reason: Option<CancelCause>,
 }
 

@@ -9,9 +9,8 @@ use serde::Serialize;
 use serde::ser::SerializeStruct;
 use serde_json::Value;
 
-use crate::dialect::dsh::schema::DshResult;
-use crate::dialect::pi::ToolResult;
-use crate::dialect::{AskError, Transcript};
+use crate::core::Issue;
+use crate::dialect::{AskError, DIALECTS, Transcript};
 use crate::session::Status;
 use crate::view::{ScreenCache, View};
 
@@ -81,17 +80,40 @@ pub struct Step {
     pub status: Status,
     /// The view after the change.
     pub view: View,
-    /// The result, present exactly when `status` is `done`: the pi tool output, or the dsh
-    /// `{ answer }` or `{ error }`.
+    /// The result, present exactly when `status` is `done`, in the shape of the session's
+    /// dialect (the pi tool output, the dsh `{ answer }` or `{ error }`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<StepResult>")]
     pub result: Option<Value>,
     /// The transcript lines, present exactly when `status` is `done`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript: Option<Transcript>,
+    /// What validation found, when the request failed it and opened already done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<StepError>,
     /// `keys` with `trace: true`: the Step after each key applied, in order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<Step>>,
+}
+
+/// The validation issues of a request that opened already done.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct StepError {
+    /// Always `invalid_input`.
+    #[schemars(extend("const" = "invalid_input"))]
+    pub kind: &'static str,
+    /// Every issue found, in order.
+    pub issues: Vec<Issue>,
+}
+
+impl StepError {
+    /// The error of a request that failed validation with `issues`.
+    pub fn invalid_input(issues: &[Issue]) -> StepError {
+        StepError {
+            kind: "invalid_input",
+            issues: issues.to_vec(),
+        }
+    }
 }
 
 /// A method's result, written right after its reply's envelope.
@@ -136,7 +158,7 @@ impl Serialize for CachedStep<'_> {
     /// writes them (a test compares the two byte for byte).
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let step = self.step;
-        let mut s = serializer.serialize_struct("Step", 6)?;
+        let mut s = serializer.serialize_struct("Step", 7)?;
         s.serialize_field("session", &step.session)?;
         s.serialize_field("status", &step.status)?;
         s.serialize_field("view", &self.view)?;
@@ -148,6 +170,10 @@ impl Serialize for CachedStep<'_> {
             Some(transcript) => s.serialize_field("transcript", transcript)?,
             None => s.skip_field("transcript")?,
         }
+        match &step.error {
+            Some(error) => s.serialize_field("error", error)?,
+            None => s.skip_field("error")?,
+        }
         match &step.steps {
             Some(steps) => s.serialize_field("steps", steps)?,
             None => s.skip_field("steps")?,
@@ -156,8 +182,8 @@ impl Serialize for CachedStep<'_> {
     }
 }
 
-/// The result of a finished flow, as the schemas describe it: the pi tool output, or the dsh
-/// answer or error.
+/// The result of a finished flow, as the schemas describe it: the result of one of the
+/// dialects, each as its own schema describes it.
 pub struct StepResult;
 
 impl JsonSchema for StepResult {
@@ -166,9 +192,13 @@ impl JsonSchema for StepResult {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let results: Vec<Schema> = DIALECTS
+            .iter()
+            .map(|d| (d.schemas().result.sub)(generator))
+            .collect();
         json_schema!({
-            "description": "The result of a finished flow: the pi `ask_user` tool output, or the dsh `{ answer }` or `{ error }`.",
-            "oneOf": [generator.subschema_for::<ToolResult>(), generator.subschema_for::<DshResult>()],
+            "description": "The result of a finished flow, in the shape of its dialect: the pi `ask_user` tool output, the dsh `{ answer }` or `{ error }`, or the value another agent expects back.",
+            "oneOf": results,
         })
     }
 }

@@ -22,7 +22,7 @@ use crate::server::params::{
     KeysParams, OpenParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
     SubmitAnswersParams, SubmitMode,
 };
-use crate::server::protocol::{METHODS, Step, ask_error, code, error};
+use crate::server::protocol::{METHODS, Step, StepError, ask_error, code, error};
 use crate::session::{BehaviourOptions, OpenOptions, Session, Status, snapshot};
 use crate::view::{self, ScreenCache, View, ViewOptions};
 
@@ -383,6 +383,7 @@ impl State {
             deadline: p
                 .timeout_ms
                 .map(|ms| now_ms().saturating_add(ms).min(MAX_DEADLINE)),
+            dialect_options: p.dialect_options,
             behaviour: p
                 .behaviour
                 .unwrap_or_default()
@@ -634,13 +635,17 @@ impl State {
     pub fn cancel(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: CancelParams = parse(params)?;
         let reason = match p.reason {
-            Some(CancelCause::Abort) => CancelReason::Aborted,
-            Some(CancelCause::Closed) => CancelReason::Closed,
-            Some(CancelCause::User) | None => CancelReason::User,
+            Some(CancelCause::Abort) => Some(CancelReason::Aborted),
+            Some(CancelCause::Closed) => Some(CancelReason::Closed),
+            Some(CancelCause::Decline) => None,
+            Some(CancelCause::User) | None => Some(CancelReason::User),
         };
         self.change(&p.session, |s, _| {
             s.flow_mut()
-                .and_then(|f| f.cancel(reason))
+                .and_then(|f| match reason {
+                    Some(reason) => f.cancel(reason),
+                    None => f.decline(),
+                })
                 .map_err(flow_error)
         })
     }
@@ -758,6 +763,7 @@ fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
         view,
         result: entry.session.result(),
         transcript: entry.session.transcript(),
+        error: entry.session.issues().map(StepError::invalid_input),
         steps: None,
     }
 }

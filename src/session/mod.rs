@@ -13,9 +13,11 @@ pub mod snapshot;
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::core::{Behaviour, CancelReason, Flow, FlowError, FlowSpec, Key, Keymap, Outcome};
+use crate::core::{
+    Behaviour, CancelReason, Flow, FlowError, FlowSpec, Issue, Key, Keymap, Outcome,
+};
 use crate::dialect::{AskError, DialectId, Ending, Invalid, Rejection, Transcript};
 
 pub use behaviour::{BehaviourOptions, Profile};
@@ -31,6 +33,9 @@ pub struct OpenOptions {
     pub keymap: Arc<Keymap>,
     /// When the flow times out, in milliseconds since the Unix epoch (`None`: never).
     pub deadline: Option<u64>,
+    /// Options of the dialects by name (the `open` params named after a dialect); the
+    /// request's dialect gets its own.
+    pub dialect_options: Map<String, Value>,
     /// The behaviour options of the flow.
     pub behaviour: Behaviour,
 }
@@ -42,6 +47,7 @@ impl Default for OpenOptions {
             has_ui: true,
             keymap: Arc::new(Keymap::default()),
             deadline: None,
+            dialect_options: Map::new(),
             behaviour: Behaviour::default(),
         }
     }
@@ -89,7 +95,11 @@ impl Session {
     /// dialect answers with.
     pub fn open(payload: &Value, options: &OpenOptions) -> Result<Session, AskError> {
         let dialect = options.dialect.unwrap_or_else(|| DialectId::infer(payload));
-        match dialect.open(payload) {
+        let dialect_options = options
+            .dialect_options
+            .get(dialect.name())
+            .unwrap_or(&Value::Null);
+        match dialect.open(payload, dialect_options) {
             Ok(spec) => {
                 let spec = spec.with_behaviour(options.behaviour);
                 Ok(Session::from_spec(dialect, Arc::new(spec), options))
@@ -137,6 +147,19 @@ impl Session {
         match self {
             Session::Flow { dialect, .. } | Session::Invalid { dialect, .. } => *dialect,
         }
+    }
+
+    /// What validation found, for a request that failed it.
+    pub fn issues(&self) -> Option<&[Issue]> {
+        match self {
+            Session::Invalid { invalid, .. } => Some(&invalid.issues),
+            Session::Flow { .. } => None,
+        }
+    }
+
+    /// Who asks, when the request names its sender.
+    pub fn requester(&self) -> Option<&str> {
+        self.flow().and_then(|f| f.spec().requester.as_deref())
     }
 
     /// The flow's title, if any.

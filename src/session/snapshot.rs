@@ -14,7 +14,7 @@ use crate::core::{
     Answer, Behaviour, CancelReason, EditorTarget, Flow, FlowSpec, Issue, Key, Keymap, OpenEditor,
     Outcome, Prompts, Question, TextEditor,
 };
-use crate::dialect::{DialectId, pi};
+use crate::dialect::DialectId;
 use crate::session::Session;
 
 /// The `format` tag of every snapshot.
@@ -46,6 +46,10 @@ struct SpecState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     title: Option<String>,
     questions: Vec<Question>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    requester: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<Value>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -103,6 +107,7 @@ enum OutcomeState {
     Elaborate,
     Cancelled,
     Aborted,
+    Declined,
 }
 
 /// An outcome as a snapshot writes it: its name, and the reason of a cancel.
@@ -111,6 +116,7 @@ fn outcome_state(outcome: Outcome) -> (OutcomeState, Option<CancelReason>) {
         Outcome::Submit => (OutcomeState::Submit, None),
         Outcome::Elaborate => (OutcomeState::Elaborate, None),
         Outcome::Cancelled(reason) => (OutcomeState::Cancelled, Some(reason)),
+        Outcome::Declined => (OutcomeState::Declined, None),
     }
 }
 
@@ -133,6 +139,7 @@ fn outcome_of(
         }
         (OutcomeState::Cancelled, None) => Outcome::Cancelled(CancelReason::User),
         (OutcomeState::Aborted, None) => Outcome::Cancelled(CancelReason::Aborted),
+        (OutcomeState::Declined, None) => Outcome::Declined,
         (_, Some(reason)) => {
             return Err(format!(
                 "a cancelReason ({}) belongs to a cancelled flow only",
@@ -151,11 +158,16 @@ struct EditorState {
     text: String,
     cursor: usize,
     initial: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refusal: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct InvalidState {
+    /// Absent for pi, whose requests opened invalid before other dialects did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dialect: Option<DialectId>,
     title: Option<String>,
     issues: Vec<Issue>,
     labels: Vec<String>,
@@ -178,6 +190,8 @@ pub fn save(session: &Session) -> Value {
                 dialect: *dialect,
                 title: flow.spec().title.clone(),
                 questions: flow.spec().questions.clone(),
+                requester: flow.spec().requester.clone(),
+                source: flow.spec().source.as_deref().cloned(),
             },
             keymap: flow.keymap().overrides(),
             non_interactive: *non_interactive,
@@ -190,6 +204,7 @@ pub fn save(session: &Session) -> Value {
                 text: e.text.text().to_owned(),
                 cursor: e.text.cursor(),
                 initial: e.initial.clone(),
+                refusal: e.refusal.clone(),
             }),
             answers: flow.answers().to_vec(),
             outcome: flow.outcome().map(|o| outcome_state(o).0),
@@ -209,7 +224,8 @@ pub fn save(session: &Session) -> Value {
             behaviour: flow.spec().behaviour,
             prompts: *flow.prompts(),
         })),
-        Session::Invalid { invalid, .. } => Body::Invalid(InvalidState {
+        Session::Invalid { dialect, invalid } => Body::Invalid(InvalidState {
+            dialect: (*dialect != DialectId::PI).then_some(*dialect),
             title: invalid.title.clone(),
             issues: invalid.issues.clone(),
             labels: invalid.labels.clone(),
@@ -246,11 +262,21 @@ pub fn restore(state: &Value) -> Result<Session, SnapshotError> {
     let snapshot: Snapshot =
         serde_json::from_value(state.clone()).map_err(|e| fail(e.to_string()))?;
     match snapshot.body {
-        // Only pi payloads open when invalid.
-        Body::Invalid(s) => Ok(Session::Invalid {
-            dialect: DialectId::PI,
-            invalid: Box::new(pi::invalid(s.title, s.issues, s.labels)),
-        }),
+        Body::Invalid(s) => {
+            let dialect = s.dialect.unwrap_or(DialectId::PI);
+            let invalid = dialect
+                .reopen_invalid(s.title, s.issues, s.labels)
+                .ok_or_else(|| {
+                    fail(format!(
+                        "the {} dialect refuses invalid requests; none opens",
+                        dialect.name()
+                    ))
+                })?;
+            Ok(Session::Invalid {
+                dialect,
+                invalid: Box::new(invalid),
+            })
+        }
         Body::Flow(s) => restore_flow(*s).map_err(fail),
     }
 }
@@ -261,6 +287,8 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
         title: s.spec.title,
         questions: s.spec.questions,
         rules: dialect.rules(),
+        requester: s.spec.requester,
+        source: s.spec.source.map(Arc::new),
         behaviour: s.behaviour,
     };
     check_spec(&spec)?;
@@ -275,6 +303,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
             text: TextEditor::from_parts(&e.text, e.cursor)
                 .ok_or("the editor's cursor is not on a character boundary")?,
             initial: e.initial,
+            refusal: e.refusal,
         }),
     };
     let filter = match s.filter {
@@ -324,7 +353,7 @@ fn restore_flow(s: FlowState) -> Result<Session, String> {
 
 /// The spec invariants validation guarantees: questions, unique ids, options with unique values.
 fn check_spec(spec: &FlowSpec) -> Result<(), String> {
-    if spec.questions.is_empty() {
+    if spec.questions.is_empty() && !spec.rules.empty {
         return Err("the spec has no questions".into());
     }
     let mut ids = HashSet::new();
@@ -334,6 +363,9 @@ fn check_spec(spec: &FlowSpec) -> Result<(), String> {
         }
         if q.options.is_empty() && !spec.rules.free_text {
             return Err(format!("question {:?} has no options", q.id));
+        }
+        if q.options.is_empty() && !spec.has_custom_row(q) {
+            return Err(format!("question {:?} has no rows", q.id));
         }
         let mut values = HashSet::new();
         if q.options.iter().any(|o| !values.insert(o.value.as_str())) {

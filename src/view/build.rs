@@ -1,19 +1,24 @@
 //! Building the view of a session: every decision a renderer would otherwise have to take
 //! (which rows are in the window, what the review lists, which hints apply) is taken here.
 
+use unicode_segmentation::UnicodeSegmentation;
+
 use crate::core::{
-    Action, Answer, Context, EditorTarget, FILTER_MIN_OPTIONS, Flow, Focus, Key, KeyNames,
-    OpenEditor, OptionItem, PLAN_REVIEW, Question, ReviewAction, TextEditor, TypeChange,
-    sequence_name,
+    Action, Answer, CUSTOM_LABEL, Context, CursorPosition, CustomRow, EditorTarget,
+    FILTER_MIN_OPTIONS, Flow, Focus, HIDDEN, Key, KeyNames, OpenEditor, OptionItem, PLAN_REVIEW,
+    Question, ReviewAction, TextEditor, TypeChange, sequence_name,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
-    CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, FilterView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER,
-    NoticeKind, NoticeView, OutcomeView, PlanReviewView, ProgressView, QuestionView, ROW_WINDOW,
+    CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView, EditorView,
+    FilterView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, NoticeKind,
+    NoticeView, OutcomeView, PlanReviewView, ProgressView, QuestionView, ROW_WINDOW,
     ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind,
     TabView, View,
 };
+
+/// The digits that run the first review actions.
+const DIGITS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
 /// A label without its recommended marker, and whether it had one.
 pub fn strip_recommended(label: &str) -> (&str, bool) {
@@ -49,6 +54,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         None => Some(OutcomeView::Invalid),
     };
     let title = session.title().map(str::to_owned);
+    let requester = session.requester().map(str::to_owned);
     let dialect = session.dialect();
     let cancel_reason = session.cancel_reason();
     let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
@@ -58,6 +64,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             status,
             dialect,
             title,
+            requester,
             focus: Focus::Review,
             progress: progress(&tabs),
             tabs,
@@ -82,6 +89,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         status,
         dialect,
         title,
+        requester,
         focus: flow.focus(),
         progress: progress(&tabs),
         tabs,
@@ -245,7 +253,8 @@ fn help_view(flow: &Flow) -> HelpView {
 fn offered(flow: &Flow, action: Action) -> bool {
     let behaviour = &flow.spec().behaviour;
     match action {
-        Action::MainOptionNote | Action::MainQuestionNote => flow.spec().rules.notes,
+        Action::MainQuestionNote => flow.spec().rules.notes,
+        Action::MainOptionNote => flow.spec().rules.notes && flow.spec().rules.option_notes,
         Action::MainChangeQuestionType => behaviour.question_type_toggle,
         Action::GlobalHelp => behaviour.help_overlay,
         _ => true,
@@ -268,8 +277,13 @@ fn tabs(flow: &Flow) -> Vec<TabView> {
                 active: i == flow.tab(),
             }),
     );
+    let rules = &flow.spec().rules;
     tabs.push(TabView {
-        label: ReviewAction::Submit.label().to_owned(),
+        label: if rules.review_labels.is_empty() {
+            ReviewAction::Submit.label().to_owned()
+        } else {
+            rules.review_label(ReviewAction::Submit).to_owned()
+        },
         kind: TabKind::Review,
         answered: false,
         has_notes: false,
@@ -295,7 +309,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
             let i = shown.row(at);
             match q.options.get(i) {
                 Some(o) => option_row(flow, answer, o, i, at + 1),
-                None => custom_row(flow, answer, i, at + 1),
+                None => custom_row(flow, q, answer, i, at + 1),
             }
         }));
     } else {
@@ -308,7 +322,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         );
         if flow.spec().has_custom_row(q) && end == row_count {
             let i = q.options.len();
-            rows.push(custom_row(flow, answer, i, i + 1));
+            rows.push(custom_row(flow, q, answer, i, i + 1));
         }
     }
     QuestionView {
@@ -318,8 +332,16 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
         kind: q.kind,
         required: q.required,
         detail: q.detail.clone(),
-        note: answer.note.clone(),
-        custom_text: answer.custom_text.clone(),
+        note: if q.secret {
+            hidden(&answer.note)
+        } else {
+            answer.note.clone()
+        },
+        custom_text: if q.secret {
+            hidden(&answer.custom_text)
+        } else {
+            answer.custom_text.clone()
+        },
         active_option: flow.row(),
         row_count,
         rows_above: shown_start,
@@ -360,12 +382,16 @@ fn option_row(flow: &Flow, answer: &Answer, o: &OptionItem, i: usize, index: usi
 /// The custom row (row `i` among all rows), numbered `index`.
 // Inlined: a call per row would copy each row out, where the window builds them in place.
 #[inline(always)]
-fn custom_row(flow: &Flow, answer: &Answer, i: usize, index: usize) -> RowView {
+fn custom_row(flow: &Flow, q: &Question, answer: &Answer, i: usize, index: usize) -> RowView {
+    let (label, description) = match &q.custom_row {
+        CustomRow::Labelled { label, description } => (label.clone(), description.clone()),
+        CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL.to_owned(), None),
+    };
     RowView {
         index,
         value: CUSTOM_VALUE.to_owned(),
-        label: CUSTOM_LABEL.to_owned(),
-        description: None,
+        label,
+        description,
         preview: None,
         selected: answer.chosen_custom().is_some(),
         active: flow.row() == i,
@@ -375,16 +401,27 @@ fn custom_row(flow: &Flow, answer: &Answer, i: usize, index: usize) -> RowView {
     }
 }
 
+/// What views show in place of a secret question's text: [`HIDDEN`], when there is one. (Cold,
+/// as `masked`: kept out of the view builders that every key runs.)
+#[cold]
+#[inline(never)]
+fn hidden(text: &Option<String>) -> Option<String> {
+    text.as_ref().map(|_| HIDDEN.to_owned())
+}
+
 fn review_view(flow: &Flow) -> ReviewView {
     let actions = flow.review_actions();
+    let rules = &flow.spec().rules;
     let active = actions[flow.review_action()];
     let show_all_notes = active == ReviewAction::Elaborate;
+    let blocked = flow.submit_blocked();
     let questions = flow
         .spec()
         .questions
         .iter()
         .zip(flow.answers())
-        .map(|(q, a)| {
+        .enumerate()
+        .map(|(index, (q, a))| {
             let answered = a.is_answered();
             let show_notes = show_all_notes || answered;
             let mut answers: Vec<ReviewAnswer> = a
@@ -398,7 +435,11 @@ fn review_view(flow: &Flow) -> ReviewView {
                 .collect();
             if let Some(text) = a.chosen_custom() {
                 answers.push(ReviewAnswer {
-                    label: text.to_owned(),
+                    label: if q.secret {
+                        HIDDEN.to_owned()
+                    } else {
+                        text.to_owned()
+                    },
                     custom: true,
                     note: None,
                 });
@@ -421,8 +462,14 @@ fn review_view(flow: &Flow) -> ReviewView {
                 label: q.label.clone(),
                 answered,
                 answers,
-                note: a.note.clone().filter(|_| show_notes),
+                note: if q.secret {
+                    hidden(&a.note)
+                } else {
+                    a.note.clone()
+                }
+                .filter(|_| show_notes),
                 other_notes,
+                problem: if blocked { flow.problem(index) } else { None },
             }
         })
         .collect();
@@ -430,10 +477,13 @@ fn review_view(flow: &Flow) -> ReviewView {
         actions: actions
             .iter()
             .enumerate()
-            .map(|(i, a)| ReviewActionView {
-                key: (i + 1).to_string(),
-                label: a.label().to_owned(),
+            .map(|(i, &a)| ReviewActionView {
+                key: DIGITS
+                    .get(i)
+                    .map_or_else(|| (i + 1).to_string(), |d| (*d).to_owned()),
+                label: rules.review_label(a).to_owned(),
                 active: i == flow.review_action(),
+                disabled: blocked && a == ReviewAction::Submit,
             })
             .collect(),
         active_action: flow.review_action(),
@@ -452,14 +502,23 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             NOTE_PLACEHOLDER,
         ),
     };
+    let (text, cursor) = if question.secret {
+        masked(
+            editor.text.text(),
+            editor.text.cursor(),
+            editor.text.position(),
+        )
+    } else {
+        (editor.text.text().to_owned(), cursor_view(&editor.text))
+    };
     EditorView {
         target: EditorTargetView {
             kind,
             question_id: question.id.clone(),
             option_value,
         },
-        text: editor.text.text().to_owned(),
-        cursor: cursor_view(&editor.text),
+        text,
+        cursor,
         placeholder,
         completion: flow.completion().map(|list| CompletionView {
             items: list
@@ -473,6 +532,8 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             selected: list.selected,
             query: list.query.to_owned(),
         }),
+        secret: question.secret,
+        error: editor.refusal.clone(),
     }
 }
 
@@ -488,6 +549,30 @@ fn cursor_view(text: &TextEditor) -> CursorView {
         grapheme: position.grapheme,
         column: position.column,
     }
+}
+
+/// A secret editor's `text` as the view shows it, a `•` per grapheme with line breaks kept, and
+/// the cursor at `byte` (at `position` in the text) counted in it.
+#[cold]
+#[inline(never)]
+fn masked(text: &str, byte: usize, position: CursorPosition) -> (String, CursorView) {
+    let mask_of = |part: &str| -> String {
+        part.graphemes(true)
+            .map(|g| if g.contains('\n') { "\n" } else { "•" })
+            .collect()
+    };
+    let before = mask_of(&text[..byte]);
+    let cursor = CursorView {
+        offset: position.offset,
+        byte: before.len(),
+        utf16: before.encode_utf16().count(),
+        line: position.line,
+        grapheme: position.grapheme,
+        column: position.grapheme,
+    };
+    let mut masked = before;
+    masked.push_str(&mask_of(&text[byte..]));
+    (masked, cursor)
 }
 
 /// The actions a focus shows hints for, in display order: on a question tab the page and

@@ -196,12 +196,16 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = if view.lines.is_some() { 21 } else { 20 };
+        let fields = 20 + usize::from(view.lines.is_some()) + usize::from(view.requester.is_some());
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
         s.serialize_field("dialect", &view.dialect)?;
         s.serialize_field("title", &view.title)?;
+        match &view.requester {
+            Some(requester) => s.serialize_field("requester", requester)?,
+            None => s.skip_field("requester")?,
+        }
         s.serialize_field("focus", &view.focus)?;
         let tabs = part_json(&view.tabs, &mut cache.tabs);
         s.serialize_field("tabs", &Part(tabs, &view.tabs))?;

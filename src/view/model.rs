@@ -11,8 +11,8 @@ use crate::view::line::Line;
 
 /// Value of the synthetic custom row.
 pub const CUSTOM_VALUE: &str = "__other__";
-/// Label of the synthetic custom row.
-pub const CUSTOM_LABEL: &str = "Type your own";
+/// Label of the standard custom row.
+pub const CUSTOM_LABEL: &str = crate::core::CUSTOM_LABEL;
 /// Placeholder of an empty custom-answer editor.
 pub const INPUT_PLACEHOLDER: &str = "Type answer...";
 /// Placeholder of an empty note editor.
@@ -30,6 +30,9 @@ pub struct View {
     pub dialect: DialectId,
     /// The flow title (`null` when none).
     pub title: Option<String>,
+    /// Who asks, when the request names its sender (omitted otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requester: Option<String>,
     /// Where keys go.
     pub focus: Focus,
     /// Question tabs, then the review tab.
@@ -82,6 +85,8 @@ pub enum OutcomeView {
     Cancelled,
     /// Withdrawn by the asker.
     Aborted,
+    /// Declined by the user.
+    Declined,
     /// The payload failed validation.
     Invalid,
 }
@@ -93,6 +98,7 @@ impl From<Outcome> for OutcomeView {
             Outcome::Elaborate => OutcomeView::Elaborate,
             Outcome::Cancelled(CancelReason::Aborted) => OutcomeView::Aborted,
             Outcome::Cancelled(_) => OutcomeView::Cancelled,
+            Outcome::Declined => OutcomeView::Declined,
         }
     }
 }
@@ -246,10 +252,13 @@ pub struct ReviewView {
 pub struct ReviewActionView {
     /// The digit that runs it.
     pub key: String,
-    /// `Submit`, `Elaborate` or `Cancel`.
+    /// `Submit`, `Elaborate` or `Cancel` (or the dialect's own label, such as `Accept`).
     pub label: String,
     /// The active action.
     pub active: bool,
+    /// The action does nothing for now: an answer blocks it (omitted when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub disabled: bool,
 }
 
 /// One question as the review screen shows it.
@@ -268,6 +277,9 @@ pub struct ReviewQuestion {
     pub note: Option<String>,
     /// Notes of unselected options, when the active action shows them (Elaborate).
     pub other_notes: Vec<ReviewOptionNote>,
+    /// Why the answer keeps the flow from being submitted (omitted when it does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// One answer line of the review screen.
@@ -308,6 +320,14 @@ pub struct EditorView {
     pub placeholder: &'static str,
     /// The `@` file completion list, while one is open (`null` otherwise).
     pub completion: Option<CompletionView>,
+    /// The text is secret: `text` holds a `•` per character and the cursor counts in it
+    /// (omitted when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
+    /// Why the draft was refused when the editor tried to save it, until it changes (omitted
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// An open `@` file completion list.
@@ -530,12 +550,16 @@ impl PartialEq for EditorView {
             cursor,
             placeholder,
             completion,
+            secret,
+            error,
         } = self;
         *cursor == other.cursor
             && *text == other.text
             && *completion == other.completion
+            && *error == other.error
             && *target == other.target
             && *placeholder == other.placeholder
+            && *secret == other.secret
     }
 }
 

@@ -189,6 +189,18 @@ fn screen(
             width,
         );
     }
+    if let Some(requester) = &view.requester {
+        wrap(
+            &mut out,
+            margin(),
+            MARGIN,
+            &[
+                seg("Requested by ", Style::Muted),
+                seg(requester, Style::Accent),
+            ],
+            width,
+        );
+    }
     let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
     remembered_part(&mut out, tab_memo, &view.tabs, width, |out| {
         tab_bar(out, &view.tabs, width)
@@ -1305,6 +1317,17 @@ fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_w
         content,
         footer.as_deref(),
     );
+    if let Some(error) = &e.error {
+        let mut first = indent(at + 2);
+        first.text("✗ ", Style::Warning);
+        wrap(
+            out,
+            first,
+            at + 4,
+            &[seg(error, Style::Warning)],
+            at + box_width,
+        );
+    }
     if let Some(completion) = &e.completion {
         completion_list(out, completion, at + 2, box_width - 2);
     }
@@ -1466,6 +1489,16 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
             ];
             wrap(out, indent(answer_col), note_col, &segs, width);
         }
+        if let Some(problem) = &q.problem {
+            marked(
+                out,
+                answer_col,
+                ("✗ ", Style::Warning),
+                (problem, Style::Warning),
+                answer_col + 2,
+                width,
+            );
+        }
     }
     out.push(Laid::default());
     for action in &review.actions {
@@ -1477,19 +1510,23 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
             first.spaces(POINTER);
             Style::Text
         };
+        let style = if action.disabled { Style::Dim } else { style };
         first.text(&action.key, style);
         first.text(". ", style);
-        wrap(
-            out,
-            first,
-            MARGIN + POINTER + NUMBER,
-            &[seg(&action.label, style)],
-            width,
-        );
+        let segs = [
+            seg(&action.label, style),
+            seg(" — answer the marked questions first", Style::Muted),
+        ];
+        let shown = if action.disabled {
+            &segs[..]
+        } else {
+            &segs[..1]
+        };
+        wrap(out, first, MARGIN + POINTER + NUMBER, shown, width);
     }
 }
 
-/// The end of a flow: submitted, sent back, or the words of why it was cancelled.
+/// The end of a flow: submitted, sent back, declined, or the words of why it was cancelled.
 fn ending(
     out: &mut Vec<Laid>,
     outcome: Option<OutcomeView>,
@@ -1499,6 +1536,7 @@ fn ending(
     let (text, style) = match (outcome, reason) {
         (Some(OutcomeView::Submit), _) => ("✓ Submitted", Style::Success),
         (Some(OutcomeView::Elaborate), _) => ("✓ Sent back for elaboration", Style::Success),
+        (Some(OutcomeView::Declined), _) => ("Declined", Style::Warning),
         (_, Some(reason)) => (reason.words(), Style::Warning),
         (Some(OutcomeView::Aborted), None) => (CancelReason::Aborted.words(), Style::Warning),
         (Some(OutcomeView::Invalid), None) => (CancelReason::InvalidInput.words(), Style::Warning),

@@ -1787,6 +1787,7 @@ fn the_client_documents_point_inside_the_repository() {
     for path in [
         "protocol/behaviour.md",
         "protocol/README.md",
+        "protocol/dialects.md",
         "editors/nvim/README.md",
     ] {
         let text = read(path);

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use askd::core::Keymap;
-use askd::core::{Answer, FlowSpec, OptionItem, Question, QuestionType};
+use askd::core::{Answer, CustomRow, FlowSpec, OptionItem, Question, QuestionType};
 use askd::core::{EditorTarget, Flow, FlowError, Focus};
 use askd::core::{Key, parse_sequence};
 use askd::dialect::DialectId;
@@ -237,6 +237,9 @@ pub fn question(id: &str, kind: QuestionType, options: &[&str]) -> Question {
             .collect(),
         detail: None,
         intent: None,
+        custom_row: CustomRow::Standard,
+        secret: false,
+        initial: Answer::default(),
     }
 }
 
@@ -246,6 +249,8 @@ pub fn from_spec(dialect: DialectId, questions: Vec<Question>) -> Session {
         title: None,
         questions,
         rules: dialect.rules(),
+        requester: None,
+        source: None,
         behaviour: Default::default(),
     };
     Session::from_spec(dialect, Arc::new(spec), &OpenOptions::default())
@@ -279,4 +284,55 @@ pub fn keys_of(value: &Value) -> Vec<String> {
         .as_object()
         .map(|o| o.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// Opens `payload` in the dialect called `name`, with `options` as that dialect's `open` param
+/// (`null` for none).
+pub fn try_open_in(
+    name: &str,
+    payload: &Value,
+    options: Value,
+) -> Result<Session, askd::dialect::AskError> {
+    let dialect = DialectId::named(name).unwrap_or_else(|| panic!("no dialect {name}"));
+    let mut dialect_options = serde_json::Map::new();
+    if !options.is_null() {
+        dialect_options.insert(name.to_owned(), options);
+    }
+    let options = OpenOptions {
+        dialect: Some(dialect),
+        dialect_options,
+        ..OpenOptions::default()
+    };
+    Session::open(payload, &options)
+}
+
+/// Opens `payload` in the dialect called `name` without options; it must open.
+pub fn open_in(name: &str, payload: &Value) -> Session {
+    try_open_in(name, payload, Value::Null)
+        .unwrap_or_else(|e| panic!("{name} refused the request: {}", e.message))
+}
+
+/// Opens `payload` in the dialect called `name` without a UI.
+pub fn open_without_ui(name: &str, payload: &Value) -> Session {
+    let options = OpenOptions {
+        dialect: DialectId::named(name),
+        has_ui: false,
+        ..OpenOptions::default()
+    };
+    Session::open(payload, &options).unwrap_or_else(|e| panic!("{}", e.message))
+}
+
+/// The session after a snapshot and its restoration, which must succeed and save alike.
+pub fn round_trip(session: &Session) -> Session {
+    let state = askd::session::snapshot::save(session);
+    let restored =
+        askd::session::snapshot::restore(&state).unwrap_or_else(|e| panic!("{e}: {state}"));
+    assert_eq!(askd::session::snapshot::save(&restored), state);
+    restored
+}
+
+/// The rendered screen of `session` at `width`, as plain text.
+pub fn screen(session: &Session, width: usize) -> String {
+    let view = askd::view::build_with_width("s", session, Some(width));
+    askd::view::plain(view.lines.iter().flatten())
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use askd::cli::conformance::run_dir;
 
 /// The fewest scenarios `protocol/scenarios/` may hold; guards against files going missing.
-const MIN_SCENARIOS: usize = 217;
+const MIN_SCENARIOS: usize = 272;
 
 fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_askd"))

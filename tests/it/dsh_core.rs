@@ -7,7 +7,7 @@ use askd::core::Focus;
 use askd::core::PLAN_REVIEW;
 use askd::core::parse_sequence;
 use askd::core::{
-    Answer, CancelReason, FlowSpec, Intent, OptionItem, Outcome, Question, QuestionType,
+    Answer, CancelReason, CustomRow, FlowSpec, Intent, OptionItem, Outcome, Question, QuestionType,
 };
 use askd::dialect::DialectId;
 use askd::dialect::dsh::{
@@ -40,12 +40,17 @@ fn question(id: &str, label: &str, prompt: &str, kind: QuestionType, labels: &[&
         options: labels.iter().map(|l| option(l)).collect(),
         detail: None,
         intent: None,
+        custom_row: CustomRow::Standard,
+        secret: false,
+        initial: Answer::default(),
     }
 }
 
 fn dsh_spec(questions: Vec<Question>) -> FlowSpec {
     FlowSpec {
         rules: askd::dialect::dsh::RULES,
+        requester: None,
+        source: None,
         behaviour: Default::default(),
         title: None,
         questions,

@@ -1787,7 +1787,7 @@ fn cancel_by_the_user_and_abort_by_the_asker() {
         s.err("cancel", json!({ "session": "plain", "reason": "bogus" })),
         error(
             -32602,
-            "invalid params: unknown variant `bogus`, expected one of `user`, `abort`, `closed` at line 1 column 35"
+            "invalid params: unknown variant `bogus`, expected one of `user`, `abort`, `closed`, `decline` at line 1 column 35"
         )
     );
 }

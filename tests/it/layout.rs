@@ -98,6 +98,24 @@ fn layers_import_only_what_lies_below() {
     assert_eq!(breaches(), Vec::<(String, &str, String)>::new());
 }
 
+/// The core's code names no dialect: what a dialect needs from the flow reaches it as data.
+#[test]
+fn the_core_names_no_dialect() {
+    let mut found = Vec::new();
+    for (path, text) in sources(&src().join("core")) {
+        let code = code(&text).to_lowercase();
+        let words: Vec<&str> = code
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .collect();
+        for dialect in askd::dialect::DIALECTS {
+            if words.contains(&dialect.name()) {
+                found.push((path.display().to_string(), dialect.name()));
+            }
+        }
+    }
+    assert_eq!(found, Vec::<(String, &str)>::new());
+}
+
 /// Every file of `src/` belongs to a layer (or is the crate root, the binary or the bench),
 /// so that the check above sees all of them.
 #[test]

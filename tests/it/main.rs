@@ -12,9 +12,19 @@ mod support;
 mod behaviour;
 /// `protocol/behaviour.md` against the engine: its tables, examples and quoted strings.
 mod behaviour_doc;
+/// The claude dialect (`protocol/dialects.md`).
+mod claude_core;
+/// The codex dialect (`protocol/dialects.md`).
+mod codex_core;
+/// What dialects hand the core as data: checkers, review labels, custom rows, secrets.
+mod core_rules;
 /// Timeouts and the reasons a flow ends unanswered (behaviour §10), through the core, the
 /// session table and the binary.
 mod deadlines;
+/// Why a flow of the claude, codex, opencode and mcp dialects ended unanswered (behaviour §10).
+mod dialect_endings;
+/// `protocol/dialects.md` against the engine: its examples and quoted strings.
+mod dialects_doc;
 /// The dsh dialect (behaviour §7).
 mod dsh_core;
 /// Editors: editing keys, the cursor, `@` completion.
@@ -25,6 +35,10 @@ mod flow_rules;
 mod layout;
 /// Long lists: page keys, first and last, the `/` filter, progress (behaviour §10).
 mod long_lists;
+/// The mcp dialect (`protocol/dialects.md`).
+mod mcp_core;
+/// The opencode dialect (`protocol/dialects.md`).
+mod opencode_core;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (behaviour §6).
@@ -39,6 +53,8 @@ mod vim_keys;
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// The claude, codex, opencode and mcp dialects through the binary.
+mod dialects_e2e;
 /// Shell completions and man pages.
 mod docs;
 /// `askd serve` end to end.

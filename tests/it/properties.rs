@@ -151,8 +151,14 @@ fn arb_shaped_payload() -> impl Strategy<Value = Value> {
         .prop_map(|(title, questions)| object(vec![("title", title), ("questions", questions)]))
 }
 
-/// Checks what any opened session must satisfy.
+/// Checks what any opened session must satisfy (a pi session, the contract's too).
 fn check_opened(session: &Session) -> Result<(), TestCaseError> {
+    if let Some(flow) = session.flow() {
+        prop_assert_eq!(flow.check_invariants(), Ok(()));
+    }
+    if session.dialect() != DialectId::PI {
+        return Ok(());
+    }
     match session {
         Session::Flow { flow, .. } => {
             prop_assert_eq!(flow.check_invariants(), Ok(()));
@@ -328,6 +334,8 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
             .collect();
         let spec = FlowSpec {
             rules: askd::dialect::dsh::RULES,
+            requester: None,
+            source: None,
             behaviour: Default::default(),
             title: None,
             questions,
@@ -370,12 +378,65 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
             }
             Session::open(&payload, &options).expect("a pi payload opens")
         });
+    let others = prop::sample::select(other_dialect_requests()).prop_map(|(name, payload)| {
+        let options = OpenOptions {
+            dialect: DialectId::named(name),
+            ..OpenOptions::default()
+        };
+        Session::open(&payload, &options).expect("the example opens")
+    });
     prop_oneof![
         4 => arb_valid_payload().prop_map(|p| {
             Session::open(&p, &OpenOptions::default()).expect("a pi payload opens")
         }),
         1 => dsh,
         2 => long,
+        2 => others,
+    ]
+}
+
+/// A request in each of the other agents' dialects: previews and multi-select (claude), the
+/// `None of the above` row, a free-text and a secret question (codex), a question without the
+/// custom row (opencode), and a form with defaults, checks and required fields (mcp).
+fn other_dialect_requests() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "claude",
+            json!({ "questions": [
+            { "question": "Which?", "header": "Which", "multiSelect": false, "options": [
+                { "label": "A (Recommended)", "description": "a", "preview": "# a" },
+                { "label": "B", "description": "" } ] },
+            { "question": "Many?", "header": "Many", "multiSelect": true, "options": [
+                { "label": "X", "description": "" }, { "label": "Y, Z", "description": "" } ] } ] }),
+        ),
+        (
+            "codex",
+            json!({ "threadId": "t", "turnId": "u", "itemId": "i", "questions": [
+            { "id": "a", "header": "A", "question": "A?", "isOther": true, "options": [
+                { "label": "X", "description": "" }, { "label": "Y", "description": "" } ] },
+            { "id": "b", "header": "B", "question": "B?", "options": null },
+            { "id": "c", "header": "C", "question": "C?", "isSecret": true } ] }),
+        ),
+        (
+            "opencode",
+            json!({ "questions": [
+            { "question": "One?", "header": "One", "custom": false, "options": [
+                { "label": "X", "description": "" }, { "label": "Y", "description": "" } ] },
+            { "question": "Many?", "header": "Many", "multiple": true, "options": [
+                { "label": "X", "description": "" } ] },
+            { "question": "Free?", "header": "Free", "options": [] } ] }),
+        ),
+        (
+            "mcp",
+            json!({ "message": "Form", "requestedSchema": { "type": "object", "properties": {
+            "name": { "type": "string", "minLength": 2, "maxLength": 4, "default": "abc" },
+            "mail": { "type": "string", "format": "email" },
+            "n": { "type": "integer", "minimum": 1, "maximum": 3 },
+            "ok": { "type": "boolean", "default": true },
+            "pick": { "type": "string", "enum": ["a", "b"] },
+            "many": { "type": "array", "minItems": 1, "maxItems": 2, "items": { "enum": ["x", "y", "z"] } }
+        }, "required": ["name", "many"] } }),
+        ),
     ]
 }
 
@@ -467,7 +528,7 @@ fn check_flow(session: &Session) -> Result<(), TestCaseError> {
         (Focus::Note, Some(e)) => {
             prop_assert_ne!(e.target, EditorTarget::Custom);
             prop_assert_eq!(e.question, flow.tab());
-            prop_assert_eq!(session.dialect(), DialectId::PI);
+            prop_assert!(flow.spec().rules.notes);
         }
         (focus, editor) => prop_assert!(false, "focus {:?} with editor {:?}", focus, editor),
     }

@@ -93,6 +93,14 @@ fn generation_is_deterministic_pretty_and_newline_terminated() {
             "openrpc.json",
             "schemas/pi-payload.json",
             "schemas/pi-result.json",
+            "schemas/claude-request.json",
+            "schemas/claude-result.json",
+            "schemas/codex-request.json",
+            "schemas/codex-result.json",
+            "schemas/opencode-request.json",
+            "schemas/opencode-result.json",
+            "schemas/mcp-request.json",
+            "schemas/mcp-result.json",
             "schemas/dsh-request.json",
             "schemas/dsh-answer.json",
             "schemas/dsh-result.json",
@@ -188,6 +196,8 @@ fn openrpc_describes_every_method_in_order() {
         ("keymapPreset", false),
         ("timeoutMs", false),
         ("behaviour", false),
+        ("claude", false),
+        ("mcp", false),
     ]);
     let session = p(&[("session", true)]);
     let expected: BTreeMap<&str, Vec<(String, bool)>> = BTreeMap::from([
@@ -463,6 +473,8 @@ struct Seen {
     editors: BTreeSet<String>,
     dsh_results: BTreeSet<String>,
     pi_results: usize,
+    /// The other dialects whose results were validated.
+    other_results: BTreeSet<String>,
     lines: usize,
     traced: usize,
     plan_reviews: usize,
@@ -507,9 +519,15 @@ impl<'a> Client<'a> {
             "getView" => self.check_view(result),
             "getResult" if result.is_null() => {}
             "getResult" if result.get("content").is_some() => self.check_pi_result(result),
-            "getResult" => self.check_dsh_result(result),
-            "ask" if result.get("content").is_some() => self.check_pi_result(result),
-            "ask" => {
+            "getResult"
+                if result.get("answer").is_some() || result["error"]["name"].is_string() =>
+            {
+                self.check_dsh_result(result)
+            }
+            "ask" if result.get("content").is_some() && result.get("details").is_some() => {
+                self.check_pi_result(result)
+            }
+            "ask" if result["answers"][0]["id"].is_string() => {
                 self.contract
                     .check("dsh-answer.json", result, "an ask result");
                 self.seen.dsh_results.insert("answer".to_owned());
@@ -528,10 +546,15 @@ impl<'a> Client<'a> {
         assert_eq!(step.get("result").is_some(), done, "{step}");
         assert_eq!(step.get("transcript").is_some(), done, "{step}");
         if let Some(result) = step.get("result") {
-            if step["view"]["dialect"] == "pi" {
-                self.check_pi_result(result);
-            } else {
-                self.check_dsh_result(result);
+            match step["view"]["dialect"].as_str().unwrap() {
+                "pi" => self.check_pi_result(result),
+                "dsh" => self.check_dsh_result(result),
+                other => {
+                    let file = format!("{other}-result.json");
+                    self.contract
+                        .check(&file, result, &format!("a {other} result"));
+                    self.seen.other_results.insert(other.to_owned());
+                }
             }
         }
         if let Some(steps) = step.get("steps").and_then(Value::as_array) {
@@ -1051,7 +1074,14 @@ fn suite_payloads() -> Vec<(String, Option<String>, Value)> {
 fn payloads_the_engine_accepts_validate_against_the_payload_schemas() {
     let contract = Contract::load();
     let mut server = Server::start(&[]);
-    let mut accepted = BTreeMap::from([("pi", 0), ("dsh", 0)]);
+    let mut accepted = BTreeMap::from([
+        ("pi", 0),
+        ("dsh", 0),
+        ("claude", 0),
+        ("codex", 0),
+        ("opencode", 0),
+        ("mcp", 0),
+    ]);
     let mut rejected = 0;
     let payloads = suite_payloads();
     for (i, (place, dialect, payload)) in payloads.iter().enumerate() {
@@ -1066,7 +1096,7 @@ fn payloads_the_engine_accepts_validate_against_the_payload_schemas() {
             continue;
         };
         let dialect = step["view"]["dialect"].as_str().unwrap();
-        let valid = step["result"]["details"].get("error").is_none();
+        let valid = step.get("error").is_none();
         server.ok("close", json!({ "session": session }));
         if !valid {
             rejected += 1;
@@ -1074,14 +1104,17 @@ fn payloads_the_engine_accepts_validate_against_the_payload_schemas() {
         }
         *accepted.get_mut(dialect).unwrap() += 1;
         let file = if dialect == "pi" {
-            "pi-payload.json"
+            "pi-payload.json".to_owned()
         } else {
-            "dsh-request.json"
+            format!("{dialect}-request.json")
         };
-        contract.check(file, payload, &format!("a payload of {place}"));
+        contract.check(&file, payload, &format!("a payload of {place}"));
     }
     assert!(accepted["pi"] >= 50, "{accepted:?}");
     assert!(accepted["dsh"] >= 20, "{accepted:?}");
+    for other in ["claude", "codex", "opencode", "mcp"] {
+        assert!(accepted[other] >= 5, "{accepted:?}");
+    }
     assert!(rejected >= 20, "{rejected} rejected payloads");
 }
 
@@ -1130,6 +1163,10 @@ fn every_reply_to_the_conformance_scenarios_validates() {
     }
     assert!(scenarios >= 100, "{scenarios} scenarios");
     assert!(client.seen.steps >= 200, "{} Steps", client.seen.steps);
+    assert_eq!(
+        client.seen.other_results,
+        BTreeSet::from(["claude", "codex", "mcp", "opencode"].map(str::to_owned))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use askd::cli::play::{self, Format, PlayError};
 use askd::core::Keymap;
-use askd::core::{FlowSpec, Intent, OptionItem, Question, QuestionType};
+use askd::core::{Answer, CustomRow, FlowSpec, Intent, OptionItem, Question, QuestionType};
 use askd::core::{KeyError, parse_sequence};
 use askd::dialect::DialectId;
 use askd::session::{OpenOptions, Session};
@@ -247,6 +247,8 @@ fn plan_review() -> Session {
     };
     let spec = FlowSpec {
         rules: askd::dialect::dsh::RULES,
+        requester: None,
+        source: None,
         behaviour: Default::default(),
         title: None,
         questions: vec![Question {
@@ -269,6 +271,9 @@ fn plan_review() -> Session {
                 kind: "plan-review".to_owned(),
                 approve: Some("Approve".to_owned()),
             }),
+            custom_row: CustomRow::Standard,
+            secret: false,
+            initial: Answer::default(),
         }],
     };
     Session::from_spec(DialectId::DSH, Arc::new(spec), &OpenOptions::default())

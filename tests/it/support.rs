@@ -390,6 +390,10 @@ struct Schemas {
     step: jsonschema::Validator,
     pi_result: jsonschema::Validator,
     dsh_answer: jsonschema::Validator,
+    claude_result: jsonschema::Validator,
+    codex_result: jsonschema::Validator,
+    opencode_result: jsonschema::Validator,
+    mcp_result: jsonschema::Validator,
 }
 
 static SCHEMAS: std::sync::LazyLock<Schemas> = std::sync::LazyLock::new(|| {
@@ -403,6 +407,10 @@ static SCHEMAS: std::sync::LazyLock<Schemas> = std::sync::LazyLock::new(|| {
         step: load("step.json"),
         pi_result: load("pi-result.json"),
         dsh_answer: load("dsh-answer.json"),
+        claude_result: load("claude-result.json"),
+        codex_result: load("codex-result.json"),
+        opencode_result: load("opencode-result.json"),
+        mcp_result: load("mcp-result.json"),
     }
 });
 
@@ -414,7 +422,17 @@ fn check_against_schema(result: &Value) {
     } else if is(&["content", "details"]) {
         &SCHEMAS.pi_result
     } else if result.as_object().is_some_and(|o| o.len() == 1) && is(&["answers"]) {
-        &SCHEMAS.dsh_answer
+        match &result["answers"] {
+            Value::Object(_) => &SCHEMAS.codex_result,
+            Value::Array(items) if items.iter().all(Value::is_array) => &SCHEMAS.opencode_result,
+            _ => &SCHEMAS.dsh_answer,
+        }
+    } else if is(&["behavior"]) {
+        &SCHEMAS.claude_result
+    } else if is(&["action"]) {
+        &SCHEMAS.mcp_result
+    } else if is(&["rejected"]) {
+        &SCHEMAS.opencode_result
     } else {
         return;
     };

@@ -37,10 +37,12 @@ use serde_json::{Map, Value, json};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::{
-    Answer, Behaviour, CancelReason, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW, Question,
-    QuestionType, ReviewAction, Rules, quoted,
+    Answer, Behaviour, CancelReason, CustomRow, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW,
+    Question, QuestionType, ReviewAction, Rules, quoted,
 };
-use crate::dialect::{AskError, Dialect, Ending, Rejection, Transcript};
+use crate::dialect::{
+    AskError, Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript,
+};
 
 /// What dsh flows offer: no notes, Submit and Cancel on the review tab, free-text questions,
 /// and a single question's custom answer in place of its selection.
@@ -50,6 +52,10 @@ pub const RULES: Rules = Rules {
     review: &[ReviewAction::Submit, ReviewAction::Cancel],
     exclusive_custom: true,
     free_text: true,
+    option_notes: false,
+    review_labels: &[],
+    checker: None,
+    empty: false,
 };
 
 /// The JSON-RPC error code of a dsh `UserQuestionError`.
@@ -75,16 +81,19 @@ impl Dialect for Dsh {
         "The provider-neutral `AskUserQuestion` vocabulary."
     }
 
-    /// A request whose first question carries `question` and no `prompt`.
+    /// A request whose first question carries `question` and `id` and no `prompt` (items
+    /// without an `id`, as other agents send them, are not taken for dsh).
     fn recognises(&self, payload: &Value) -> bool {
         let first = payload
             .get("questions")
             .and_then(Value::as_array)
             .and_then(|q| q.first());
-        first.is_some_and(|q| q.get("question").is_some() && q.get("prompt").is_none())
+        first.is_some_and(|q| {
+            q.get("question").is_some() && q.get("id").is_some() && q.get("prompt").is_none()
+        })
     }
 
-    fn open(&self, payload: &Value) -> Result<FlowSpec, Rejection> {
+    fn open(&self, payload: &Value, _options: &Value) -> Result<FlowSpec, Rejection> {
         validate(payload).map_err(|e| Rejection::Refused(e.to_ask_error()))
     }
 
@@ -123,7 +132,39 @@ impl Dialect for Dsh {
             crate::dialect::pi::parse_answers(spec, answers)
         }
     }
+
+    fn schemas(&self) -> &'static Schemas {
+        &SCHEMAS
+    }
 }
+
+/// The dsh dialect's shapes: the request, the answer (what `ask` resolves with, and an answer
+/// set of `submitAnswers`), the result, and the data of its -32010 error.
+static SCHEMAS: Schemas = Schemas {
+    files: &[
+        SchemaFile {
+            name: "dsh-request.json",
+            exact: false,
+            shape: Shape::of::<schema::AskUserQuestionRequest>(),
+        },
+        SchemaFile {
+            name: "dsh-answer.json",
+            exact: true,
+            shape: Shape::of::<schema::AskUserQuestionAnswer>(),
+        },
+        SchemaFile {
+            name: "dsh-result.json",
+            exact: true,
+            shape: Shape::of::<schema::DshResult>(),
+        },
+    ],
+    request: Shape::of::<schema::AskUserQuestionRequest>(),
+    result: Shape::of::<schema::DshResult>(),
+    ask: Shape::of::<schema::AskUserQuestionAnswer>(),
+    answers: Shape::of::<schema::AskUserQuestionAnswer>(),
+    options: None,
+    components: &[Shape::of::<schema::UserQuestionErrorData>()],
+};
 
 /// Columns the labels of the transcript call line are cut to.
 const CALL_LABELS_WIDTH: usize = 50;
@@ -288,6 +329,8 @@ pub fn validate(request: &Value) -> Result<FlowSpec, UserQuestionError> {
         title: None,
         questions,
         rules: RULES,
+        requester: None,
+        source: None,
         behaviour: Behaviour::default(),
     })
 }
@@ -325,6 +368,8 @@ pub fn ask_outcome(
     match outcome {
         Outcome::Submit | Outcome::Elaborate => Ok(answer(spec, answers)),
         Outcome::Cancelled(reason) => Err(cancelled_error(reason)),
+        // dsh flows never end declined; a decline would be the user's cancel.
+        Outcome::Declined => Err(ask_cancelled()),
     }
 }
 
@@ -414,6 +459,7 @@ pub fn transcript_call(spec: &FlowSpec) -> String {
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
         Outcome::Cancelled(reason) => reason.words().to_owned(),
+        Outcome::Declined => CancelReason::User.words().to_owned(),
         Outcome::Submit | Outcome::Elaborate => spec
             .questions
             .iter()
@@ -612,6 +658,9 @@ fn check_question(
         options,
         detail,
         intent,
+        custom_row: CustomRow::Standard,
+        secret: false,
+        initial: Answer::default(),
     })
 }
 

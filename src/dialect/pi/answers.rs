@@ -62,8 +62,13 @@ pub fn parse_answers(spec: &FlowSpec, value: &Value) -> Result<Vec<Answer>, Stri
                 "customText" => {
                     let text = string_field(v, &at)?;
                     if !spec.has_custom_row(question) {
+                        let what = if question.kind == QuestionType::Preview {
+                            "is a preview question"
+                        } else {
+                            "has no custom row"
+                        };
                         return Err(format!(
-                            "{at}: question {} is a preview question and takes no custom text",
+                            "{at}: question {} {what} and takes no custom text",
                             quoted(id)
                         ));
                     }

@@ -12,7 +12,7 @@ mod validate;
 use serde_json::Value;
 
 use crate::core::{Answer, CancelReason, FlowSpec, Issue, Outcome, ReviewAction, Rules};
-use crate::dialect::{Dialect, Ending, Invalid, Rejection, Transcript};
+use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
 pub use answers::parse_answers;
 pub use result::{
@@ -32,6 +32,10 @@ pub const RULES: Rules = Rules {
     ],
     exclusive_custom: false,
     free_text: false,
+    option_notes: true,
+    review_labels: &[],
+    checker: None,
+    empty: false,
 };
 
 /// The payload of the built-in example flow (`askd demo`): a single question with descriptions and a
@@ -126,7 +130,7 @@ impl Dialect for Pi {
         "The `ask_user` contract."
     }
 
-    fn open(&self, payload: &Value) -> Result<FlowSpec, Rejection> {
+    fn open(&self, payload: &Value, _options: &Value) -> Result<FlowSpec, Rejection> {
         validate(payload).map_err(|issues| {
             Rejection::Invalid(Box::new(invalid(
                 raw_title(payload),
@@ -158,4 +162,40 @@ impl Dialect for Pi {
     fn parse_answers(&self, spec: &FlowSpec, answers: &Value) -> Result<Vec<Answer>, String> {
         parse_answers(spec, answers)
     }
+
+    fn reopen_invalid(
+        &self,
+        title: Option<String>,
+        issues: Vec<Issue>,
+        labels: Vec<String>,
+    ) -> Option<Invalid> {
+        Some(invalid(title, issues, labels))
+    }
+
+    fn schemas(&self) -> &'static Schemas {
+        &SCHEMAS
+    }
 }
+
+/// The pi dialect's shapes: the `ask_user` tool input and output, and answer sets keyed by
+/// question id.
+static SCHEMAS: Schemas = Schemas {
+    files: &[
+        SchemaFile {
+            name: "pi-payload.json",
+            exact: false,
+            shape: Shape::of::<schema::PiPayload>(),
+        },
+        SchemaFile {
+            name: "pi-result.json",
+            exact: true,
+            shape: Shape::of::<ToolResult>(),
+        },
+    ],
+    request: Shape::of::<schema::PiPayload>(),
+    result: Shape::of::<ToolResult>(),
+    ask: Shape::of::<ToolResult>(),
+    answers: Shape::of::<schema::PiAnswerSet>(),
+    options: None,
+    components: &[],
+};

@@ -341,19 +341,21 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
 
 /// The result of a finished flow; `answers[i]` belongs to `spec.questions[i]` (a missing answer
 /// counts as empty). A cancelled flow keeps what was entered, and says why it ended in
-/// `cancelReason` and in its text (`cancelled_text`).
+/// `cancelReason` and in its text (`cancelled_text`); `Outcome::Declined`, which pi flows never
+/// end with, is reported as the user's cancel.
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> ToolResult {
     // Elaborate keeps only committed answers; every other outcome keeps every answer whose
     // serialised form holds anything.
     let keep: fn(&SerializedAnswer) -> bool = match outcome {
         Outcome::Elaborate => SerializedAnswer::is_committed,
-        Outcome::Submit | Outcome::Cancelled(_) => |a| !a.is_empty(),
+        Outcome::Submit | Outcome::Cancelled(_) | Outcome::Declined => |a| !a.is_empty(),
     };
     let mut details = bare_details(spec.title.clone(), None, summaries(spec));
     details.answers = serialized_answers(spec, answers, keep).collect();
     let text = match outcome {
         Outcome::Submit => or_default(submit_lines(spec, answers), "User submitted the ask flow"),
-        Outcome::Cancelled(reason) => {
+        Outcome::Cancelled(_) | Outcome::Declined => {
+            let reason = outcome.cancel_reason().unwrap_or(CancelReason::User);
             details.cancelled = true;
             details.cancel_reason = Some(reason);
             cancelled_text(reason).to_owned()
@@ -451,6 +453,7 @@ pub fn transcript_call(labels: &[&str]) -> String {
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
         Outcome::Cancelled(reason) => reason.words().to_owned(),
+        Outcome::Declined => CancelReason::User.words().to_owned(),
         Outcome::Elaborate => elaborate_text(spec, answers, &elaboration_items(spec, answers)),
         Outcome::Submit => {
             let mut lines = Vec::new();
@@ -808,6 +811,7 @@ fn cut_to_width(text: &str, max: usize) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::CustomRow;
     use crate::dialect::pi::RULES;
     use serde_json::{Value, json};
 
@@ -837,12 +841,17 @@ mod tests {
             options: options.iter().map(|(v, l)| option(v, l)).collect(),
             detail: None,
             intent: None,
+            custom_row: CustomRow::Standard,
+            secret: false,
+            initial: Answer::default(),
         }
     }
 
     fn flow(questions: Vec<Question>) -> FlowSpec {
         FlowSpec {
             rules: RULES,
+            requester: None,
+            source: None,
             behaviour: Default::default(),
             title: None,
             questions,

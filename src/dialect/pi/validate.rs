@@ -7,7 +7,9 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::core::{Behaviour, FlowSpec, Issue, OptionItem, Question, QuestionType};
+use crate::core::{
+    Answer, Behaviour, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType,
+};
 use crate::dialect::pi::RULES;
 
 /// Validates and normalises an `ask_user` payload given as arbitrary JSON.
@@ -53,6 +55,8 @@ pub fn validate(payload: &Value) -> Result<FlowSpec, Vec<Issue>> {
             title,
             questions,
             rules: RULES,
+            requester: None,
+            source: None,
             behaviour: Behaviour::default(),
         })
     } else {
@@ -251,6 +255,9 @@ fn check_question<'a>(
         options,
         detail: None,
         intent: None,
+        custom_row: CustomRow::Standard,
+        secret: false,
+        initial: Answer::default(),
     })
 }
 
@@ -1175,6 +1182,8 @@ mod tests {
         });
         let want = FlowSpec {
             rules: RULES,
+            requester: None,
+            source: None,
             behaviour: Default::default(),
             title: Some("  Setup  ".to_owned()),
             questions: vec![
@@ -1201,6 +1210,9 @@ mod tests {
                     ],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 },
                 Question {
                     id: "langs".to_owned(),
@@ -1217,6 +1229,9 @@ mod tests {
                     }],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 },
                 Question {
                     id: "layout".to_owned(),
@@ -1233,6 +1248,9 @@ mod tests {
                     }],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 },
             ],
         };
@@ -1246,6 +1264,8 @@ mod tests {
             spec,
             FlowSpec {
                 rules: RULES,
+                requester: None,
+                source: None,
                 behaviour: Default::default(),
                 title: None,
                 questions: vec![Question {
@@ -1263,6 +1283,9 @@ mod tests {
                     }],
                     detail: None,
                     intent: None,
+                    custom_row: CustomRow::Standard,
+                    secret: false,
+                    initial: Answer::default(),
                 }],
             }
         );

@@ -1,0 +1,143 @@
+//! The codex dialect: OpenAI Codex's `request_user_input` tool. The request is the Codex
+//! app-server's `item/tool/requestUserInput` params (or the model's bare arguments); the result
+//! is the `ToolRequestUserInputResponse` the host sends back: `{ answers: { "<id>": { answers:
+//! [ … ] } } }`.
+//!
+//! Mapping of a question onto a [`Question`](crate::core::Question): `id` is kept exactly as
+//! given; `header` is the tab label (`Q1`, … when blank); `question` the prompt; each option's
+//! value and label are its `label` exactly as given; questions are single-select (the tool has
+//! no multi-select); `isOther` adds a `None of the above` row whose text is sent as the note;
+//! no options make a free-text question; `isSecret` masks the typed text. Questions take a
+//! note. The review offers Submit and Cancel; no outcome but a submit has answers.
+
+mod result;
+pub mod schema;
+mod validate;
+
+use serde_json::Value;
+
+use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
+use crate::dialect::shape::{self, raw_labels};
+use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
+
+pub use result::{
+    NOTE_PREFIX, empty_response, entries, flow_result, response, transcript_call, transcript_result,
+};
+pub use validate::{OTHER_DESCRIPTION, OTHER_LABEL, is_envelope, validate};
+
+/// What codex flows offer: a note per question, free-text questions, and Submit and Cancel on
+/// the review tab.
+pub const RULES: Rules = Rules {
+    dialect: "codex",
+    notes: true,
+    review: &[ReviewAction::Submit, ReviewAction::Cancel],
+    exclusive_custom: true,
+    free_text: true,
+    option_notes: false,
+    review_labels: &[],
+    checker: None,
+    empty: false,
+};
+
+/// OpenAI Codex's `request_user_input`.
+#[derive(Debug, Clone, Copy)]
+pub struct Codex;
+
+/// A request that failed validation, as a finished ask: empty answers.
+fn invalid(issues: Vec<Issue>, labels: Vec<String>) -> Invalid {
+    shape::invalid(transcript_call, empty_response(), issues, labels)
+}
+
+impl Dialect for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn description(&self) -> &'static str {
+        "OpenAI Codex's `request_user_input` tool."
+    }
+
+    fn rules(&self) -> Rules {
+        RULES
+    }
+
+    /// An app-server request: `threadId`, `turnId` or `itemId` beside `questions`.
+    fn recognises(&self, payload: &Value) -> bool {
+        is_envelope(payload) && payload.get("questions").is_some()
+    }
+
+    fn open(&self, payload: &Value, _options: &Value) -> Result<FlowSpec, Rejection> {
+        let questions = validate(payload)
+            .map_err(|issues| Rejection::Invalid(Box::new(invalid(issues, raw_labels(payload)))))?;
+        Ok(FlowSpec {
+            title: None,
+            questions,
+            rules: RULES,
+            requester: None,
+            source: None,
+            behaviour: Behaviour::default(),
+        })
+    }
+
+    fn result(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Value {
+        match ending {
+            Ending::NoUi => empty_response(),
+            Ending::Outcome(outcome) => flow_result(spec, answers, outcome),
+        }
+    }
+
+    fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {
+        Transcript {
+            call: transcript_call(&shape::labels(spec)),
+            result: match ending {
+                Ending::NoUi => "Not asked: no UI".to_owned(),
+                Ending::Outcome(outcome) => transcript_result(spec, answers, outcome),
+            },
+        }
+    }
+
+    /// A response (`{ answers: { "<id>": { answers: [ … ] } } }`), or an answer set keyed by
+    /// question id with option values (the labels).
+    fn parse_answers(&self, spec: &FlowSpec, answers: &Value) -> Result<Vec<Answer>, String> {
+        if result::is_response(answers) {
+            result::parse_response(spec, answers)
+        } else {
+            crate::dialect::pi::parse_answers(spec, answers)
+        }
+    }
+
+    fn reopen_invalid(
+        &self,
+        _title: Option<String>,
+        issues: Vec<Issue>,
+        labels: Vec<String>,
+    ) -> Option<Invalid> {
+        Some(invalid(issues, labels))
+    }
+
+    fn schemas(&self) -> &'static Schemas {
+        &SCHEMAS
+    }
+}
+
+/// The codex dialect's shapes.
+static SCHEMAS: Schemas = Schemas {
+    files: &[
+        SchemaFile {
+            name: "codex-request.json",
+            exact: false,
+            shape: Shape::of::<schema::ToolRequestUserInputParams>(),
+        },
+        SchemaFile {
+            name: "codex-result.json",
+            exact: true,
+            shape: Shape::of::<schema::ToolRequestUserInputResponse>(),
+        },
+    ],
+    request: Shape::of::<schema::ToolRequestUserInputParams>(),
+    result: Shape::of::<schema::ToolRequestUserInputResponse>(),
+    ask: Shape::of::<schema::ToolRequestUserInputResponse>(),
+    answers: Shape::of::<schema::ToolRequestUserInputResponse>(),
+    options: None,
+    components: &[],
+};

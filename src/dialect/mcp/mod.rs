@@ -1,0 +1,395 @@
+//! The mcp dialect: an MCP `elicitation/create` request in form mode, as an MCP client
+//! receives it from a server. The request is the request's `params` (`ElicitRequestFormParams`);
+//! the result is the `ElicitResult` the client answers with: `{ action: "accept", content }`,
+//! `{ action: "decline" }` or `{ action: "cancel" }`. A request the engine cannot ask (URL mode,
+//! a malformed form) fails `open` with the JSON-RPC error -32602 the client sends back.
+//!
+//! Mapping: `message` is the flow's title and the requesting server, named by the host in the
+//! `mcp` param of `open`, is shown with it. One tab per property, in the order received: the
+//! tab label is `title` or else the key; the prompt `description`, `title` or the key (with
+//! both, `title` is the prompt and `description` the detail). Strings and numbers are free text
+//! (the editor opens on arrival, its row says what the value must be); booleans are a choice of
+//! `Yes` and `No`; enumerations a choice of their values (labelled by their titles or
+//! `enumNames`); arrays of an enumeration a multiple choice. Defaults are filled in (a default
+//! of the wrong type, outside the enumeration or failing the checks is left out). There are no
+//! notes. Values are checked before they are saved, and answers before Accept (the `check` module):
+//! the review names every problem, required properties without a value included, and Accept
+//! waits until there is none. The review offers Accept, Decline and Cancel.
+//!
+//! String `pattern`s, which the specification's prose mentions but its schema does not
+//! define, are not checked.
+
+mod check;
+mod content;
+mod form;
+pub mod schema;
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::core::{
+    Answer, Behaviour, Checker, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType,
+    ReviewAction, Rules,
+};
+use crate::dialect::shape::{self, issue, non_blank};
+use crate::dialect::{
+    AskError, Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript,
+};
+
+pub use check::{
+    REQUIRED, hint, is_date, is_date_time, is_email, is_uri, parse_number, text_problem,
+};
+pub use content::{accept, action, flow_result, transcript_result};
+pub use form::{Choice, Format, Kind, Property, VERSION_WITHOUT_ARRAYS, property};
+
+/// The JSON-RPC error code of a request the engine cannot ask, and of invalid options.
+pub const INVALID_PARAMS: i32 = -32602;
+
+/// The label of the row where a string or number is typed.
+pub const VALUE_LABEL: &str = "Enter a value";
+
+/// What mcp flows offer: no notes, free-text questions, pre-filled defaults, values checked
+/// against the schema, forms without fields, and Accept, Decline and Cancel on the review tab.
+pub const RULES: Rules = Rules {
+    dialect: "mcp",
+    notes: false,
+    review: &[
+        ReviewAction::Submit,
+        ReviewAction::Decline,
+        ReviewAction::Cancel,
+    ],
+    exclusive_custom: true,
+    free_text: true,
+    option_notes: false,
+    review_labels: &[(ReviewAction::Submit, "Accept")],
+    checker: Some(Checker {
+        text: check::check_text,
+        answer: check::check_answer,
+    }),
+    empty: true,
+};
+
+/// The `mcp` param of `open`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Options {
+    /// The server that sent the request.
+    pub requester: Requester,
+    /// The protocol revision the session negotiated.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+}
+
+/// The server that sent an elicitation.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requester {
+    /// Its name, as the client knows it.
+    pub name: String,
+}
+
+/// Options that are not valid.
+fn bad_options(what: &str) -> AskError {
+    AskError {
+        code: INVALID_PARAMS,
+        message: format!("invalid params: mcp: {what}"),
+        data: None,
+    }
+}
+
+impl Options {
+    /// The options given as the `mcp` param; `None` for `null`.
+    pub fn parse(value: &Value) -> Result<Option<Options>, AskError> {
+        if value.is_null() {
+            return Ok(None);
+        }
+        let options = Options::deserialize(value).map_err(|e| bad_options(&e.to_string()))?;
+        if options.requester.name.trim().is_empty() {
+            return Err(bad_options("requester.name must not be blank"));
+        }
+        match options.protocol_version.as_deref() {
+            None | Some("2025-06-18" | "2025-11-25") => Ok(Some(options)),
+            Some(other) => Err(bad_options(&format!(
+                "protocolVersion {other:?} is not one of \"2025-06-18\", \"2025-11-25\""
+            ))),
+        }
+    }
+}
+
+/// The JSON-RPC error of a request the engine cannot ask: `Invalid params: ` and every issue as
+/// `<path>: <message>`, with the issues as `data`.
+pub fn refusal(issues: &[Issue]) -> AskError {
+    let listed: Vec<String> = issues
+        .iter()
+        .map(|i| format!("{}: {}", i.path, i.message))
+        .collect();
+    AskError {
+        code: INVALID_PARAMS,
+        message: format!("Invalid params: {}", listed.join("; ")),
+        data: Some(json!({ "issues": issues })),
+    }
+}
+
+/// What URL mode answers: the engine asks forms only, so a URL elicitation is a mode the
+/// client does not support.
+pub fn url_refusal() -> AskError {
+    let message = "elicitation mode \"url\" is not supported";
+    AskError {
+        code: INVALID_PARAMS,
+        message: format!("Invalid params: {message}"),
+        data: Some(json!({ "issues": [issue("mode", message)] })),
+    }
+}
+
+/// Validates an `ElicitRequestFormParams` and maps it onto a flow; `arrays` is false for a
+/// session of the protocol revision without multi-select schemas.
+pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
+    let mut issues = Vec::new();
+    let Some(root) = request.as_object() else {
+        return Err(refusal(&[issue("params", "must be an object")]));
+    };
+    match root.get("mode") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(mode)) if mode == "form" => {}
+        Some(Value::String(mode)) if mode == "url" => return Err(url_refusal()),
+        Some(Value::String(mode)) => issues.push(issue(
+            "mode",
+            format!("unknown elicitation mode {mode:?}; expected \"form\""),
+        )),
+        Some(_) => issues.push(issue("mode", "must be a string")),
+    }
+    let message = form::message(root, &mut issues);
+    let mut questions = Vec::new();
+    let mut properties = None;
+    if let Some(form) = form::form(root, &mut issues) {
+        for (key, schema) in form.properties {
+            let mut problems = Vec::new();
+            let found = property(schema, arrays, &mut problems);
+            for problem in problems {
+                issues.push(issue(&form::property_path(key), problem));
+            }
+            if let Some(found) = found {
+                questions.push(question(key, found, form.required.contains(&key.as_str())));
+            }
+        }
+        properties = Some(Value::Object(form.properties.clone()));
+    }
+    if !issues.is_empty() {
+        return Err(refusal(&issues));
+    }
+    let mut spec = FlowSpec {
+        title: non_blank(message),
+        questions,
+        rules: RULES,
+        requester: None,
+        source: Some(Arc::new(json!({ "properties": properties }))),
+        behaviour: Behaviour::default(),
+    };
+    drop_failing_defaults(&mut spec);
+    Ok(spec)
+}
+
+/// The question of property `key`.
+fn question(key: &str, property: Property, required: bool) -> Question {
+    let title = non_blank(property.title.as_deref());
+    let description = non_blank(property.description.as_deref());
+    let (prompt, detail) = match (&title, &description) {
+        (Some(title), Some(_)) => (title.clone(), description.clone()),
+        _ => (
+            description
+                .clone()
+                .or(title.clone())
+                .unwrap_or(key.to_owned()),
+            None,
+        ),
+    };
+    let option = |choice: &Choice| OptionItem {
+        value: choice.value.clone(),
+        label: choice.label.clone(),
+        description: None,
+        preview: None,
+    };
+    let row_of = |choices: &[Choice], value: &str| choices.iter().position(|c| c.value == value);
+    let mut initial = Answer::default();
+    let (kind, options, custom_row) = match &property.kind {
+        Kind::Text { default, .. } => {
+            initial.custom_text = default.clone().filter(|d| !d.trim().is_empty());
+            (QuestionType::Single, Vec::new(), value_row(&property.kind))
+        }
+        Kind::Number { default, .. } => {
+            initial.custom_text = default.as_ref().map(ToString::to_string);
+            (QuestionType::Single, Vec::new(), value_row(&property.kind))
+        }
+        Kind::Boolean { default } => {
+            let choices = [("true", "Yes"), ("false", "No")].map(|(value, label)| Choice {
+                value: value.to_owned(),
+                label: label.to_owned(),
+            });
+            initial.selected = default.map(|d| usize::from(!d)).into_iter().collect();
+            (
+                QuestionType::Single,
+                choices.iter().map(option).collect(),
+                CustomRow::Absent,
+            )
+        }
+        Kind::One { choices, default } => {
+            initial.selected = default
+                .as_deref()
+                .and_then(|d| row_of(choices, d))
+                .into_iter()
+                .collect();
+            (
+                QuestionType::Single,
+                choices.iter().map(option).collect(),
+                CustomRow::Absent,
+            )
+        }
+        Kind::Many {
+            choices, default, ..
+        } => {
+            for value in default.iter().flatten() {
+                if let Some(row) = row_of(choices, value)
+                    && !initial.selected.contains(&row)
+                {
+                    initial.selected.push(row);
+                }
+            }
+            (
+                QuestionType::Multi,
+                choices.iter().map(option).collect(),
+                CustomRow::Absent,
+            )
+        }
+    };
+    Question {
+        id: key.to_owned(),
+        label: title.unwrap_or(key.to_owned()),
+        prompt,
+        kind,
+        required,
+        options,
+        detail,
+        intent: None,
+        custom_row,
+        secret: false,
+        initial,
+        asked: None,
+    }
+}
+
+/// The row of a free-text property: `Enter a value`, described by what the value must be.
+fn value_row(kind: &Kind) -> CustomRow {
+    CustomRow::Labelled {
+        label: VALUE_LABEL.to_owned(),
+        description: hint(kind),
+    }
+}
+
+/// Leaves out the pre-filled values that fail the checks (a default shorter than `minLength`,
+/// a number out of bounds, more choices than `maxItems`).
+fn drop_failing_defaults(spec: &mut FlowSpec) {
+    for index in 0..spec.questions.len() {
+        let initial = &spec.questions[index].initial;
+        if initial.is_empty() {
+            continue;
+        }
+        let text_ok = initial
+            .custom_text
+            .as_deref()
+            .is_none_or(|t| check::check_text(spec, index, t).is_ok());
+        if !text_ok || check::check_answer(spec, index, initial).is_err() {
+            spec.questions[index].initial = Answer::default();
+        }
+    }
+}
+
+/// MCP elicitation, form mode.
+#[derive(Debug, Clone, Copy)]
+pub struct Mcp;
+
+impl Dialect for Mcp {
+    fn name(&self) -> &'static str {
+        "mcp"
+    }
+
+    fn description(&self) -> &'static str {
+        "MCP `elicitation/create`, form mode."
+    }
+
+    fn rules(&self) -> Rules {
+        RULES
+    }
+
+    /// The `params` of `elicitation/create`: an object with `requestedSchema`.
+    fn recognises(&self, payload: &Value) -> bool {
+        payload.get("requestedSchema").is_some_and(Value::is_object)
+    }
+
+    fn open(&self, payload: &Value, options: &Value) -> Result<FlowSpec, Rejection> {
+        let options = Options::parse(options).map_err(Rejection::Refused)?;
+        let arrays = options.as_ref().and_then(|o| o.protocol_version.as_deref())
+            != Some(VERSION_WITHOUT_ARRAYS);
+        let mut spec = validate(payload, arrays).map_err(Rejection::Refused)?;
+        spec.requester = options.map(|o| o.requester.name.trim().to_owned());
+        Ok(spec)
+    }
+
+    fn result(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Value {
+        match ending {
+            Ending::NoUi => action("cancel"),
+            Ending::Outcome(outcome) => flow_result(spec, answers, outcome),
+        }
+    }
+
+    fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {
+        let tool = match &spec.requester {
+            Some(name) => format!("elicitation/create from {name}:"),
+            None => "elicitation/create".to_owned(),
+        };
+        Transcript {
+            call: shape::call_line(&tool, ("field", "fields"), &shape::labels(spec)),
+            result: match ending {
+                Ending::NoUi => "Not asked: no UI".to_owned(),
+                Ending::Outcome(outcome) => transcript_result(spec, answers, outcome),
+            },
+        }
+    }
+
+    /// An `ElicitResult` with `action: "accept"` and its `content`, or an answer set keyed by
+    /// property with option values (enumeration values, `true` / `false`) and custom text.
+    fn parse_answers(&self, spec: &FlowSpec, answers: &Value) -> Result<Vec<Answer>, String> {
+        if content::is_elicit_result(answers) {
+            content::parse_elicit_result(spec, answers)
+        } else {
+            crate::dialect::pi::parse_answers(spec, answers)
+        }
+    }
+
+    fn schemas(&self) -> &'static Schemas {
+        &SCHEMAS
+    }
+}
+
+/// The mcp dialect's shapes.
+static SCHEMAS: Schemas = Schemas {
+    files: &[
+        SchemaFile {
+            name: "mcp-request.json",
+            exact: false,
+            shape: Shape::of::<schema::ElicitRequestFormParams>(),
+        },
+        SchemaFile {
+            name: "mcp-result.json",
+            exact: true,
+            shape: Shape::of::<schema::ElicitResult>(),
+        },
+    ],
+    request: Shape::of::<schema::ElicitRequestFormParams>(),
+    result: Shape::of::<schema::ElicitResult>(),
+    ask: Shape::of::<schema::ElicitResult>(),
+    answers: Shape::of::<schema::ElicitResult>(),
+    options: Some(Shape::of::<schema::McpOptions>()),
+    components: &[],
+};

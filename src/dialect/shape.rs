@@ -1,0 +1,299 @@
+//! Pieces the dialects of other agents share: reading fields of arbitrary JSON while collecting
+//! issues with paths and messages in the style of the pi dialect, the transcript's call line and
+//! result lines, and the rejection of an invalid request as a finished ask.
+
+use serde_json::{Map, Value};
+use unicode_width::UnicodeWidthChar;
+
+use crate::core::{FlowSpec, Issue};
+use crate::dialect::{Invalid, Transcript};
+
+/// The transcript result of a request that failed validation.
+pub const INVALID_TRANSCRIPT: &str = "Invalid input";
+
+/// The nouns of a call line that counts questions.
+pub const QUESTIONS: (&str, &str) = ("question", "questions");
+
+/// Columns the labels of the transcript call line are cut to.
+const CALL_LABELS_WIDTH: usize = 50;
+
+/// One field of a JSON object, classified by what validation needs to know about it.
+pub enum Field<'a> {
+    /// Missing or JSON null.
+    Absent,
+    /// A string, as given.
+    Text(&'a str),
+    /// Any other JSON value.
+    Other(&'a Value),
+}
+
+impl<'a> Field<'a> {
+    /// Classifies `object[key]`.
+    pub fn of(object: &'a Map<String, Value>, key: &str) -> Self {
+        match object.get(key) {
+            None | Some(Value::Null) => Field::Absent,
+            Some(Value::String(text)) => Field::Text(text),
+            Some(other) => Field::Other(other),
+        }
+    }
+}
+
+/// An issue at `path`.
+pub fn issue(path: &str, message: impl Into<String>) -> Issue {
+    Issue {
+        path: path.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// Where an object sits in a request and how its messages are prefixed, e.g. path
+/// `questions[0].options[1]` and prefix `Question 1, option 2`.
+pub struct Place {
+    /// Path of the object.
+    pub path: String,
+    /// Message prefix.
+    pub prefix: String,
+}
+
+impl Place {
+    /// Question `index` (0-based) of `questions`.
+    pub fn question(index: usize) -> Place {
+        Place {
+            path: format!("questions[{index}]"),
+            prefix: format!("Question {}", index + 1),
+        }
+    }
+
+    /// Option `index` (0-based) of this question.
+    pub fn option(&self, index: usize) -> Place {
+        Place {
+            path: format!("{}.options[{index}]", self.path),
+            prefix: format!("{}, option {}", self.prefix, index + 1),
+        }
+    }
+
+    /// Records `what` about the field `key` of this object.
+    pub fn report(&self, issues: &mut Vec<Issue>, key: &str, what: &str) {
+        issues.push(issue(
+            &format!("{}.{key}", self.path),
+            format!("{}: {what}", self.prefix),
+        ));
+    }
+
+    /// Records `what` about the object itself.
+    pub fn report_self(&self, issues: &mut Vec<Issue>, what: &str) {
+        issues.push(issue(&self.path, format!("{}: {what}", self.prefix)));
+    }
+
+    /// A required string field that must not be blank; returns it as given.
+    pub fn text<'a>(
+        &self,
+        object: &'a Map<String, Value>,
+        key: &str,
+        issues: &mut Vec<Issue>,
+    ) -> Option<&'a str> {
+        match Field::of(object, key) {
+            Field::Text(text) if !text.trim().is_empty() => Some(text),
+            Field::Absent | Field::Text(_) => {
+                self.report(issues, key, &format!("{key} is required"));
+                None
+            }
+            Field::Other(_) => {
+                self.report(issues, key, &format!("{key} must be a string"));
+                None
+            }
+        }
+    }
+
+    /// A required string field that may be blank; returns it as given.
+    pub fn string<'a>(
+        &self,
+        object: &'a Map<String, Value>,
+        key: &str,
+        issues: &mut Vec<Issue>,
+    ) -> Option<&'a str> {
+        match Field::of(object, key) {
+            Field::Text(text) => Some(text),
+            Field::Absent => {
+                self.report(issues, key, &format!("{key} is required"));
+                None
+            }
+            Field::Other(_) => {
+                self.report(issues, key, &format!("{key} must be a string"));
+                None
+            }
+        }
+    }
+
+    /// An optional string field; `Err(())` after recording an issue when it is not a string.
+    pub fn optional_string<'a>(
+        &self,
+        object: &'a Map<String, Value>,
+        key: &str,
+        issues: &mut Vec<Issue>,
+    ) -> Result<Option<&'a str>, ()> {
+        match Field::of(object, key) {
+            Field::Absent => Ok(None),
+            Field::Text(text) => Ok(Some(text)),
+            Field::Other(_) => {
+                self.report(issues, key, &format!("{key} must be a string"));
+                Err(())
+            }
+        }
+    }
+
+    /// An optional boolean field; `None` when absent, or after recording an issue.
+    pub fn flag(
+        &self,
+        object: &Map<String, Value>,
+        key: &str,
+        issues: &mut Vec<Issue>,
+    ) -> Option<bool> {
+        match object.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(flag)) => Some(*flag),
+            Some(_) => {
+                self.report(issues, key, &format!("{key} must be a boolean"));
+                None
+            }
+        }
+    }
+}
+
+/// The array of questions of a request, or the issue that it has none.
+pub fn questions<'a>(root: &'a Map<String, Value>, issues: &mut Vec<Issue>) -> &'a [Value] {
+    match Field::of(root, "questions") {
+        Field::Other(Value::Array(items)) if !items.is_empty() => items,
+        Field::Absent | Field::Other(Value::Array(_)) => {
+            issues.push(issue("questions", "At least one question is required"));
+            &[]
+        }
+        Field::Text(_) | Field::Other(_) => {
+            issues.push(issue("questions", "questions must be an array"));
+            &[]
+        }
+    }
+}
+
+/// A tab label from a header: trimmed, or `Q<number>` when blank or absent.
+pub fn tab_label(header: Option<&str>, number: usize) -> String {
+    match header.map(str::trim) {
+        Some(label) if !label.is_empty() => label.to_owned(),
+        _ => format!("Q{number}"),
+    }
+}
+
+/// Trimmed text, `None` when blank.
+pub fn non_blank(text: Option<&str>) -> Option<String> {
+    text.map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+}
+
+/// Best-effort tab labels of a request that failed validation: each question's `header` when
+/// it is a non-blank string, else `Q1`, `Q2`, … by position.
+pub fn raw_labels(request: &Value) -> Vec<String> {
+    let Some(questions) = request.get("questions").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| tab_label(q.get("header").and_then(Value::as_str), i + 1))
+        .collect()
+}
+
+/// The transcript call line: `<tool> <n> <nouns> (<labels>)` with `1 <noun>` or
+/// `<n> <nouns>` (`nouns` holds both), the labels joined with `, ` and cut to 50 terminal
+/// columns.
+pub fn call_line(tool: &str, nouns: (&str, &str), labels: &[&str]) -> String {
+    let n = labels.len();
+    let noun = if n == 1 { nouns.0 } else { nouns.1 };
+    format!(
+        "{tool} {n} {noun} ({})",
+        cut_to_width(&labels.join(", "), CALL_LABELS_WIDTH)
+    )
+}
+
+/// The labels of a spec's questions.
+pub fn labels(spec: &FlowSpec) -> Vec<&str> {
+    spec.questions.iter().map(|q| q.label.as_str()).collect()
+}
+
+/// The longest prefix of `text` at most `max` terminal columns wide, cut between characters.
+fn cut_to_width(text: &str, max: usize) -> &str {
+    let mut width = 0;
+    for (at, c) in text.char_indices() {
+        width += c.width().unwrap_or(0);
+        if width > max {
+            return &text[..at];
+        }
+    }
+    text
+}
+
+/// What the transcript says of one question of a submitted flow.
+pub struct Reported {
+    /// The question's tab label.
+    pub label: String,
+    /// The answer as one text (`None` when skipped).
+    pub answer: Option<String>,
+    /// The note, when there is one.
+    pub note: Option<String>,
+}
+
+/// The transcript result lines of a submitted flow: per question in order `✓ Label: <answer>`
+/// (and `  note: <note>`), or `- Label: (skipped)`.
+pub fn result_lines(reported: &[Reported]) -> String {
+    let mut lines = Vec::with_capacity(reported.len());
+    for r in reported {
+        match &r.answer {
+            Some(answer) => lines.push(format!("✓ {}: {answer}", r.label)),
+            None => lines.push(format!("- {}: (skipped)", r.label)),
+        }
+        if let Some(note) = &r.note {
+            lines.push(format!("  note: {note}"));
+        }
+    }
+    lines.join("\n")
+}
+
+/// The answer text of chosen labels and typed text, as the transcript shows it: the labels
+/// joined with `, `, then `(wrote) <text>`.
+pub fn answer_text(labels: &[&str], text: Option<&str>) -> Option<String> {
+    let mut parts: Vec<String> = labels.iter().map(|l| (*l).to_owned()).collect();
+    if let Some(text) = text {
+        parts.push(format!("(wrote) {text}"));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// A request that failed validation, as a finished ask: the dialect's negative `result`, the
+/// call line of its best-effort labels and `Invalid input`.
+pub fn invalid(
+    call: fn(&[&str]) -> String,
+    result: Value,
+    issues: Vec<Issue>,
+    labels: Vec<String>,
+) -> Invalid {
+    let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+    Invalid {
+        title: None,
+        transcript: Transcript {
+            call: call(&label_refs),
+            result: INVALID_TRANSCRIPT.to_owned(),
+        },
+        result,
+        issues,
+        labels,
+    }
+}
+
+/// The message listing every issue: `<heading>` then one line `- <path>: <message>` each.
+pub fn issue_list(heading: &str, issues: &[Issue]) -> String {
+    let mut text = heading.to_owned();
+    for i in issues {
+        text.push_str(&format!("\n- {}: {}", i.path, i.message));
+    }
+    text
+}

@@ -1,0 +1,366 @@
+//! The codex dialect (OpenAI Codex `request_user_input`): validation, mapping, the `None of
+//! the above` row, notes, secret questions, the result of every ending, answer sets,
+//! transcripts and snapshots.
+
+use crate::common::*;
+use askd::core::{CancelReason, CustomRow, Focus, HIDDEN, Outcome};
+use askd::dialect::DialectId;
+use askd::session::{OpenOptions, Session, Status};
+use askd::view;
+use serde_json::{Value, json};
+
+/// The model arguments of the codex example of `protocol/dialects.md`.
+fn arguments() -> Value {
+    json!({ "questions": [
+        { "id": "db_choice", "header": "Database", "question": "Which database should we use?",
+          "options": [
+            { "label": "Postgres (Recommended)", "description": "Full SQL server." },
+            { "label": "SQLite", "description": "Single file, no server." } ] },
+        { "id": "deploy_target", "header": "Deploy", "question": "Where will it run?",
+          "options": [
+            { "label": "Fly.io", "description": "Managed containers." },
+            { "label": "Bare VM", "description": "Self-managed host." } ] } ] })
+}
+
+/// The app-server request of the codex example of `protocol/dialects.md` (its `params`).
+fn app_server_request() -> Value {
+    json!({
+        "threadId": "thr_1", "turnId": "turn_1", "itemId": "call_abc",
+        "questions": [
+            { "id": "db_choice", "header": "Database", "question": "Which database should we use?", "isOther": true, "isSecret": false,
+              "options": [ { "label": "Postgres (Recommended)", "description": "Full SQL server." }, { "label": "SQLite", "description": "Single file, no server." } ] },
+            { "id": "deploy_target", "header": "Deploy", "question": "Where will it run?", "isOther": true, "isSecret": false,
+              "options": [ { "label": "Fly.io", "description": "Managed containers." }, { "label": "Bare VM", "description": "Self-managed host." } ] } ],
+        "isBlocking": true, "autoResolutionMs": null
+    })
+}
+
+/// The client response of the codex example of `protocol/dialects.md`.
+fn documented_response() -> Value {
+    json!({ "answers": {
+        "db_choice": { "answers": ["Postgres (Recommended)", "user_note: reuse the staging cluster"] },
+        "deploy_target": { "answers": ["None of the above", "user_note: our own Kubernetes"] } } })
+}
+
+fn issues_of(request: Value) -> Vec<(String, String)> {
+    let session = open_in("codex", &request);
+    assert_eq!(session.status(), Status::Done, "{request}");
+    assert_eq!(session.result().unwrap(), json!({ "answers": {} }));
+    session
+        .issues()
+        .unwrap()
+        .iter()
+        .map(|i| (i.path.clone(), i.message.clone()))
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(p, m)| ((*p).to_owned(), (*m).to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_documented_example_answers_as_the_tui_does() {
+    for request in [arguments(), app_server_request()] {
+        let mut s = open_in("codex", &request);
+        // Postgres with a note; then the None of the above row with details.
+        press(
+            &mut s,
+            "Nreuse the staging cluster<CR>1<Down><Down>our own Kubernetes<CR>",
+        );
+        assert_eq!(flow(&s).focus(), Focus::Review);
+        press(&mut s, "1");
+        assert_eq!(s.result().unwrap(), documented_response());
+        let transcript = s.transcript().unwrap();
+        assert_eq!(
+            transcript.call,
+            "request_user_input 2 questions (Database, Deploy)"
+        );
+        assert_eq!(
+            transcript.result,
+            "✓ Database: Postgres (Recommended)\n  note: reuse the staging cluster\n✓ Deploy: None of the above, (wrote) our own Kubernetes"
+        );
+    }
+}
+
+#[test]
+fn the_other_row_comes_from_is_other_and_bare_arguments_get_it() {
+    let s = open_in("codex", &arguments());
+    let q = &flow(&s).spec().questions[0];
+    assert_eq!(
+        q.custom_row,
+        CustomRow::Labelled {
+            label: "None of the above".to_owned(),
+            description: Some("Optionally, add details in notes (tab).".to_owned()),
+        }
+    );
+    let row = view::build("s", &s).question.unwrap().rows[2].clone();
+    assert_eq!(
+        (row.label.as_str(), row.description.as_deref(), row.custom),
+        (
+            "None of the above",
+            Some("Optionally, add details in notes (tab)."),
+            true
+        )
+    );
+    let mut request = app_server_request();
+    request["questions"][0]["isOther"] = json!(false);
+    request["questions"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("isOther");
+    let s = open_in("codex", &request);
+    assert_eq!(flow(&s).spec().questions[0].custom_row, CustomRow::Absent);
+    assert_eq!(flow(&s).spec().questions[1].custom_row, CustomRow::Absent);
+    assert_eq!(view::build("s", &s).question.unwrap().row_count, 2);
+}
+
+#[test]
+fn answer_lists_for_every_kind_of_answer() {
+    let request = json!({ "questions": [
+        { "id": "a", "header": "A", "question": "A?", "options": [{ "label": "X", "description": "" }] },
+        { "id": "b", "header": "B", "question": "B?", "options": [{ "label": "X", "description": "" }] },
+        { "id": "c", "header": "C", "question": "C?", "options": [{ "label": "X", "description": "" }] },
+        { "id": "d", "header": "D", "question": "Tell me?", "options": null },
+        { "id": "e", "header": "E", "question": "E?", "options": [] }
+    ] });
+    let mut s = open_in("codex", &request);
+    // a: X alone; b: the other row without a note; c: a note and nothing chosen;
+    // d: free text and a note; e: skipped.
+    press(&mut s, "1");
+    press(&mut s, "2 text <CR>");
+    press(&mut s, "N only a note <CR><Tab>");
+    assert_eq!(flow(&s).focus(), Focus::Input);
+    press(&mut s, "typed<Esc>Nand a note<CR><Tab><Tab>1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": {
+            "a": { "answers": ["X"] },
+            "b": { "answers": ["None of the above", "user_note: text"] },
+            "c": { "answers": ["user_note: only a note"] },
+            "d": { "answers": ["user_note: typed\nand a note"] },
+            "e": { "answers": [] }
+        } })
+    );
+}
+
+#[test]
+fn secret_questions_are_masked_in_views_and_transcripts() {
+    let request = json!({ "questions": [
+        { "id": "token", "header": "Token", "question": "Paste the token?", "isSecret": true }
+    ] });
+    let mut s = open_in("codex", &request);
+    assert_eq!(flow(&s).focus(), Focus::Input);
+    press(&mut s, "s3cr");
+    let editor = view::build("s", &s).editor.unwrap();
+    assert_eq!(editor.text, "••••");
+    assert!(editor.secret);
+    assert_eq!(
+        (
+            editor.cursor.offset,
+            editor.cursor.byte,
+            editor.cursor.column
+        ),
+        (4, 12, 4)
+    );
+    press(&mut s, "et<Esc>");
+    let v = view::build("s", &s);
+    assert_eq!(v.question.unwrap().custom_text.as_deref(), Some(HIDDEN));
+    press(&mut s, "<Tab>");
+    let review = view::build("s", &s).review.unwrap();
+    assert_eq!(review.questions[0].answers[0].label, HIDDEN);
+    assert!(!screen(&s, 60).contains("s3cret"));
+    press(&mut s, "1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": { "token": { "answers": ["user_note: s3cret"] } } })
+    );
+    assert_eq!(s.transcript().unwrap().result, "✓ Token: (wrote) [hidden]");
+}
+
+#[test]
+fn every_validation_rule_has_its_path_and_message() {
+    assert_eq!(
+        issues_of(json!([1])),
+        pairs(&[("request", "request must be an object")])
+    );
+    assert_eq!(
+        issues_of(json!({ "questions": [] })),
+        pairs(&[("questions", "At least one question is required")])
+    );
+    assert_eq!(
+        issues_of(
+            json!({ "itemId": 1, "isBlocking": "no", "autoResolutionMs": "x", "questions": 1 })
+        ),
+        pairs(&[
+            ("threadId", "threadId must be a string"),
+            ("turnId", "turnId must be a string"),
+            ("itemId", "itemId must be a string"),
+            ("isBlocking", "isBlocking must be a boolean"),
+            ("autoResolutionMs", "autoResolutionMs must be a number"),
+            ("questions", "questions must be an array"),
+        ])
+    );
+    assert_eq!(
+        issues_of(json!({ "questions": [
+            { "id": "a", "header": "A", "question": "A?" },
+            { "id": "a", "header": 1, "question": " ", "isOther": 1, "isSecret": "x", "options": "y" },
+            { "header": "C" },
+            "no"
+        ] })),
+        pairs(&[
+            ("questions[1].id", "Question 2: duplicate question id \"a\""),
+            ("questions[1].header", "Question 2: header must be a string"),
+            ("questions[1].question", "Question 2: question is required"),
+            (
+                "questions[1].isOther",
+                "Question 2: isOther must be a boolean"
+            ),
+            (
+                "questions[1].isSecret",
+                "Question 2: isSecret must be a boolean"
+            ),
+            (
+                "questions[1].options",
+                "Question 2: options must be an array or null"
+            ),
+            ("questions[2].id", "Question 3: id is required"),
+            ("questions[2].question", "Question 3: question is required"),
+            ("questions[3]", "Question 4: must be an object"),
+        ])
+    );
+    assert_eq!(
+        issues_of(json!({ "questions": [
+            { "id": "a", "header": "A", "question": "A?", "options": [
+                { "label": "X", "description": "" }, { "label": "X", "description": "" },
+                { "label": " " }, 7
+            ] }
+        ] })),
+        pairs(&[
+            (
+                "questions[0].options[1].label",
+                "Question 1, option 2: duplicate option label \"X\""
+            ),
+            (
+                "questions[0].options[2].label",
+                "Question 1, option 3: label is required"
+            ),
+            (
+                "questions[0].options[2].description",
+                "Question 1, option 3: description is required"
+            ),
+            (
+                "questions[0].options[3]",
+                "Question 1, option 4: must be an object"
+            ),
+        ])
+    );
+}
+
+#[test]
+fn more_than_three_questions_are_asked() {
+    let questions: Vec<Value> = (0..5)
+        .map(|i| json!({ "id": format!("q{i}"), "header": "", "question": "Q?", "options": [{ "label": "A", "description": "" }] }))
+        .collect();
+    let s = open_in("codex", &json!({ "questions": questions }));
+    assert_eq!(s.status(), Status::Open);
+    let labels: Vec<&str> = flow(&s)
+        .spec()
+        .questions
+        .iter()
+        .map(|q| q.label.as_str())
+        .collect();
+    assert_eq!(labels, ["Q1", "Q2", "Q3", "Q4", "Q5"]);
+}
+
+#[test]
+fn nothing_but_a_submit_has_answers() {
+    let mut s = open_in("codex", &arguments());
+    press(&mut s, "1<Esc>");
+    assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
+    assert_eq!(s.transcript().unwrap().result, "Cancelled");
+    let mut s = open_in("codex", &arguments());
+    s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
+    assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "Cancelled (withdrawn by the asker)"
+    );
+    let s = open_without_ui("codex", &arguments());
+    assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
+    assert_eq!(s.transcript().unwrap().result, "Not asked: no UI");
+    let mut s = open_in("codex", &arguments());
+    press(&mut s, "<S-Tab>1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": { "db_choice": { "answers": [] }, "deploy_target": { "answers": [] } } })
+    );
+}
+
+#[test]
+fn responses_are_answer_sets_too() {
+    let mut s = open_in("codex", &app_server_request());
+    s.submit_answer_set(&documented_response(), Outcome::Submit)
+        .unwrap();
+    assert_eq!(s.result().unwrap(), documented_response());
+
+    let mut s = open_in("codex", &arguments());
+    s.submit_answer_set(
+        &json!({ "deploy_target": { "values": ["Bare VM"], "note": "n" } }),
+        Outcome::Submit,
+    )
+    .unwrap();
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": { "db_choice": { "answers": [] }, "deploy_target": { "answers": ["Bare VM", "user_note: n"] } } })
+    );
+
+    for (set, message) in [
+        (
+            json!({ "answers": { "other": { "answers": [] } } }),
+            "answers.other: unknown question id \"other\"",
+        ),
+        (
+            json!({ "answers": { "db_choice": { "answers": ["MySQL"] } } }),
+            "answers.db_choice.answers[0]: \"MySQL\" is not an option of question \"db_choice\"",
+        ),
+        (
+            json!({ "answers": { "db_choice": { "answers": ["None of the above"] } } }),
+            "answers.db_choice.answers: \"None of the above\" needs the text of the answer as a \"user_note: \" entry",
+        ),
+        (
+            json!({ "answers": { "db_choice": { "answers": ["SQLite", "why"] } } }),
+            "answers.db_choice.answers[1]: expected an entry starting with \"user_note: \"",
+        ),
+    ] {
+        let mut s = open_in("codex", &arguments());
+        let before = s.clone();
+        let err = s.submit_answer_set(&set, Outcome::Submit).unwrap_err();
+        assert_eq!(err.to_string(), message);
+        assert_eq!(s, before);
+    }
+}
+
+#[test]
+fn the_app_server_envelope_is_recognised_and_bare_arguments_are_dsh() {
+    let s = Session::open(&app_server_request(), &OpenOptions::default()).unwrap();
+    assert_eq!(s.dialect().name(), "codex");
+    // Bare arguments carry items with `id` and `question`: the dsh shape, as before.
+    let s = Session::open(&arguments(), &OpenOptions::default()).unwrap();
+    assert_eq!(s.dialect(), DialectId::DSH);
+}
+
+#[test]
+fn snapshots_keep_secret_questions_and_invalid_requests() {
+    let mut s = open_in(
+        "codex",
+        &json!({ "questions": [{ "id": "t", "header": "T", "question": "T?", "isSecret": true }] }),
+    );
+    press(&mut s, "abc");
+    let restored = round_trip(&s);
+    assert_eq!(restored, s);
+    assert_eq!(view::build("s", &restored).editor.unwrap().text, "•••");
+    let invalid = open_in("codex", &json!({ "questions": [] }));
+    assert_eq!(round_trip(&invalid), invalid);
+}

@@ -1,0 +1,712 @@
+//! The mcp dialect (MCP `elicitation/create`, form mode): the form's mapping, defaults, the
+//! checks of values before they are saved and of answers before Accept, the refusal of
+//! requests it cannot ask, the result of every ending, answer sets, transcripts and snapshots.
+
+use crate::common::*;
+use askd::core::{CancelReason, FlowError, Focus, Outcome, QuestionType};
+use askd::dialect::mcp::{is_date, is_date_time, is_email, is_uri};
+use askd::session::{OpenOptions, Session, Status};
+use askd::view;
+use serde_json::{Value, json};
+
+/// The `params` of the request of the mcp example of `protocol/dialects.md`.
+fn form() -> Value {
+    json!({
+        "mode": "form",
+        "message": "Set up the deployment",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "name":     { "type": "string", "title": "App name", "minLength": 3, "maxLength": 30, "default": "demo" },
+                "email":    { "type": "string", "title": "Contact", "format": "email" },
+                "replicas": { "type": "integer", "title": "Replicas", "minimum": 1, "maximum": 5, "default": 2 },
+                "public":   { "type": "boolean", "title": "Public URL", "default": false },
+                "region":   { "type": "string", "title": "Region",
+                              "oneOf": [ { "const": "eu-west-1", "title": "Ireland" }, { "const": "us-east-1", "title": "Virginia" } ] },
+                "size":     { "type": "string", "enum": ["s", "m", "l"], "enumNames": ["Small", "Medium", "Large"] },
+                "features": { "type": "array", "title": "Features", "minItems": 1, "maxItems": 2,
+                              "items": { "anyOf": [ { "const": "logs", "title": "Logs" }, { "const": "metrics", "title": "Metrics" }, { "const": "traces", "title": "Traces" } ] },
+                              "default": ["logs"] }
+            },
+            "required": ["name", "region", "features"]
+        }
+    })
+}
+
+/// Opens `params` as the deploy server's request.
+fn open_form(params: &Value) -> Session {
+    try_open_in(
+        "mcp",
+        params,
+        json!({ "requester": { "name": "deploy-server" } }),
+    )
+    .unwrap_or_else(|e| panic!("{}", e.message))
+}
+
+/// A form of one property.
+fn field(schema: Value) -> Value {
+    json!({ "message": "One field", "requestedSchema": { "type": "object", "properties": { "f": schema } } })
+}
+
+/// The error `open` fails with.
+fn refused(params: &Value, options: Value) -> (i32, String, Option<Value>) {
+    match try_open_in("mcp", params, options) {
+        Ok(_) => panic!("{params} must be refused"),
+        Err(e) => (e.code, e.message, e.data),
+    }
+}
+
+#[test]
+fn the_documented_example_accepts_with_typed_content() {
+    let mut s = open_form(&form());
+    // name: "shop"; email left out; replicas 3; public Yes; Ireland; Medium; Logs and Metrics.
+    press(&mut s, "<C-u>shop<CR><Tab><C-u>3<CR>1122<Tab>");
+    assert_eq!(flow(&s).focus(), Focus::Review);
+    press(&mut s, "1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": {
+            "name": "shop", "replicas": 3, "public": true, "region": "eu-west-1", "size": "m", "features": ["logs", "metrics"] } })
+    );
+    let transcript = s.transcript().unwrap();
+    assert_eq!(
+        transcript.call,
+        "elicitation/create from deploy-server: 7 fields (App name, Contact, Replicas, Public URL, Region, s)"
+    );
+    assert_eq!(
+        transcript.result,
+        "✓ App name: shop\n- Contact: (skipped)\n✓ Replicas: 3\n✓ Public URL: Yes\n✓ Region: Ireland\n✓ size: Medium\n✓ Features: Logs, Metrics"
+    );
+}
+
+#[test]
+fn decline_and_cancel_carry_no_content() {
+    let mut s = open_form(&form());
+    press(&mut s, "<Esc><S-Tab>2");
+    assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
+    assert_eq!(s.transcript().unwrap().result, "Declined");
+    let mut s = open_form(&form());
+    press(&mut s, "<Esc><S-Tab>3");
+    assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
+    assert_eq!(s.transcript().unwrap().result, "Cancelled");
+    let mut s = open_form(&form());
+    press(&mut s, "<Esc><Esc>");
+    assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
+    let mut s = open_form(&form());
+    s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
+    assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "Cancelled (withdrawn by the asker)"
+    );
+    let mut s = open_form(&form());
+    s.flow_mut().unwrap().decline().unwrap();
+    assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
+    let options = OpenOptions {
+        dialect: askd::dialect::DialectId::named("mcp"),
+        has_ui: false,
+        ..OpenOptions::default()
+    };
+    let s = Session::open(&form(), &options).unwrap();
+    assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
+    assert_eq!(s.transcript().unwrap().result, "Not asked: no UI");
+}
+
+#[test]
+fn the_form_maps_onto_tabs_with_defaults_filled_in() {
+    let s = open_form(&form());
+    let spec = flow(&s).spec();
+    let tabs: Vec<(&str, &str, QuestionType, bool)> = spec
+        .questions
+        .iter()
+        .map(|q| (q.label.as_str(), q.prompt.as_str(), q.kind, q.required))
+        .collect();
+    assert_eq!(
+        tabs,
+        [
+            ("App name", "App name", QuestionType::Single, true),
+            ("Contact", "Contact", QuestionType::Single, false),
+            ("Replicas", "Replicas", QuestionType::Single, false),
+            ("Public URL", "Public URL", QuestionType::Single, false),
+            ("Region", "Region", QuestionType::Single, true),
+            ("size", "size", QuestionType::Single, false),
+            ("Features", "Features", QuestionType::Multi, true),
+        ]
+    );
+    let answers = flow(&s).answers();
+    assert_eq!(answers[0].custom_text.as_deref(), Some("demo"));
+    assert_eq!(answers[2].custom_text.as_deref(), Some("2"));
+    assert_eq!(answers[3].selected, [1]);
+    assert_eq!(answers[6].selected, [0]);
+    assert!(answers[1].is_empty() && answers[4].is_empty() && answers[5].is_empty());
+    let v = view::build("s", &s);
+    assert_eq!(v.title.as_deref(), Some("Set up the deployment"));
+    assert_eq!(v.requester.as_deref(), Some("deploy-server"));
+    assert_eq!(v.tabs.last().unwrap().label, "Accept");
+    assert_eq!(v.focus, Focus::Input);
+    assert_eq!(v.editor.unwrap().text, "demo");
+    let row = &v.question.unwrap().rows[0];
+    assert_eq!(
+        (row.label.as_str(), row.description.as_deref()),
+        ("Enter a value", Some("3 to 30 characters"))
+    );
+    assert_eq!(
+        screen(&s, 70),
+        "──────────────────────────────────────────────────────────────────────\n Set up the deployment\n Requested by deploy-server\n [■ App name]  □ Contact   ■ Replicas   ■ Public URL   □ Region\n  □ size   ■ Features   ✓ Accept\n\n App name\n\n ❯ 1. ● Enter a value\n        3 to 30 characters\n   ╭─ Your answer ──────────────────────────────────────────────────╮\n   │ demo                                                           │\n   ╰────────────────────────────────────────────────────────────────╯\n\n enter save · shift+enter/alt+enter new line · esc close ·\n ctrl+c dismiss\n 4/7 answered\n──────────────────────────────────────────────────────────────────────\n"
+    );
+}
+
+#[test]
+fn titles_and_descriptions_make_prompts_and_details() {
+    let params = json!({ "message": "", "requestedSchema": { "type": "object", "properties": {
+        "a": { "type": "boolean", "title": "Title A", "description": "About A" },
+        "b": { "type": "boolean", "description": "About B" },
+        "c": { "type": "boolean" }
+    } } });
+    let s = open_form(&params);
+    let spec = flow(&s).spec();
+    let got: Vec<(&str, &str, Option<&str>)> = spec
+        .questions
+        .iter()
+        .map(|q| (q.label.as_str(), q.prompt.as_str(), q.detail.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Title A", "Title A", Some("About A")),
+            ("b", "About B", None),
+            ("c", "c", None)
+        ]
+    );
+    assert_eq!(spec.title, None);
+    let options: Vec<(&str, &str)> = spec.questions[0]
+        .options
+        .iter()
+        .map(|o| (o.value.as_str(), o.label.as_str()))
+        .collect();
+    assert_eq!(options, [("true", "Yes"), ("false", "No")]);
+    assert!(!spec.has_custom_row(&spec.questions[0]));
+}
+
+#[test]
+fn a_value_that_fails_its_check_is_refused_in_the_editor() {
+    let mut s = open_form(&form());
+    press(&mut s, "<C-u>sh<CR>");
+    let v = view::build("s", &s);
+    assert_eq!(v.focus, Focus::Input);
+    assert_eq!(
+        v.editor.as_ref().unwrap().error.as_deref(),
+        Some("Enter at least 3 characters")
+    );
+    assert!(screen(&s, 70).contains("     ✗ Enter at least 3 characters\n"));
+    // Nothing was saved: the default stays until a value passes.
+    assert_eq!(flow(&s).answers()[0].custom_text.as_deref(), Some("demo"));
+    // Esc is refused alike; typing clears the reason.
+    press(&mut s, "<Esc>");
+    assert_eq!(flow(&s).focus(), Focus::Input);
+    press(&mut s, "o");
+    assert_eq!(view::build("s", &s).editor.unwrap().error, None);
+    press(&mut s, "p<CR>");
+    assert_eq!(flow(&s).answers()[0].custom_text.as_deref(), Some("shop"));
+    assert_eq!(flow(&s).tab(), 1);
+    // saveCustom is refused with the same reason.
+    let err = s
+        .flow_mut()
+        .unwrap()
+        .save_custom("email", "not an address", false)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        FlowError::Refused("Enter an email address, such as name@example.com".to_owned())
+    );
+    // A blank value is no value, and always saves.
+    press(&mut s, "x<C-u><CR>");
+    assert_eq!(flow(&s).answers()[1].custom_text, None);
+}
+
+#[test]
+fn every_check_of_a_typed_value() {
+    let cases: &[(Value, &str, Option<&str>)] = &[
+        (
+            json!({ "type": "string", "minLength": 2 }),
+            "é",
+            Some("Enter at least 2 characters"),
+        ),
+        (json!({ "type": "string", "minLength": 2 }), "😀😀", None),
+        (
+            json!({ "type": "string", "maxLength": 1 }),
+            "ab",
+            Some("Enter at most 1 character"),
+        ),
+        (
+            json!({ "type": "string", "format": "uri" }),
+            "example.com",
+            Some("Enter a URI with its scheme, such as https://example.com"),
+        ),
+        (
+            json!({ "type": "string", "format": "uri" }),
+            "https://example.com/a?b=%20",
+            None,
+        ),
+        (
+            json!({ "type": "string", "format": "date" }),
+            "2025-02-29",
+            Some("Enter a date as YYYY-MM-DD"),
+        ),
+        (
+            json!({ "type": "string", "format": "date" }),
+            "2024-02-29",
+            None,
+        ),
+        (
+            json!({ "type": "string", "format": "date-time" }),
+            "2025-06-01 10:00:00Z",
+            Some(
+                "Enter a date and time as YYYY-MM-DDThh:mm:ssZ (or with an offset, such as +02:00)",
+            ),
+        ),
+        (
+            json!({ "type": "string", "format": "date-time" }),
+            "2025-06-01T10:00:00.5+02:00",
+            None,
+        ),
+        (json!({ "type": "number" }), "1,5", Some("Enter a number")),
+        (
+            json!({ "type": "number", "minimum": 0.5 }),
+            "0.25",
+            Some("Enter a number of at least 0.5"),
+        ),
+        (json!({ "type": "number", "maximum": 10 }), "-1.5e1", None),
+        (
+            json!({ "type": "integer" }),
+            "2.5",
+            Some("Enter a whole number"),
+        ),
+        (
+            json!({ "type": "integer", "minimum": 1, "maximum": 5 }),
+            "9",
+            Some("Enter a whole number from 1 to 5"),
+        ),
+        (
+            json!({ "type": "integer", "maximum": 5 }),
+            "6",
+            Some("Enter a whole number of at most 5"),
+        ),
+    ];
+    for (schema, text, expected) in cases {
+        let mut s = open_form(&field(schema.clone()));
+        let got = s.flow_mut().unwrap().save_custom("f", text, false).err();
+        assert_eq!(
+            got,
+            expected.map(|m| FlowError::Refused(m.to_owned())),
+            "{schema} with {text:?}"
+        );
+    }
+}
+
+#[test]
+fn the_formats() {
+    for good in [
+        "a@b.c",
+        "first.last+tag@sub.example.org",
+        "x@[127.0.0.1]",
+        "u@localhost",
+    ] {
+        assert!(is_email(good), "{good}");
+    }
+    for bad in ["", "a", "@b.c", "a@", "a b@c.d", "a@-b.c", "a@b..c"] {
+        assert!(!is_email(bad), "{bad}");
+    }
+    for good in [
+        "https://example.com",
+        "mailto:a@b.c",
+        "urn:isbn:0451450523",
+        "file:///tmp/x",
+    ] {
+        assert!(is_uri(good), "{good}");
+    }
+    for bad in [
+        "example.com",
+        "1http://x",
+        "http:",
+        "http://a b",
+        "http://x/%zz",
+        "https://é.fr",
+    ] {
+        assert!(!is_uri(bad), "{bad}");
+    }
+    for good in ["2000-02-29", "1999-12-31"] {
+        assert!(is_date(good), "{good}");
+    }
+    for bad in [
+        "1900-02-29",
+        "2025-13-01",
+        "2025-04-31",
+        "25-01-01",
+        "2025-1-01",
+        "2025/01/01",
+    ] {
+        assert!(!is_date(bad), "{bad}");
+    }
+    for good in [
+        "2025-06-01T23:59:60Z",
+        "2025-06-01t00:00:00z",
+        "2025-06-01T10:00:00.123-05:30",
+    ] {
+        assert!(is_date_time(good), "{good}");
+    }
+    for bad in [
+        "2025-06-01T24:00:00Z",
+        "2025-06-01T10:00Z",
+        "2025-06-01T10:00:00",
+        "2025-06-01T10:00:00.Z",
+        "2025-06-01T10:00:00+5:00",
+    ] {
+        assert!(!is_date_time(bad), "{bad}");
+    }
+}
+
+#[test]
+fn accept_waits_for_required_values_and_the_number_of_choices() {
+    let mut s = open_form(&form());
+    // Clear the name, leave the region, untoggle the default feature.
+    press(&mut s, "<C-u><Esc><S-Tab><S-Tab><Space><Tab>");
+    assert_eq!(flow(&s).focus(), Focus::Review);
+    let review = view::build("s", &s).review.unwrap();
+    let problems: Vec<(&str, Option<&str>)> = review
+        .questions
+        .iter()
+        .map(|q| (q.id.as_str(), q.problem.as_deref()))
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            ("name", Some("A value is required")),
+            ("email", None),
+            ("replicas", None),
+            ("public", None),
+            ("region", Some("A value is required")),
+            ("size", None),
+            ("features", Some("A value is required")),
+        ]
+    );
+    let actions: Vec<(&str, bool)> = review
+        .actions
+        .iter()
+        .map(|a| (a.label.as_str(), a.disabled))
+        .collect();
+    assert_eq!(
+        actions,
+        [("Accept", true), ("Decline", false), ("Cancel", false)]
+    );
+    let before = s.clone();
+    press(&mut s, "1");
+    assert_eq!(s, before);
+    press(&mut s, "<CR>");
+    assert_eq!(s, before);
+    assert!(screen(&s, 70).contains(" ❯ 1. Accept — answer the marked questions first\n"));
+    // Three features are more than maxItems.
+    press(&mut s, "<S-Tab>123");
+    press(&mut s, "<Tab>");
+    assert_eq!(
+        view::build("s", &s).review.unwrap().questions[6]
+            .problem
+            .as_deref(),
+        Some("Choose at most 2 options")
+    );
+    // submitAnswers runs the same checks.
+    let err = s
+        .submit_answer_set(
+            &json!({ "action": "accept", "content": { "name": "shop", "region": "eu-west-1", "features": [] } }),
+            Outcome::Submit,
+        )
+        .unwrap_err();
+    assert_eq!(err.to_string(), "answers.features: A value is required");
+}
+
+#[test]
+fn min_items_counts_only_when_something_is_chosen_or_required() {
+    let params =
+        field(json!({ "type": "array", "minItems": 2, "items": { "enum": ["a", "b", "c"] } }));
+    let mut s = open_form(&params);
+    press(&mut s, "<Tab>1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": {} })
+    );
+    let mut s = open_form(&params);
+    press(&mut s, "1<Tab>");
+    assert_eq!(
+        view::build("s", &s).review.unwrap().questions[0]
+            .problem
+            .as_deref(),
+        Some("Choose at least 2 options")
+    );
+    press(&mut s, "<S-Tab>3<Tab>1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": { "f": ["a", "c"] } })
+    );
+}
+
+#[test]
+fn defaults_of_the_wrong_kind_are_left_out() {
+    let params = json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {
+        "a": { "type": "string", "minLength": 5, "default": "abc" },
+        "b": { "type": "integer", "default": 2.5 },
+        "c": { "type": "string", "enum": ["x"], "default": "y" },
+        "d": { "type": "array", "items": { "enum": ["x", "y"] }, "default": ["x", "z"] },
+        "e": { "type": "array", "maxItems": 1, "items": { "enum": ["x", "y"] }, "default": ["x", "y"] },
+        "f": { "type": "boolean", "default": "yes" },
+        "g": { "type": "number", "maximum": 1, "default": 3 },
+        "h": { "type": "number", "default": 1.5 }
+    } } });
+    let s = open_form(&params);
+    let answers = flow(&s).answers();
+    assert!(answers[..7].iter().all(|a| a.is_empty()), "{answers:?}");
+    assert_eq!(answers[7].custom_text.as_deref(), Some("1.5"));
+}
+
+#[test]
+fn a_form_without_fields_is_its_review() {
+    let params = json!({ "message": "Proceed with the deletion?", "requestedSchema": { "type": "object", "properties": {} } });
+    let mut s = open_form(&params);
+    assert_eq!(flow(&s).focus(), Focus::Review);
+    assert_eq!(view::build("s", &s).tabs.len(), 1);
+    assert_eq!(round_trip(&s), s);
+    press(&mut s, "1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": {} })
+    );
+    assert_eq!(s.transcript().unwrap().result, "Accepted");
+}
+
+#[test]
+fn url_mode_and_malformed_forms_are_refused_with_invalid_params() {
+    assert_eq!(
+        refused(
+            &json!({ "mode": "url", "message": "Sign in", "elicitationId": "e1", "url": "https://x" }),
+            Value::Null
+        ),
+        (
+            -32602,
+            "Invalid params: elicitation mode \"url\" is not supported".to_owned(),
+            Some(
+                json!({ "issues": [{ "path": "mode", "message": "elicitation mode \"url\" is not supported" }] })
+            )
+        )
+    );
+    let (code, message, data) = refused(
+        &json!({ "mode": 1, "requestedSchema": { "type": "array", "properties": {
+            "a": { "type": "object" },
+            "b": { "type": "string", "minLength": 4, "maxLength": 2, "format": "phone" },
+            "c": { "type": "string", "enum": ["x", "x"] },
+            "d": { "type": "string", "enum": ["x", "y"], "enumNames": ["X"] },
+            "e": { "type": "integer", "minimum": 5, "maximum": 1 },
+            "f": { "type": "array", "items": { "anyOf": [{ "const": "x" }] }, "minItems": -1 },
+            "g": 3,
+            "h": { "title": 1 }
+        }, "required": ["a", "zz", 4] } }),
+        Value::Null,
+    );
+    assert_eq!(code, -32602);
+    let issues: Vec<(String, String)> = data.unwrap()["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["path"].as_str().unwrap().to_owned(),
+                i["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let p = |path: &str, message: &str| (path.to_owned(), message.to_owned());
+    assert_eq!(
+        issues,
+        [
+            p("mode", "must be a string"),
+            p("message", "is required"),
+            p("requestedSchema.type", "must be \"object\""),
+            p("requestedSchema.required[1]", "\"zz\" is not a property"),
+            p("requestedSchema.required[2]", "must be a string"),
+            p(
+                "requestedSchema.properties.a",
+                "unsupported type \"object\"; expected \"string\", \"number\", \"integer\", \"boolean\" or \"array\""
+            ),
+            p(
+                "requestedSchema.properties.b",
+                "minLength (4) is greater than maxLength (2)"
+            ),
+            p(
+                "requestedSchema.properties.b",
+                "unsupported format \"phone\"; expected \"email\", \"uri\", \"date\" or \"date-time\""
+            ),
+            p(
+                "requestedSchema.properties.c",
+                "value \"x\" is listed twice"
+            ),
+            p(
+                "requestedSchema.properties.d",
+                "enumNames must hold one name per enum value (2 values, 1 names)"
+            ),
+            p(
+                "requestedSchema.properties.e",
+                "minimum (5) is greater than maximum (1)"
+            ),
+            p(
+                "requestedSchema.properties.f",
+                "items.anyOf[0] must be an object with string const and title"
+            ),
+            p(
+                "requestedSchema.properties.f",
+                "minItems must be a non-negative integer"
+            ),
+            p("requestedSchema.properties.g", "must be a schema object"),
+            p("requestedSchema.properties.h", "title must be a string"),
+            p(
+                "requestedSchema.properties.h",
+                "type is required (\"string\", \"number\", \"integer\", \"boolean\" or \"array\")"
+            ),
+        ]
+    );
+    assert!(message.starts_with(
+        "Invalid params: mode: must be a string; message: is required; requestedSchema.type: must be \"object\"; "
+    ));
+    assert_eq!(
+        refused(&json!({ "message": "m" }), Value::Null).1,
+        "Invalid params: requestedSchema: must be an object"
+    );
+    assert_eq!(
+        refused(&json!("x"), Value::Null).1,
+        "Invalid params: params: must be an object"
+    );
+}
+
+#[test]
+fn a_2025_06_18_session_has_no_multi_select() {
+    let params = field(json!({ "type": "array", "items": { "enum": ["a"] } }));
+    assert_eq!(
+        refused(
+            &params,
+            json!({ "requester": { "name": "s" }, "protocolVersion": "2025-06-18" })
+        )
+        .1,
+        "Invalid params: requestedSchema.properties.f: multi-select (array) schemas are not part of protocol version 2025-06-18"
+    );
+    let s = try_open_in(
+        "mcp",
+        &params,
+        json!({ "requester": { "name": "s" }, "protocolVersion": "2025-11-25" }),
+    )
+    .unwrap();
+    assert_eq!(s.status(), Status::Open);
+}
+
+#[test]
+fn options_that_are_not_valid_are_refused() {
+    for (options, message) in [
+        (json!({}), "invalid params: mcp: missing field `requester`"),
+        (
+            json!({ "requester": { "name": " " } }),
+            "invalid params: mcp: requester.name must not be blank",
+        ),
+        (
+            json!({ "requester": { "name": "s" }, "protocolVersion": "2024-11-05" }),
+            "invalid params: mcp: protocolVersion \"2024-11-05\" is not one of \"2025-06-18\", \"2025-11-25\"",
+        ),
+    ] {
+        assert_eq!(refused(&form(), options).1, message);
+    }
+    // Without the param the form opens, naming no requester.
+    let s = open_in("mcp", &form());
+    assert_eq!(view::build("s", &s).requester, None);
+}
+
+#[test]
+fn elicit_results_and_keyed_sets_are_answer_sets() {
+    let mut s = open_form(&form());
+    s.submit_answer_set(
+        &json!({ "action": "accept", "content": {
+            "name": "shop", "replicas": 3, "public": true, "region": "eu-west-1", "size": "m", "features": ["metrics", "logs"] } }),
+        Outcome::Submit,
+    )
+    .unwrap();
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": {
+            "name": "shop", "replicas": 3, "public": true, "region": "eu-west-1", "size": "m", "features": ["logs", "metrics"] } })
+    );
+    let mut s = open_form(&form());
+    s.submit_answer_set(
+        &json!({ "name": { "customText": "shop" }, "region": { "values": ["us-east-1"] }, "public": { "values": ["true"] }, "features": { "values": ["traces"] } }),
+        Outcome::Submit,
+    )
+    .unwrap();
+    // A whole answer set replaces the defaults: what it leaves out is unanswered.
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": { "name": "shop", "public": true, "region": "us-east-1", "features": ["traces"] } })
+    );
+    for (set, message) in [
+        (
+            json!({ "action": "decline" }),
+            "answers.action: \"decline\" carries no answers; use cancel with reason \"decline\" or \"user\"",
+        ),
+        (
+            json!({ "action": "accept", "content": { "nope": 1 } }),
+            "answers.content.nope: \"nope\" is not a property of the form",
+        ),
+        (
+            json!({ "action": "accept", "content": { "replicas": "3" } }),
+            "answers.content.replicas: expected a number",
+        ),
+        (
+            json!({ "action": "accept", "content": { "region": "mars" } }),
+            "answers.content.region: \"mars\" is not one of the values offered",
+        ),
+        (
+            json!({ "action": "accept", "content": { "name": "" } }),
+            "answers.content.name: must not be blank (leave the property out)",
+        ),
+        (
+            json!({ "action": "accept", "content": { "name": "ab", "region": "eu-west-1" } }),
+            "the custom answer of \"name\" is refused: Enter at least 3 characters",
+        ),
+        (
+            json!({ "size": { "customText": "huge" } }),
+            "answers.size.customText: question \"size\" has no custom row and takes no custom text",
+        ),
+        (
+            json!({ "action": "accept", "extra": 1 }),
+            "answers: unknown field \"extra\"",
+        ),
+    ] {
+        let mut s = open_form(&form());
+        let before = s.clone();
+        let err = s.submit_answer_set(&set, Outcome::Submit).unwrap_err();
+        assert_eq!(err.to_string(), message, "{set}");
+        assert_eq!(s, before);
+    }
+}
+
+#[test]
+fn elicitation_params_are_recognised() {
+    let s = Session::open(&form(), &OpenOptions::default()).unwrap();
+    assert_eq!(s.dialect().name(), "mcp");
+}
+
+#[test]
+fn snapshots_keep_the_form_the_requester_and_a_refusal() {
+    let mut s = open_form(&form());
+    press(&mut s, "<C-u>ab<CR>");
+    let restored = round_trip(&s);
+    assert_eq!(restored, s);
+    let v = view::build("s", &restored);
+    assert_eq!(v.requester.as_deref(), Some("deploy-server"));
+    assert_eq!(
+        v.editor.unwrap().error.as_deref(),
+        Some("Enter at least 3 characters")
+    );
+}

@@ -1,0 +1,271 @@
+//! The opencode dialect (opencode's `question` tool): validation, mapping, the custom row,
+//! the result of every ending, answer sets, transcripts and snapshots.
+
+use crate::common::*;
+use askd::core::{CancelReason, CustomRow, Focus, Outcome, QuestionType};
+use askd::session::{OpenOptions, Session, Status};
+use askd::view;
+use serde_json::{Value, json};
+
+/// The tool input of the opencode example of `protocol/dialects.md`.
+fn input() -> Value {
+    json!({ "questions": [
+        { "question": "Which database should we use?", "header": "Database",
+          "options": [ { "label": "Postgres (Recommended)", "description": "Full SQL server" },
+                       { "label": "SQLite", "description": "Single file" } ] },
+        { "question": "Which features do you want to enable?", "header": "Features", "multiple": true,
+          "options": [ { "label": "Auth", "description": "Login and sessions" },
+                       { "label": "Logging", "description": "Structured logs" } ] } ] })
+}
+
+/// The `QuestionRequest` a client sees for that input.
+fn request() -> Value {
+    let mut request = input();
+    request["id"] = json!("que_01J");
+    request["sessionID"] = json!("ses_01J");
+    request["tool"] = json!({ "messageID": "msg_01J", "callID": "toolu_01" });
+    request
+}
+
+fn issues_of(request: Value) -> Vec<(String, String)> {
+    let session = open_in("opencode", &request);
+    assert_eq!(session.status(), Status::Done, "{request}");
+    assert_eq!(session.result().unwrap(), json!({ "rejected": true }));
+    session
+        .issues()
+        .unwrap()
+        .iter()
+        .map(|i| (i.path.clone(), i.message.clone()))
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(p, m)| ((*p).to_owned(), (*m).to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_documented_example_replies_as_opencode_expects() {
+    for payload in [input(), request()] {
+        let mut s = open_in("opencode", &payload);
+        press(&mut s, "11<Down><Down>Audit trail<CR>");
+        assert_eq!(flow(&s).focus(), Focus::Review);
+        press(&mut s, "1");
+        assert_eq!(
+            s.result().unwrap(),
+            json!({ "answers": [ ["Postgres (Recommended)"], ["Auth", "Audit trail"] ] })
+        );
+        let transcript = s.transcript().unwrap();
+        assert_eq!(
+            transcript.call,
+            "question: Asked 2 questions (Database, Features)"
+        );
+        assert_eq!(
+            transcript.result,
+            "✓ Database: Postgres (Recommended)\n✓ Features: Auth, (wrote) Audit trail"
+        );
+    }
+}
+
+#[test]
+fn questions_are_keyed_by_position_with_the_custom_row_unless_turned_off() {
+    let mut payload = input();
+    payload["questions"][1]["custom"] = json!(false);
+    let s = open_in("opencode", &payload);
+    let spec = flow(&s).spec();
+    assert_eq!(spec.questions[0].id, "q1");
+    assert_eq!(spec.questions[1].id, "q2");
+    assert_eq!(spec.questions[1].kind, QuestionType::Multi);
+    assert_eq!(
+        spec.questions[0].custom_row,
+        CustomRow::Labelled {
+            label: "Type your own answer".to_owned(),
+            description: None
+        }
+    );
+    assert_eq!(spec.questions[1].custom_row, CustomRow::Absent);
+    let v = view::build("s", &s);
+    assert_eq!(v.question.unwrap().rows[2].label, "Type your own answer");
+    let actions: Vec<&str> = v.hints.iter().map(|h| h.action).collect();
+    assert!(!actions.contains(&"main.questionNote"));
+    assert!(!actions.contains(&"main.optionNote"));
+}
+
+#[test]
+fn a_question_without_options_is_free_text() {
+    let payload =
+        json!({ "questions": [{ "question": "Name?", "header": "Name", "options": [] }] });
+    let mut s = open_in("opencode", &payload);
+    assert_eq!(flow(&s).focus(), Focus::Input);
+    press(&mut s, "  Ada  <CR>1");
+    assert_eq!(s.result().unwrap(), json!({ "answers": [["Ada"]] }));
+}
+
+#[test]
+fn the_review_offers_submit_and_dismiss_and_notes_are_not_offered() {
+    let mut s = open_in("opencode", &input());
+    let before = s.clone();
+    press(&mut s, "nN");
+    assert_eq!(s, before);
+    press(&mut s, "<S-Tab>");
+    let review = view::build("s", &s).review.unwrap();
+    let labels: Vec<&str> = review.actions.iter().map(|a| a.label.as_str()).collect();
+    assert_eq!(labels, ["Submit", "Dismiss"]);
+    press(&mut s, "2");
+    assert_eq!(s.result().unwrap(), json!({ "rejected": true }));
+    assert_eq!(s.transcript().unwrap().result, "Dismissed");
+}
+
+#[test]
+fn every_ending_but_a_submit_rejects() {
+    let mut s = open_in("opencode", &input());
+    press(&mut s, "<Esc>");
+    assert_eq!(s.result().unwrap(), json!({ "rejected": true }));
+    let mut s = open_in("opencode", &input());
+    s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
+    assert_eq!(s.result().unwrap(), json!({ "rejected": true }));
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "Cancelled (withdrawn by the asker)"
+    );
+    let s = open_without_ui("opencode", &input());
+    assert_eq!(s.result().unwrap(), json!({ "rejected": true }));
+    let mut s = open_in("opencode", &input());
+    press(&mut s, "<S-Tab>1");
+    assert_eq!(s.result().unwrap(), json!({ "answers": [[], []] }));
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "- Database: (skipped)\n- Features: (skipped)"
+    );
+}
+
+#[test]
+fn multi_select_answers_come_in_option_order_then_the_typed_text() {
+    let mut s = open_in("opencode", &input());
+    press(&mut s, "<Tab>21<Down><Down>x<CR>1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": [[], ["Auth", "Logging", "x"]] })
+    );
+}
+
+#[test]
+fn every_validation_rule_has_its_path_and_message() {
+    assert_eq!(
+        issues_of(json!("x")),
+        pairs(&[("request", "request must be an object")])
+    );
+    assert_eq!(
+        issues_of(json!({ "sessionID": 1, "tool": { "callID": 2 }, "questions": [] })),
+        pairs(&[
+            ("id", "id must be a string"),
+            ("sessionID", "sessionID must be a string"),
+            ("tool.messageID", "tool.messageID must be a string"),
+            ("tool.callID", "tool.callID must be a string"),
+            ("questions", "At least one question is required"),
+        ])
+    );
+    assert_eq!(
+        issues_of(json!({ "questions": [
+            { "question": "", "header": 3, "multiple": "y", "custom": "n" },
+            { "question": "Q?", "header": "", "options": [], "custom": false },
+            { "question": "Q?", "header": "", "options": [
+                { "label": "A", "description": "" }, { "label": "A", "description": "" }, { "label": "B" }, []
+            ] }
+        ] })),
+        pairs(&[
+            ("questions[0].question", "Question 1: question is required"),
+            ("questions[0].header", "Question 1: header must be a string"),
+            (
+                "questions[0].multiple",
+                "Question 1: multiple must be a boolean"
+            ),
+            (
+                "questions[0].custom",
+                "Question 1: custom must be a boolean"
+            ),
+            ("questions[0].options", "Question 1: options is required"),
+            (
+                "questions[1].options",
+                "Question 2: at least one option is required when custom is false"
+            ),
+            (
+                "questions[2].options[1].label",
+                "Question 3, option 2: duplicate option label \"A\""
+            ),
+            (
+                "questions[2].options[2].description",
+                "Question 3, option 3: description is required"
+            ),
+            (
+                "questions[2].options[3]",
+                "Question 3, option 4: must be an object"
+            ),
+        ])
+    );
+    let invalid = open_in("opencode", &json!({ "questions": "x" }));
+    assert_eq!(
+        invalid.transcript().unwrap().call,
+        "question: Asked 0 questions ()"
+    );
+}
+
+#[test]
+fn replies_are_answer_sets_too() {
+    let mut s = open_in("opencode", &input());
+    s.submit_answer_set(
+        &json!({ "answers": [["Own text"], ["Logging", "Auth"]] }),
+        Outcome::Submit,
+    )
+    .unwrap();
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": [["Own text"], ["Auth", "Logging"]] })
+    );
+    let mut s = open_in("opencode", &input());
+    s.submit_answer_set(&json!({ "q2": { "values": ["Auth"] } }), Outcome::Submit)
+        .unwrap();
+    assert_eq!(s.result().unwrap(), json!({ "answers": [[], ["Auth"]] }));
+    for (set, message) in [
+        (
+            json!({ "answers": [[]] }),
+            "answers: expected 2 lists, one per question in order (got 1)",
+        ),
+        (
+            json!({ "answers": [["SQLite", "mine"], []] }),
+            "answers[0]: question Database is single-select and takes one answer",
+        ),
+        (
+            json!({ "answers": [[], ["a", "b"]] }),
+            "answers[1][1]: one text of the user's own at most",
+        ),
+        (
+            json!({ "answers": [[1], []] }),
+            "answers[0][0]: expected a string",
+        ),
+    ] {
+        let mut s = open_in("opencode", &input());
+        let before = s.clone();
+        let err = s.submit_answer_set(&set, Outcome::Submit).unwrap_err();
+        assert_eq!(err.to_string(), message);
+        assert_eq!(s, before);
+    }
+}
+
+#[test]
+fn a_question_request_is_recognised_and_the_bare_input_is_not() {
+    let s = Session::open(&request(), &OpenOptions::default()).unwrap();
+    assert_eq!(s.dialect().name(), "opencode");
+    let s = Session::open(&input(), &OpenOptions::default()).unwrap();
+    assert_eq!(s.dialect().name(), "pi");
+}
+
+#[test]
+fn snapshots_round_trip() {
+    let mut s = open_in("opencode", &input());
+    press(&mut s, "1<Down><Down>");
+    assert_eq!(round_trip(&s), s);
+    let invalid = open_in("opencode", &json!({ "questions": [1] }));
+    assert_eq!(round_trip(&invalid), invalid);
+}
