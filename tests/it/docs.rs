@@ -53,7 +53,9 @@ fn parses(shell: Shell, script: &str) {
         Shell::Bash => ("bash", &["-n"]),
         Shell::Zsh => ("zsh", &["-n"]),
         Shell::Fish => ("fish", &["--no-execute"]),
-        // No parser of these runs here; their content is checked below.
+        // Elvish's compiler needs its interactive `edit:` module: the script runs in
+        // `completes` instead. No PowerShell can be installed here; its content is checked by
+        // the caller.
         Shell::Elvish | Shell::PowerShell => return,
         _ => return,
     };
@@ -73,6 +75,100 @@ fn parses(shell: Shell, script: &str) {
         "{program} refuses the {shell} script: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// The candidates the shell offers, with `script` loaded, for the command line `line` (whose
+/// last word is the one completed), one per line; `None` for a shell that cannot be driven here.
+fn completes(shell: Shell, script: &str, line: &[&str]) -> Option<String> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("askd-completion");
+    let words = line.join(" ");
+    let (program, driver) = match shell {
+        Shell::Bash => {
+            let quoted: Vec<String> = line.iter().map(|w| format!("'{w}'")).collect();
+            (
+                "bash",
+                format!(
+                    "source {path}\nCOMP_WORDS=({words})\nCOMP_CWORD={cword}\n\
+                     COMP_LINE='{line}'\nCOMP_POINT=${{#COMP_LINE}}\n\
+                     _askd askd '{last}' '{previous}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+                    path = path.display(),
+                    words = quoted.join(" "),
+                    cword = line.len() - 1,
+                    line = words,
+                    last = line[line.len() - 1],
+                    previous = line[line.len() - 2],
+                ),
+            )
+        }
+        Shell::Fish => (
+            "fish",
+            format!(
+                "source {}\ncomplete -C '{words}' | string replace -r '\\t.*' ''\n",
+                path.display()
+            ),
+        ),
+        // The stand-in `edit:` module prints each candidate the script offers.
+        Shell::Elvish => (
+            "elvish",
+            format!(
+                "var edit: = (ns [&complex-candidate~={{|text &display=''| echo $text }} \
+                 &completion:=(ns [&arg-completer=[&]])])\n{script}\n\
+                 $edit:completion:arg-completer[askd] {args}\n",
+                args = line
+                    .iter()
+                    .map(|w| format!("'{w}'"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        ),
+        _ => return None,
+    };
+    if !available(program) {
+        return None;
+    }
+    std::fs::write(&path, script).expect("the script is written");
+    let driver_path = dir.path().join("driver");
+    std::fs::write(&driver_path, driver).expect("the driver is written");
+    let output = Command::new(program)
+        .arg(&driver_path)
+        .output()
+        .expect("the shell runs");
+    assert!(
+        output.status.success(),
+        "{program} fails completing {words:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(String::from_utf8(output.stdout).expect("UTF-8 candidates"))
+}
+
+/// Bash, fish and elvish, driven with the script loaded, offer exactly the subcommands after
+/// `askd ` and exactly the one flag a prefix names.
+#[test]
+fn completions_complete() {
+    let mut subcommands: Vec<&str> = SUBCOMMANDS.iter().copied().chain(["help"]).collect();
+    subcommands.sort_unstable();
+    for shell in [Shell::Bash, Shell::Fish, Shell::Elvish] {
+        let (ok, script, stderr) = askd(&["completions", &shell.to_string()]);
+        assert!(ok, "{stderr}");
+        let Some(offered) = completes(shell, &script, &["askd", ""]) else {
+            continue;
+        };
+        let mut words: Vec<&str> = offered.lines().filter(|w| !w.starts_with('-')).collect();
+        words.sort_unstable();
+        assert_eq!(words, subcommands, "{shell} after `askd `");
+        let offered = completes(shell, &script, &["askd", "serve", "--max-s"]).expect("checked");
+        // Elvish's completer offers every flag and its editor keeps those the prefix matches.
+        let flags: Vec<&str> = offered
+            .lines()
+            .filter(|c| shell != Shell::Elvish || c.starts_with("--max-s"))
+            .collect();
+        assert_eq!(
+            flags,
+            ["--max-sessions"],
+            "{shell} after `askd serve --max-s`"
+        );
+    }
 }
 
 /// Every shell clap supports gets a script that its shell parses, naming every subcommand and
