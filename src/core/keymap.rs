@@ -269,6 +269,17 @@ pub enum KeymapError {
     /// The value for an action is neither a key name nor a list of key names.
     #[error("keymap action {}: expected a list of key names", quoted(.0.name()))]
     BadValue(Action),
+    /// The override binds an action to more than [`MAX_KEYS_PER_ACTION`] keys.
+    #[error(
+        "keymap action {}: {count} keys given; an action takes at most {MAX_KEYS_PER_ACTION}",
+        quoted(.action.name())
+    )]
+    TooManyKeys {
+        /// The action being bound.
+        action: Action,
+        /// How many keys were given.
+        count: usize,
+    },
     /// A key sequence with fewer than two or more than [`MAX_SEQUENCE`] keys.
     #[error(
         "keymap action {}: a key sequence holds 2 to {MAX_SEQUENCE} keys",
@@ -353,6 +364,9 @@ pub enum SequenceMatch {
     /// No sequence begins with them.
     None,
 }
+
+/// Most keys one keymap override may bind an action to.
+pub const MAX_KEYS_PER_ACTION: usize = 16;
 
 /// Keys bound to actions, with an index from each bound key to its actions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -592,7 +606,9 @@ impl Keymap {
     /// This keymap with `overrides` applied: a JSON object
     /// `{ "<context>.<action>": ["<key>", ["<key>", "<key>"], ...] }` whose lists replace the
     /// keys of the named actions (an empty list unbinds; a single string is a one-key list; an
-    /// inner list is a key sequence). On any error nothing is applied.
+    /// inner list is a key sequence). On any error nothing is applied. An action takes at most
+    /// [`MAX_KEYS_PER_ACTION`] keys, those of its key sequences included, which keeps the work
+    /// bounded: a list of more is refused before any key is parsed.
     pub fn with_overrides(&self, overrides: &Value) -> Result<Keymap, KeymapError> {
         let entries = overrides.as_object().ok_or(KeymapError::NotAnObject)?;
         let mut bindings = self.bindings.clone();
@@ -600,6 +616,17 @@ impl Keymap {
         for (name, value) in entries {
             let action =
                 Action::from_name(name).ok_or_else(|| KeymapError::UnknownAction(name.clone()))?;
+            // Every key counts, those of key sequences too; a sequence's own length is checked
+            // once its keys are parsed.
+            if let Some(entries) = value.as_array() {
+                let count = entries
+                    .iter()
+                    .map(|entry| entry.as_array().map_or(1, Vec::len))
+                    .fold(0usize, usize::saturating_add);
+                if count > MAX_KEYS_PER_ACTION {
+                    return Err(KeymapError::TooManyKeys { action, count });
+                }
+            }
             let (keys, seqs) = parse_binding(action, value)?;
             bindings[action as usize] = keys;
             sequences[action as usize] = seqs;
@@ -1574,6 +1601,60 @@ mod tests {
         assert_eq!(
             message(json!({ "main.toggle": 1 })),
             r#"keymap action "main.toggle": expected a list of key names"#
+        );
+    }
+
+    /// An action takes at most `MAX_KEYS_PER_ACTION` keys, so that applying overrides stays
+    /// cheap however long a list a client sends; the count is of the keys given, before
+    /// repeats are dropped.
+    #[test]
+    fn an_action_takes_a_bounded_number_of_keys() {
+        let keys = |n: usize| -> Value {
+            (0..n)
+                .map(|i| Value::from(char::from_u32(0x1_0000 + i as u32).unwrap().to_string()))
+                .collect()
+        };
+        let at_limit = Keymap::default()
+            .with_overrides(&json!({ "main.down": keys(MAX_KEYS_PER_ACTION) }))
+            .unwrap();
+        assert_eq!(at_limit.keys(MainDown).len(), MAX_KEYS_PER_ACTION);
+        for n in [MAX_KEYS_PER_ACTION + 1, 60_000] {
+            let refused = Keymap::default().with_overrides(&json!({ "main.down": keys(n) }));
+            assert_eq!(
+                refused,
+                Err(KeymapError::TooManyKeys {
+                    action: MainDown,
+                    count: n,
+                })
+            );
+        }
+        // The keys of key sequences count: eight sequences of two keys are the most.
+        let pairs: Vec<Value> = "abcdefgh"
+            .chars()
+            .map(|c| json!(["z", c.to_string()]))
+            .collect();
+        let at_limit = Keymap::default()
+            .with_overrides(&json!({ "main.first": pairs }))
+            .unwrap();
+        assert_eq!(at_limit.sequences(MainFirst).len(), MAX_KEYS_PER_ACTION / 2);
+        let mut over = vec![json!("home")];
+        over.extend(pairs);
+        assert_eq!(
+            Keymap::default()
+                .with_overrides(&json!({ "main.first": over }))
+                .unwrap_err()
+                .to_string(),
+            r#"keymap action "main.first": 17 keys given; an action takes at most 16"#
+        );
+        let repeated: Vec<&str> = vec!["j"; MAX_KEYS_PER_ACTION + 1];
+        assert_eq!(
+            Keymap::default()
+                .with_overrides(&json!({ "main.down": repeated }))
+                .unwrap_err()
+                .to_string(),
+            format!(
+                r#"keymap action "main.down": 17 keys given; an action takes at most {MAX_KEYS_PER_ACTION}"#
+            )
         );
     }
 

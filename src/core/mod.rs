@@ -32,12 +32,12 @@ pub use flow::{
 };
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
 pub use keymap::{
-    Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_SEQUENCE, Preset, SequenceMatch,
-    sequence_name,
+    Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_KEYS_PER_ACTION, MAX_SEQUENCE,
+    Preset, SequenceMatch, sequence_name,
 };
 pub use limits::Limits;
 pub use model::{
     Answer, Behaviour, CUSTOM_LABEL, CancelReason, Checker, CustomRow, FlowSpec, HIDDEN, Intent,
     Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType, ReviewAction, Rules,
 };
-pub use text::quoted;
+pub use text::{described, quoted};

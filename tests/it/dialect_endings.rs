@@ -6,11 +6,11 @@
 use askd::core::{CancelReason, Flow};
 use askd::dialect::DialectId;
 use askd::dialect::claude::CANCEL_MESSAGE;
-use askd::session::{OpenOptions, Session, Status, snapshot};
+use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
 
-use crate::common::{key, press};
+use crate::common::{key, press, restore, save};
 
 /// A request of one question in the dialect called `name`.
 fn request(name: &str) -> Value {
@@ -91,7 +91,7 @@ fn ending(name: &str, how: End) -> (Value, String, Value) {
     assert_eq!(s.status(), Status::Done);
     let v = view::build("s", &s);
     // The ending survives a snapshot.
-    let restored = snapshot::restore(&snapshot::save(&s)).expect("the snapshot restores");
+    let restored = restore(&save(&s, &request(name))).expect("the snapshot restores");
     assert_eq!(restored.result(), s.result());
     (
         s.result().expect("a result"),
@@ -245,7 +245,7 @@ fn an_open_flow_of_every_dialect_carries_its_deadline_until_it_ends() {
     for name in ["claude", "codex", "opencode", "mcp"] {
         let s = opened(name);
         assert_eq!(view::build("s", &s).deadline, Some(10_000), "{name}");
-        let restored = snapshot::restore(&snapshot::save(&s)).expect("the snapshot restores");
+        let restored = restore(&save(&s, &request(name))).expect("the snapshot restores");
         assert_eq!(restored.deadline(), Some(10_000), "{name}");
     }
 }

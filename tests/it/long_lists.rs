@@ -2,13 +2,13 @@
 //! tab, the `/` filter of questions with more than nine options, and the view's progress.
 
 use askd::core::{CancelReason, EditorTarget, FlowError, Focus, Outcome, ROW_WINDOW};
-use askd::session::{Session, snapshot};
+use askd::session::Session;
 use askd::view::{self, plain};
 use serde_json::{Value, json};
 
 use crate::common::{
     At, Step, answer, at, custom, ed, editor, flow, open, open_main, paste, pos, press, press_key,
-    review, selected, type_text,
+    restore, review, save, selected, type_text,
 };
 
 /// A question of `n` options (`Option 1` …, descriptions `even` on the even ones, the fifth
@@ -443,33 +443,33 @@ fn a_snapshot_keeps_the_filter_open_or_applied() {
     for keys in ["/2<Left>", "/2<CR><Down>", "/zz<CR>"] {
         let mut s = long(30);
         press_checked(&mut s, keys);
-        let state = snapshot::save(&s);
-        assert!(state["filter"].is_object(), "{keys}");
-        assert_eq!(snapshot::restore(&state).expect("restores"), s, "{keys}");
+        let state = save(&s, &long_payload(30, "single"));
+        assert!(state["flow"]["filter"].is_object(), "{keys}");
+        assert_eq!(restore(&state).expect("restores"), s, "{keys}");
     }
     let mut s = long(30);
     press_checked(&mut s, "/2");
-    let mut state = snapshot::save(&s);
+    let mut state = save(&s, &long_payload(30, "single"));
     assert_eq!(
-        state["filter"],
+        state["flow"]["filter"],
         json!({ "question": 0, "text": "2", "cursor": 1, "editing": true })
     );
-    state["row"] = json!(0);
+    state["flow"]["row"] = json!(0);
     assert_eq!(
-        snapshot::restore(&state).expect_err("refused").to_string(),
-        "invalid snapshot: row 0 is filtered out"
+        restore(&state).expect_err("refused").to_string(),
+        "row 0 is filtered out"
     );
-    state["row"] = json!(1);
-    state["tab"] = json!(1);
+    state["flow"]["row"] = json!(1);
+    state["flow"]["tab"] = json!(1);
     assert_eq!(
-        snapshot::restore(&state).expect_err("refused").to_string(),
-        "invalid snapshot: the filter belongs to another tab"
+        restore(&state).expect_err("refused").to_string(),
+        "the filter belongs to another tab"
     );
-    let mut state = snapshot::save(&open_main());
-    state["filter"] = json!({ "question": 0, "text": "", "cursor": 0, "editing": true });
+    let mut state = save(&open_main(), &crate::common::payload());
+    state["flow"]["filter"] = json!({ "question": 0, "text": "", "cursor": 0, "editing": true });
     assert_eq!(
-        snapshot::restore(&state).expect_err("refused").to_string(),
-        "invalid snapshot: \"scope\" has too few options to be filtered"
+        restore(&state).expect_err("refused").to_string(),
+        "\"scope\" has too few options to be filtered"
     );
 }
 
