@@ -391,7 +391,7 @@ const KEY_NAME_BYTES: usize = 24;
 const ACTION_BYTES: usize = 64;
 
 /// Most bytes one action's keys take in a snapshot's keymap: its name, and every key it may
-/// be bound to (the brackets of its key sequences fit in [`ACTION_BYTES`]).
+/// be bound to (the brackets of its key sequences fit in what its name is given).
 pub const KEYMAP_ACTION_BYTES: usize = ACTION_BYTES + MAX_KEYS_PER_ACTION * (KEY_NAME_BYTES + 3);
 
 /// The most bytes [`write()`] writes for a session that `limits` let exist, whose request (kept
