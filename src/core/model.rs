@@ -505,7 +505,7 @@ pub enum CancelReason {
     /// The flow's deadline passed while it was still open.
     Timeout,
     /// The client closed the flow without an answer: `cancel` with reason `closed` (its window
-    /// went away), or `close` of an open session without a pending `ask`.
+    /// went away).
     Closed,
     /// There is no UI to ask in: the flow was opened with `hasUI: false`.
     NoUi,
