@@ -1113,7 +1113,7 @@ fn every_limit_is_documented_with_its_default() {
     )));
     assert!(readme.contains(&format!("{restore} bytes at the defaults")));
     assert!(protocol_words.contains(&format!(
-        "{} bytes for every keymap action (16 keys each)",
+        "{} bytes for every keymap action (16 keys each, those of its key sequences included)",
         askd::session::snapshot::KEYMAP_ACTION_BYTES
     )));
 }
