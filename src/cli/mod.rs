@@ -335,15 +335,13 @@ fn serve(args: ServeCommand) -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    // Without a listener the server waits on pipes and nothing else: no timer driver to visit
-    // on every wake-up. The listener needs one (HTTP's own, and its closing grace).
-    let mut builder = tokio::runtime::Builder::new_current_thread();
-    if listen.is_some() {
-        builder.enable_all();
-    } else {
-        builder.enable_io();
-    }
-    let runtime = match builder.build() {
+    // The server waits on pipes, on the deadlines of flows asked with a timeout, and with a
+    // listener on its sockets (HTTP keeps timers of its own too).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("askd: cannot start: {e}");

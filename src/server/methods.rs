@@ -78,6 +78,7 @@ fn register<R: Answer + 'static>(
                 let (mut client, mut state) = ctx.lock();
                 let (client, state) = (&mut *client, &mut *state);
                 let (mut reply, limit) = client.take_begun_reply(state.config());
+                state.expire_due_now();
                 let result = match handler(state, client, params.as_str()) {
                     Ok(result) => result,
                     Err(e) => {

@@ -38,6 +38,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
+use std::time::Duration;
 
 use jsonrpsee::types::{Id, Params};
 use jsonrpsee::{Extensions, MethodCallback, RpcModule};
@@ -54,7 +55,7 @@ pub use protocol::{Answer, Bounded, METHODS, Step, StepResult, code, error};
 use crate::core::quoted;
 use crate::server::framing::{FrameError, FrameReader, write_frame};
 use crate::server::methods::{Link, Shared, lock};
-use crate::server::state::{Config, State};
+use crate::server::state::{Config, State, now_ms};
 
 /// Most messages in one batch (each may answer a whole Step).
 pub const MAX_BATCH: usize = 100;
@@ -262,6 +263,8 @@ where
     let (out, outgoing) = Outgoing::new(config.max_pending_bytes);
     let mut frames = FrameReader::new(reader, config.max_restore_message_bytes());
     let mut connection = Connection::new(state.clone(), out);
+    // The timer of the session table: one per process, beside standard input's connection.
+    let timer = tokio::spawn(expire_on_time(state.clone()));
     let mut outgoing = Some(outgoing);
     // The framing is known once the first frame has been read; the writer starts then.
     let mut writer_task = None;
@@ -286,6 +289,7 @@ where
             Handled::Exit => break,
         }
     }
+    timer.abort();
     connection.finish().await;
     lock(&state).close_store();
     // The writer stops once everything queued is written.
@@ -294,6 +298,32 @@ where
         let _ = task.await;
     }
     Ok(())
+}
+
+/// Longest the timer sleeps at once; it then looks at the deadlines again (a wall clock that
+/// moved is caught up with at the latest then).
+const MAX_TIMER_SLEEP: Duration = Duration::from_secs(3600);
+
+/// The timer of a session table: sleeps until the earliest deadline of its flows (or until a
+/// deadline is added) and hands the time to the state, which completes every flow whose
+/// deadline has come, resolves its pending `ask` and tells the subscribers. The shell only
+/// tells the time: the rule is the flow's (`Flow::expire`). Runs until aborted.
+pub async fn expire_on_time(state: Shared) {
+    let wake = lock(&state).timer();
+    loop {
+        let next = lock(&state).next_deadline();
+        match next {
+            None => wake.notified().await,
+            Some(at) => {
+                let wait = Duration::from_millis(at.saturating_sub(now_ms())).min(MAX_TIMER_SLEEP);
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = wake.notified() => {}
+                }
+            }
+        }
+        lock(&state).expire_due(now_ms());
+    }
 }
 
 /// Polls a future once, catching a panic inside it.
