@@ -1027,6 +1027,40 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
 }
 
 #[test]
+fn a_flow_that_times_out_is_a_change_every_subscriber_hears_of() {
+    let mut listening = Listening::start(&[]);
+    let mut watcher = listening.connect();
+    watcher.ok("subscribe", json!({}));
+    // Asked on stdin with a deadline; the one timer of the table ends it.
+    listening.server.send(&json!({
+        "jsonrpc": "2.0", "id": "ask-t", "method": "ask",
+        "params": { "session": "t", "payload": payload(), "timeoutMs": 300 }
+    }));
+    assert_eq!(
+        watcher.notification(),
+        notification(
+            "session/opened",
+            json!({ "session": "t", "title": "Setup", "status": "open" })
+        )
+    );
+    let changed = watcher.notification();
+    assert_eq!(
+        (
+            &changed["method"],
+            &changed["params"]["status"],
+            &changed["params"]["version"]
+        ),
+        (&json!("session/changed"), &json!("done"), &json!(2))
+    );
+    let answered = listening.server.reply_to(&json!("ask-t"));
+    assert_eq!(changed["params"]["result"], answered["result"]);
+    assert_eq!(
+        watcher.ok("getResult", json!({ "session": "t" })),
+        answered["result"]
+    );
+}
+
+#[test]
 fn each_connection_gets_steps_and_notifications_at_its_own_width() {
     let listening = Listening::start(&[]);
     let mut wide = listening.connect();
