@@ -11,9 +11,11 @@
  */
 
 import { columnsFor, mountFlow } from "./askd-view.js";
+import { WARNING_SECONDS, countdownText, nextTickIn, secondsLeft } from "./countdown.js";
 
 const host = acquireVsCodeApi();
 const element = /** @type {HTMLElement} */ (document.getElementById("askd-flow"));
+const countdown = /** @type {HTMLElement} */ (document.getElementById("askd-countdown"));
 
 /** @type {Map<number, { resolve: (value: any) => void, reject: (reason: unknown) => void }>} */
 const pending = new Map();
@@ -49,6 +51,38 @@ const transport = {
 /** @type {ReturnType<typeof mountFlow> | null} */
 let flow = null;
 
+/** @type {number | null} the deadline of the view shown, while the flow is open */
+let deadline = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let tick;
+
+/** Draws the countdown to `deadline` (hidden without one) and keeps it running. */
+function drawCountdown() {
+  clearTimeout(tick);
+  if (deadline === null) {
+    countdown.hidden = true;
+    return;
+  }
+  const now = Date.now();
+  countdown.hidden = false;
+  countdown.textContent = countdownText(deadline, now);
+  countdown.classList.toggle("askd-countdown-warning", secondsLeft(deadline, now) <= WARNING_SECONDS);
+  if (secondsLeft(deadline, now) > 0) tick = setTimeout(drawCountdown, nextTickIn(deadline, now));
+}
+
+/**
+ * Follows the deadline of each Step shown.
+ *
+ * @param {any} step
+ */
+function onStep(step) {
+  const next = step?.status === "open" && typeof step?.view?.deadline === "number" ? step.view.deadline : null;
+  if (next !== deadline) {
+    deadline = next;
+    drawCountdown();
+  }
+}
+
 window.addEventListener("message", (event) => {
   const message = event.data;
   if (typeof message !== "object" || message === null) return;
@@ -67,6 +101,7 @@ window.addEventListener("message", (event) => {
       session: message.step.session,
       stepWidth: message.stepWidth,
       autofocus: true,
+      onStep,
     });
     flow.setView(message.step);
   }

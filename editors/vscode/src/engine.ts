@@ -82,6 +82,7 @@ export class Engine {
   private stderrPartial = "";
   private exitMessage: string | undefined;
   private readonly exitListeners: Array<(message: string) => void> = [];
+  private readonly sessionChangedListeners: Array<(params: unknown) => void> = [];
   private readonly exited: Promise<never>;
   private disposed = false;
 
@@ -123,6 +124,11 @@ export class Engine {
       end(engineExited(path, code, signal, this.stderrTail));
     });
     this.connection.onError(() => undefined);
+    this.connection.onNotification("session/changed", (params: unknown) => {
+      for (const listener of [...this.sessionChangedListeners]) {
+        listener(params);
+      }
+    });
     this.connection.listen();
   }
 
@@ -143,6 +149,22 @@ export class Engine {
         const index = this.exitListeners.indexOf(listener);
         if (index >= 0) {
           this.exitListeners.splice(index, 1);
+        }
+      },
+    };
+  }
+
+  /**
+   * Calls `listener` with the params of every `session/changed` notification the engine sends
+   * (a subscribed session changed by no request of this connection: its deadline passed).
+   */
+  onSessionChanged(listener: (params: unknown) => void): { dispose(): void } {
+    this.sessionChangedListeners.push(listener);
+    return {
+      dispose: () => {
+        const index = this.sessionChangedListeners.indexOf(listener);
+        if (index >= 0) {
+          this.sessionChangedListeners.splice(index, 1);
         }
       },
     };

@@ -2,8 +2,10 @@
  * One ask: a session of the engine shown in one question panel. The panel's page sends the
  * person's keys as engine requests; the flow forwards them (only for its own session) and
  * answers the page with the engine's Steps. The flow ends when a Step comes back done, when
- * the person closes the panel (cancelled by the user), when the asker's cancellation token
- * fires (aborted by the asker), or when the engine dies.
+ * the person closes the panel (cancelled as closed by the client), when the asker's
+ * cancellation token fires (aborted by the asker), when the deadline of `timeoutMs` passes
+ * (the engine's timer ends it, and the flow hears of it through its subscription to the
+ * session), or when the engine dies.
  */
 
 import { AskdError, ErrorCode } from "./engine";
@@ -24,6 +26,8 @@ import {
 export interface FlowEngine {
   request<T>(method: string, params: object | undefined): Promise<T>;
   onExit(listener: (message: string) => void): Disposable;
+  /** Calls `listener` with the params of every `session/changed` notification. */
+  onSessionChanged(listener: (params: unknown) => void): Disposable;
 }
 
 /** Something that can be undone. */
@@ -100,7 +104,10 @@ class Flow {
       this.resolve = resolve;
       this.reject = reject;
     });
-    this.disposables.push(this.setup.engine.onExit((message) => this.fail(new AskdError(message))));
+    this.disposables.push(
+      this.setup.engine.onExit((message) => this.fail(new AskdError(message))),
+      this.setup.engine.onSessionChanged((params) => this.onSessionChanged(params)),
+    );
     const token = this.setup.token;
     if (token?.isCancellationRequested) {
       void this.openWithoutPanel();
@@ -139,7 +146,7 @@ class Flow {
       }),
       panel.onClosed(() => {
         this.panel = undefined;
-        void this.cancelBy("user");
+        void this.cancelBy("closed");
       }),
     );
     const token = this.setup.token;
@@ -166,6 +173,10 @@ class Flow {
   private async open(columns: number): Promise<Step> {
     const params = this.setup.openParams(columns);
     this.sessionWidth = params.width;
+    if (params.timeoutMs !== undefined) {
+      // Subscribed before it opens, the flow is told when the engine's timer ends it.
+      await this.setup.engine.request("subscribe", { session: params.session });
+    }
     const step = await this.setup.engine.request<Step>("open", params);
     this.session = step.session;
     return step;
@@ -225,14 +236,24 @@ class Flow {
     }
   }
 
-  /** Ends the flow as cancelled, by the person (`user`) or by the asker (`abort`). */
-  private async cancelBy(reason: "user" | "abort"): Promise<void> {
+  /** A change the engine made by itself: a flow that timed out is done, and the page is told. */
+  private onSessionChanged(params: unknown): void {
+    const session = this.session;
+    if (session === undefined || this.finished || !isStep(params, session) || params.status !== "done") {
+      return;
+    }
+    this.panel?.post({ kind: "notification", method: "session/changed", params });
+    this.finish(params);
+  }
+
+  /** Ends the flow as cancelled: its panel closed (`closed`), or withdrawn by the asker (`abort`). */
+  private async cancelBy(reason: "closed" | "abort"): Promise<void> {
     const session = this.session;
     if (this.finished) {
       return;
     }
     if (session === undefined) {
-      if (reason === "user") {
+      if (reason === "closed") {
         // Closed before the session opened: there is nothing for the engine to cancel.
         this.fail(new AskdError("askd: the question panel was closed before the flow opened."));
       }

@@ -1,7 +1,8 @@
 /**
  * The question panel: a webview that loads the askd web renderer (`media/askd-view.js` and
  * `media/askd.css`, copied from `editors/web/` when the extension is packaged), the theme
- * mapping (`media/theme.css`) and the page script (`media/panel.js`), under a strict
+ * mapping (`media/theme.css`) and the page script (`media/panel.js`, with the countdown of
+ * `media/countdown.js` above a flow that has a deadline), under a strict
  * Content-Security-Policy: nonce'd scripts only, styles and fonts from the extension's own
  * files, nothing remote.
  */
@@ -46,6 +47,7 @@ export function panelHtml(cspSource: string, nonce: string, title: string, asset
 <title>${escaped}</title>
 </head>
 <body>
+<div id="askd-countdown" class="askd-countdown" role="timer" hidden></div>
 <main id="askd-flow" class="askd askd-panel" aria-label="${escaped}"></main>
 <script type="module" nonce="${nonce}" src="${asset("panel.js")}"></script>
 </body>

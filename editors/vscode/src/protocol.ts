@@ -73,7 +73,7 @@ export type HostMessage =
   | { readonly kind: "start"; readonly step: Step; readonly stepWidth: number }
   /** The answer to a `request`. */
   | { readonly kind: "response"; readonly id: number; readonly result?: unknown; readonly error?: RpcError }
-  /** A change the page did not ask for (the flow was aborted by the asker). */
+  /** A change the page did not ask for (the flow was aborted by the asker, or timed out). */
   | { readonly kind: "notification"; readonly method: string; readonly params: unknown };
 
 /** True when `value` has the shape of a {@link PageMessage}. */

@@ -289,7 +289,7 @@ async function pasteInto(flow, text) {
   }, text);
 }
 
-test("another extension asks through the API (dsh, and withdrawn by its token) and through askd.ask", async () => {
+test("another extension asks through the API (dsh, withdrawn by its token, timed out) and through askd.ask; a closed panel", async () => {
   await withVsCode("fixture", { settings: { "workbench.colorTheme": "Default Dark Modern" } }, async ({ page, vs }) => {
     // The API, in the dsh dialect: approve the plan, type a free-text answer, submit.
     await h.runCommand(page, "askd fixture: Ask with the API");
@@ -342,16 +342,47 @@ test("another extension asks through the API (dsh, and withdrawn by its token) a
     flow = await openFlow(page);
     await waitForLine(flow, " Proceed with the migration?");
     await h.runCommand(page, "askd fixture: Withdraw the question");
-    const cancelled = {
-      content: [{ type: "text", text: "User cancelled the ask flow" }],
-      details: { title: "Fixture", cancelled: true, mode: "submit", questions: proceedQuestions, answers: {} },
-    };
-    assert.deepEqual(await readResult(vs.workspace, "withdrawn"), { result: cancelled });
+    /** The pi result of the Proceed question cancelled with no answer, for `cancelReason`. */
+    const cancelled = (/** @type {string} */ cancelReason, text = "User cancelled the ask flow") => ({
+      content: [{ type: "text", text }],
+      details: { title: "Fixture", cancelled: true, cancelReason, mode: "submit", questions: proceedQuestions, answers: {} },
+    });
+    assert.deepEqual(await readResult(vs.workspace, "withdrawn"), { result: cancelled("aborted") });
+    await waitForPanelClosed(page);
+
+    // The person closes the panel: the flow ends as closed by the client.
+    fs.rmSync(path.join(vs.workspace, "results", "command.json"));
+    await h.runCommand(page, "askd fixture: Ask with the askd.ask command");
+    flow = await openFlow(page);
+    await waitForLine(flow, " Proceed with the migration?");
+    await h.runCommand(page, "View: Close Editor");
+    assert.deepEqual(await readResult(vs.workspace, "command"), { result: cancelled("closed") });
+    await waitForPanelClosed(page);
+
+    // Asked with timeoutMs and left unanswered: the engine's timer ends the flow, the panel
+    // closes and the promise resolves with the timed-out result.
+    await h.runCommand(page, "askd fixture: Ask a question that times out");
+    assert.deepEqual(await readResult(vs.workspace, "timed-out"), {
+      result: cancelled("timeout", "The ask flow timed out before the user answered"),
+    });
+    await waitForPanelClosed(page);
+
+    // An hour to answer: the panel counts down above the flow (the first whole second may
+    // already be past when it is read); Esc cancels it as the user's choice.
+    await h.runCommand(page, "askd fixture: Ask a question with an hour to answer");
+    flow = await openFlow(page);
+    await waitForLine(flow, " Proceed with the migration?");
+    const countdown = h.panelFrame(page).locator("#askd-countdown");
+    assert.match(await countdown.innerText(), /^Times out in (1:00:00|59:[0-5][0-9])$/);
+    assert.equal(await countdown.getAttribute("role"), "timer");
+    await screenshot(page, "dark-countdown");
+    await page.keyboard.press("Escape");
+    assert.deepEqual(await readResult(vs.workspace, "long-timeout"), { result: cancelled("user") });
     await waitForPanelClosed(page);
 
     // What the askd extension reported for each, in order.
     assert.deepEqual(
-      [1, 2, 3].map((n) => {
+      [1, 2, 3, 4, 5, 6].map((n) => {
         const { session, outcome, source } = JSON.parse(
           fs.readFileSync(path.join(vs.workspace, "results", `finished-${n}.json`), "utf8"),
         );
@@ -361,13 +392,33 @@ test("another extension asks through the API (dsh, and withdrawn by its token) a
         { session: "fixture-plan", outcome: "submit", source: "api" },
         { session: "fixture-command", outcome: "submit", source: "command" },
         { session: "fixture-withdrawn", outcome: "aborted", source: "api" },
+        { session: "fixture-command", outcome: "cancelled", source: "command" },
+        { session: "fixture-timeout", outcome: "cancelled", source: "api" },
+        { session: "fixture-long-timeout", outcome: "cancelled", source: "api" },
       ],
     );
-    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(vs.workspace, "results", "finished-3.json"), "utf8")), {
+    /** What the askd extension reported for the n-th finished flow. */
+    const finished = (/** @type {number} */ n) =>
+      JSON.parse(fs.readFileSync(path.join(vs.workspace, "results", `finished-${n}.json`), "utf8"));
+    assert.deepEqual(finished(3), {
       session: "fixture-withdrawn",
-      result: cancelled,
-      transcript: { call: "ask_user 1 question(s) (Proceed)", result: "Cancelled" },
+      result: cancelled("aborted"),
+      transcript: { call: "ask_user 1 question(s) (Proceed)", result: "Cancelled (withdrawn by the asker)" },
       outcome: "aborted",
+      source: "api",
+    });
+    assert.deepEqual(finished(4), {
+      session: "fixture-command",
+      result: cancelled("closed"),
+      transcript: { call: "ask_user 1 question(s) (Proceed)", result: "Cancelled (closed)" },
+      outcome: "cancelled",
+      source: "command",
+    });
+    assert.deepEqual(finished(5), {
+      session: "fixture-timeout",
+      result: cancelled("timeout", "The ask flow timed out before the user answered"),
+      transcript: { call: "ask_user 1 question(s) (Proceed)", result: "Cancelled (timed out)" },
+      outcome: "cancelled",
       source: "api",
     });
   });
@@ -454,6 +505,7 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
         details: {
           title: "askd demo",
           cancelled: true,
+          cancelReason: "user",
           mode: "submit",
           questions: DEMO_QUESTIONS,
           answers: { editor: { values: [], labels: [], indices: [], note: "한글 ünï" } },

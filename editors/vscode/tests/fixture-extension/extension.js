@@ -26,7 +26,7 @@ const PLAN_REVIEW = {
   ],
 };
 
-/** One pi question, asked through the askd.ask command and withdrawn through the API. */
+/** One pi question, asked through the askd.ask command, withdrawn and timed out through the API. */
 const PROCEED = {
   title: "Fixture",
   questions: [
@@ -41,6 +41,12 @@ const PROCEED = {
     },
   ],
 };
+
+/** How long the question asked with a timeout waits for an answer. */
+const TIMEOUT_MS = 3000;
+
+/** The timeout of the question whose countdown the tests read: an hour. */
+const LONG_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** Writes `value` as `results/<name>.json` in the workspace. */
 function record(name, value) {
@@ -100,6 +106,12 @@ async function activate(context) {
       settle("withdrawn", api.ask(PROCEED, { session: "fixture-withdrawn", token: withdrawable.token }));
     }),
     vscode.commands.registerCommand("askdFixture.withdraw", () => withdrawable?.cancel()),
+    vscode.commands.registerCommand("askdFixture.askWithTimeout", () => {
+      settle("timed-out", api.ask(PROCEED, { session: "fixture-timeout", timeoutMs: TIMEOUT_MS }));
+    }),
+    vscode.commands.registerCommand("askdFixture.askWithLongTimeout", () => {
+      settle("long-timeout", api.ask(PROCEED, { session: "fixture-long-timeout", timeoutMs: LONG_TIMEOUT_MS }));
+    }),
     vscode.commands.registerCommand("askdFixture.applySettings", applySettings),
   );
 

@@ -2,7 +2,8 @@
 /**
  * One flow between a panel's page (played by the test) and the real engine: what the page may
  * ask, how cancellation maps onto the engine (the asker's token → `cancel` with `abort`, the
- * person closing the panel → `cancel` with `user`), and how a flow fails.
+ * person closing the panel → `cancel` with `closed`), a flow ended by the engine's timer
+ * (`timeoutMs`), and how a flow fails.
  */
 "use strict";
 
@@ -18,10 +19,13 @@ const PAYLOAD = {
   questions: [{ id: "go", label: "Go", prompt: "Go ahead?", options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] }],
 };
 const QUESTIONS = [{ id: "go", label: "Go", prompt: "Go ahead?", type: "single" }];
-const CANCELLED = {
-  content: [{ type: "text", text: "User cancelled the ask flow" }],
-  details: { title: "Unit", cancelled: true, mode: "submit", questions: QUESTIONS, answers: {} },
-};
+/** The pi result of a flow cancelled with no answer, for `cancelReason`. */
+function cancelled(/** @type {string} */ cancelReason, text = "User cancelled the ask flow") {
+  return {
+    content: [{ type: "text", text }],
+    details: { title: "Unit", cancelled: true, cancelReason, mode: "submit", questions: QUESTIONS, answers: {} },
+  };
+}
 
 /** The real engine behind a recorder of every request the flow sends. */
 function recordedEngine(enginePath = ASKD_BIN) {
@@ -37,6 +41,7 @@ function recordedEngine(enginePath = ASKD_BIN) {
         return engine.request(method, params);
       },
       onExit: (/** @type {(message: string) => void} */ listener) => engine.onExit(listener),
+      onSessionChanged: (/** @type {(params: unknown) => void} */ listener) => engine.onSessionChanged(listener),
     },
   };
 }
@@ -189,8 +194,8 @@ test("the asker's token aborts the flow: cancel with reason abort, the page is t
     asker.cancel();
     assert.deepEqual(await outcome, {
       session: "s1",
-      result: CANCELLED,
-      transcript: { call: "ask_user 1 question(s) (Go)", result: "Cancelled" },
+      result: cancelled("aborted"),
+      transcript: { call: "ask_user 1 question(s) (Go)", result: "Cancelled (withdrawn by the asker)" },
       outcome: "aborted",
     });
     const told = await page.next("notification");
@@ -212,7 +217,8 @@ test("a token cancelled before the ask: no panel, the session opened and aborted
   try {
     const outcome = await runFlow(setup(flowEngine, openPanel, { token: asker }));
     assert.equal(outcome.outcome, "aborted");
-    assert.deepEqual(outcome.result, CANCELLED);
+    assert.deepEqual(outcome.result, cancelled("aborted"));
+    assert.deepEqual(outcome.transcript, { call: "ask_user 1 question(s) (Go)", result: "Cancelled (withdrawn by the asker)" });
     assert.equal(page.state.opened, 0);
     assert.deepEqual(calls, [
       ["open", { payload: PAYLOAD, session: "s1", width: 80 }],
@@ -224,7 +230,7 @@ test("a token cancelled before the ask: no panel, the session opened and aborted
   }
 });
 
-test("the person closing the panel cancels the flow: cancel with reason user", async () => {
+test("the person closing the panel ends the flow: cancel with reason closed", async () => {
   const { engine, calls, flowEngine } = recordedEngine();
   const { page, openPanel } = panel();
   try {
@@ -232,10 +238,54 @@ test("the person closing the panel cancels the flow: cancel with reason user", a
     page.send({ kind: "ready", columns: 60 });
     await page.next("start");
     page.closeByPerson();
-    const ended = await outcome;
-    assert.equal(ended.outcome, "cancelled");
-    assert.deepEqual(ended.result, CANCELLED);
-    assert.deepEqual(calls[1], ["cancel", { session: "s1", reason: "user" }]);
+    assert.deepEqual(await outcome, {
+      session: "s1",
+      result: cancelled("closed"),
+      transcript: { call: "ask_user 1 question(s) (Go)", result: "Cancelled (closed)" },
+      outcome: "cancelled",
+    });
+    assert.deepEqual(calls, [
+      ["open", { payload: PAYLOAD, session: "s1", width: 60 }],
+      ["cancel", { session: "s1", reason: "closed" }],
+      ["close", { session: "s1" }],
+    ]);
+  } finally {
+    engine.dispose();
+  }
+});
+
+test("a flow asked with timeoutMs ends by itself: the engine's timer cancels it, the page is told, the panel closes", async () => {
+  const { engine, calls, flowEngine } = recordedEngine();
+  const { page, openPanel } = panel();
+  const openParams = (/** @type {number} */ columns) => ({ payload: PAYLOAD, session: "s1", width: columns, timeoutMs: 300 });
+  try {
+    const outcome = runFlow(setup(flowEngine, openPanel, { openParams }));
+    page.send({ kind: "ready", columns: 60 });
+    const start = await page.next("start");
+    assert.equal(start.step.status, "open");
+    assert.equal(typeof start.step.view.deadline, "number");
+    assert.equal(start.step.view.cancelReason, null);
+    assert.deepEqual(await outcome, {
+      session: "s1",
+      result: cancelled("timeout", "The ask flow timed out before the user answered"),
+      transcript: { call: "ask_user 1 question(s) (Go)", result: "Cancelled (timed out)" },
+      outcome: "cancelled",
+    });
+    const told = await page.next("notification");
+    assert.equal(told.method, "session/changed");
+    assert.equal(told.params.status, "done");
+    assert.equal(told.params.view.cancelReason, "timeout");
+    assert.equal(told.params.view.deadline, null);
+    assert.deepEqual(
+      told.params.view.lines.map((/** @type {Array<{ text: string }>} */ line) => line.map((span) => span.text).join("")),
+      ["─".repeat(60), " Unit", " [□ Go]  ✓ Submit ", "", " ✗ Cancelled (timed out)", "─".repeat(60)],
+    );
+    assert.ok(page.state.closed);
+    assert.deepEqual(calls, [
+      ["subscribe", { session: "s1" }],
+      ["open", { payload: PAYLOAD, session: "s1", width: 60, timeoutMs: 300 }],
+      ["close", { session: "s1" }],
+    ]);
   } finally {
     engine.dispose();
   }
