@@ -289,7 +289,7 @@ async function pasteInto(flow, text) {
   }, text);
 }
 
-test("another extension asks through the API (dsh, withdrawn by its token, timed out) and through askd.ask; a closed panel", async () => {
+test("another extension asks through the API (dsh, withdrawn by its token, timed out, counted down) and through askd.ask; a closed panel", async () => {
   await withVsCode("fixture", { settings: { "workbench.colorTheme": "Default Dark Modern" } }, async ({ page, vs }) => {
     // The API, in the dsh dialect: approve the plan, type a free-text answer, submit.
     await h.runCommand(page, "askd fixture: Ask with the API");
