@@ -256,6 +256,64 @@ fn every_validation_rule_has_its_path_and_message() {
             ),
         ])
     );
+    // Unknown keys, at every level, are accepted and change nothing: not the flow, not the
+    // response, not the transcript.
+    let mut extra = app_server_request();
+    extra["waitMode"] = json!("async");
+    extra["questions"][0]["x-weight"] = json!(2);
+    extra["questions"][1]["options"][0]["x-tag"] = json!("managed");
+    let keys = "Nreuse the staging cluster<CR>1<Down><Down>our own Kubernetes<CR>";
+    let mut plain = open_in("codex", &app_server_request());
+    let mut s = open_in("codex", &extra);
+    assert_eq!(s.status(), Status::Open);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, keys);
+    press(&mut s, keys);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, "1");
+    press(&mut s, "1");
+    assert_eq!(s.result().unwrap(), documented_response());
+    assert_eq!(plain.result().unwrap(), documented_response());
+    assert_eq!(s.transcript(), plain.transcript());
+}
+
+#[test]
+fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
+    let call = |headers: &[&str]| {
+        let questions: Vec<Value> = headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| json!({ "id": format!("q{i}"), "header": h, "question": "Q?", "options": [{ "label": "A", "description": "" }] }))
+            .collect();
+        let mut s = open_in("codex", &json!({ "questions": questions }));
+        s.flow_mut().unwrap().cancel(Outcome::Cancelled).unwrap();
+        s.transcript().unwrap().call
+    };
+    let wide = "가나다라마바사아자차";
+    // 20 + 2 + 20 + 2 + 6 = 50 columns: shown whole.
+    assert_eq!(
+        call(&[wide, wide, "가나다"]),
+        format!("request_user_input 3 questions ({wide}, {wide}, 가나다)")
+    );
+    // 52 columns: cut to 47, and 나 would straddle column 47.
+    assert_eq!(
+        call(&[wide, wide, "가나다라"]),
+        format!("request_user_input 3 questions ({wide}, {wide}, 가...)")
+    );
+    // A letter and its combining accent are one grapheme of one column, kept whole.
+    let header = format!("{}e\u{301}tail", "x".repeat(46));
+    assert_eq!(
+        call(&[&header]),
+        format!("request_user_input 1 question ({}e\u{301}...)", "x".repeat(46))
+    );
+    // A request without questions has no parenthesised part.
+    assert_eq!(
+        open_in("codex", &json!({ "questions": [] }))
+            .transcript()
+            .unwrap()
+            .call,
+        "request_user_input 0 questions"
+    );
 }
 
 #[test]
