@@ -432,24 +432,50 @@ struct Cpus {
     other: usize,
 }
 
-/// `program`, run on `cpu` when one is given.
-fn command_on(program: &Path, cpu: Option<usize>) -> Command {
-    match cpu {
+/// `program` with `args`, run on `cpu` when one is given.
+fn command_on(program: &Path, args: &[&str], cpu: Option<usize>) -> Command {
+    let mut command = match cpu {
         Some(cpu) => {
             let mut command = Command::new("taskset");
             command.arg("-c").arg(cpu.to_string()).arg(program);
             command
         }
         None => Command::new(program),
+    };
+    command.args(args);
+    command
+}
+
+/// The arguments of askd for the figures measured without a state directory (as every figure
+/// was before askd kept one).
+const NO_STATE: &[&str] = &["--no-state"];
+
+/// A state directory for the figure measured with one, removed when dropped.
+struct StateDir(PathBuf);
+
+impl StateDir {
+    fn new() -> StateDir {
+        StateDir(std::env::temp_dir().join(format!("askd-bench-state-{}", std::process::id())))
+    }
+
+    /// askd's arguments to keep its state here.
+    fn args(&self) -> [&str; 2] {
+        ["--state-dir", self.0.to_str().unwrap_or(".")]
     }
 }
 
-/// Round trips of `key` requests to askd and of the same bytes to `cat`, alternating by block,
-/// both spawned on `cpu` when one is given.
-fn rtt(askd: &Path, plan: &Plan, cpu: Option<usize>) -> Result<Rtt, String> {
+impl Drop for StateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Round trips of `key` requests to askd (run with `args`) and of the same bytes to `cat`,
+/// alternating by block, both spawned on `cpu` when one is given.
+fn rtt(askd: &Path, args: &[&str], plan: &Plan, cpu: Option<usize>) -> Result<Rtt, String> {
     let keys = workload::flow_keys();
-    let mut server = Pipe::spawn(&mut command_on(askd, cpu))?;
-    let mut cat = Pipe::spawn(&mut command_on(Path::new("cat"), cpu))?;
+    let mut server = Pipe::spawn(&mut command_on(askd, args, cpu))?;
+    let mut cat = Pipe::spawn(&mut command_on(Path::new("cat"), &[], cpu))?;
     server.round_trip(&request(
         0,
         "open",
@@ -520,7 +546,8 @@ fn startup(askd: &Path, plan: &Plan) -> Result<(f64, f64), String> {
     );
     let once = |program: &Path| -> Result<f64, String> {
         let start = Instant::now();
-        let mut pipe = Pipe::spawn(&mut Command::new(program))?;
+        let args = if program == askd { NO_STATE } else { &[] };
+        let mut pipe = Pipe::spawn(Command::new(program).args(args))?;
         pipe.round_trip(&initialize)?;
         pipe.finish()?;
         Ok(micros(start.elapsed()))
@@ -558,8 +585,11 @@ fn rss_mib(pid: u32) -> Result<f64, String> {
 /// Resident memory of askd after `initialize`, and after opening `plan.sessions` flows of the
 /// three-question payload one request at a time.
 fn rss(askd: &Path, plan: &Plan) -> Result<(f64, f64), String> {
-    let mut server =
-        Pipe::spawn(Command::new(askd).args(["--max-sessions", &(2 * plan.sessions).to_string()]))?;
+    let mut server = Pipe::spawn(
+        Command::new(askd)
+            .args(NO_STATE)
+            .args(["--max-sessions", &(2 * plan.sessions).to_string()]),
+    )?;
     server.round_trip(&request(
         0,
         "initialize",
@@ -693,11 +723,15 @@ fn run(cli: Cli) -> Result<Value, String> {
         [client, other, ..] if pin_self(client) => Some(Cpus { client, other }),
         _ => None,
     };
-    let rtt_cross = rtt(&askd, &plan, cpus.map(|c| c.other))?;
+    let rtt_cross = rtt(&askd, NO_STATE, &plan, cpus.map(|c| c.other))?;
     let rtt_same = match cpus {
-        Some(c) => Some(rtt(&askd, &plan, Some(c.client))?),
+        Some(c) => Some(rtt(&askd, NO_STATE, &plan, Some(c.client))?),
         None => None,
     };
+    // The same round trips with a state directory: every key also writes the session's state.
+    let state = StateDir::new();
+    let rtt_state = rtt(&askd, &state.args(), &plan, cpus.map(|c| c.other))?;
+    drop(state);
     let rtt = rtt_cross;
     let (askd_start_us, cat_start_us) = startup(&askd, &plan)?;
     let (idle_mib, held_mib) = rss(&askd, &plan)?;
@@ -738,7 +772,13 @@ fn run(cli: Cli) -> Result<Value, String> {
         "startup_ratio": figure("startup_ratio"),
         "rss_mb_10k_sessions": figure("rss_mb_10k_sessions"),
         "options_ratio": figure("options_ratio"),
+        "rtt_ratio_with_state": round(rtt_state.askd_p50 / rtt_state.cat_p50, 3),
         "details": {
+            "with_state": {
+                "rtt_p50_us": round(rtt_state.askd_p50, 1),
+                "rtt_p99_us": round(rtt_state.askd_p99, 1),
+                "floor_p50_us": round(rtt_state.cat_p50, 1),
+            },
             "keys_per_cycle": flow_keys.len(),
             "floor_p99_us": round(rtt.cat_p99, 1),
             "pipe_placement": match cpus {

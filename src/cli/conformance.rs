@@ -334,7 +334,9 @@ struct Client {
 
 impl Client {
     fn spawn(bin: &Path) -> io::Result<Client> {
+        // Scenarios start from nothing: no flow of another run is read back.
         let mut child = Command::new(bin)
+            .arg("--no-state")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

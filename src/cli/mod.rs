@@ -140,14 +140,16 @@ fn print_play(output: Result<String, play::PlayError>) -> std::process::ExitCode
     }
 }
 
-/// Limits of the server; exceeding one is refused with error -32004.
-#[derive(Args, Clone, Copy)]
+/// Limits of the server (exceeding one is refused with error -32004), and where it keeps open
+/// flows.
+#[derive(Args, Clone)]
 struct ServeArgs {
-    /// Largest accepted message, in bytes.
-    #[arg(long, default_value_t = 1024 * 1024)]
+    /// Largest accepted message, in bytes (a `restore` may be as large as this plus the
+    /// largest snapshot the limits allow).
+    #[arg(long, default_value_t = Config::default().max_message_bytes)]
     max_message_bytes: usize,
     /// Most sessions held at once; completed ones are evicted oldest-first beyond it.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = Config::default().max_sessions)]
     max_sessions: usize,
     /// Most questions in one payload.
     #[arg(long, default_value_t = Limits::default().max_questions)]
@@ -161,20 +163,57 @@ struct ServeArgs {
     /// Most bytes of custom answers and notes one flow holds in all.
     #[arg(long, default_value_t = Limits::default().max_flow_text_bytes)]
     max_flow_text_bytes: usize,
+    /// Largest reply, in bytes; a request whose reply would be larger fails and changes
+    /// nothing (a batch's replies share it).
+    #[arg(long, default_value_t = Config::default().max_reply_bytes)]
+    max_reply_bytes: usize,
+    /// Most bytes of replies waiting for the client to read them; past it, input is not read
+    /// until the client catches up.
+    #[arg(long, default_value_t = Config::default().max_pending_bytes)]
+    max_pending_bytes: usize,
+    /// Where the state of every open flow is kept, so that a new askd resumes the flows of
+    /// one that was killed [default: $XDG_STATE_HOME/askd, else ~/.local/state/askd].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_state")]
+    state_dir: Option<std::path::PathBuf>,
+    /// Keep no state on disk: open flows end with the process.
+    #[arg(long)]
+    no_state: bool,
 }
 
 impl ServeArgs {
     fn config(self) -> Config {
+        let state_dir = match (self.no_state, self.state_dir) {
+            (true, _) => None,
+            (false, Some(dir)) => Some(dir),
+            (false, None) => default_state_dir(),
+        };
         Config {
             max_message_bytes: self.max_message_bytes,
             max_sessions: self.max_sessions.max(1),
+            max_reply_bytes: self.max_reply_bytes,
+            max_pending_bytes: self.max_pending_bytes,
             limits: Limits {
                 max_questions: self.max_questions,
                 max_options: self.max_options,
                 max_text_bytes: self.max_text_bytes,
                 max_flow_text_bytes: self.max_flow_text_bytes,
             },
+            state_dir,
         }
+    }
+}
+
+/// The user's state directory for askd: `$XDG_STATE_HOME/askd` (an absolute
+/// `XDG_STATE_HOME`), else `~/.local/state/askd`; `None` without a home directory.
+fn default_state_dir() -> Option<std::path::PathBuf> {
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    match absolute("XDG_STATE_HOME") {
+        Some(state) => Some(state.join("askd")),
+        None => absolute("HOME").map(|home| home.join(".local/state/askd")),
     }
 }
 

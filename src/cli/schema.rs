@@ -29,8 +29,9 @@ use crate::server::params::{
     CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
     RestoreParams, SaveCustomParams, SessionParams, SetNoteParams, SubmitAnswersParams,
 };
+use crate::server::state::ListedStatus;
 use crate::server::{METHODS, Step, StepResult, code};
-use crate::session::{Status, snapshot};
+use crate::session::snapshot;
 use crate::view::View;
 
 /// The OpenRPC version the document follows.
@@ -132,8 +133,8 @@ pub struct SessionSummary {
     /// The flow title, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// `open` or `done`.
-    pub status: Status,
+    /// `open`, `done`, or `recovered` (read back from the state directory, not yet resumed).
+    pub status: ListedStatus,
 }
 
 // ---------------------------------------------------------------------------------------------

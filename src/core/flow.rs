@@ -449,6 +449,18 @@ impl Flow {
                 }
                 _ => {}
             }
+            if let Some(refusal) = &editor.refusal {
+                let refused = match editor.target {
+                    EditorTarget::Custom => self.check_text(editor.question, editor.text.text()),
+                    _ => Ok(()),
+                };
+                if refused.as_ref().err() != Some(refusal) {
+                    return Err(
+                        "the open editor's refusal is not what the dialect says of its draft"
+                            .into(),
+                    );
+                }
+            }
         }
         self.check_prompts()
     }

@@ -235,7 +235,21 @@ pub enum KeymapError {
     /// The value for an action is neither a key name nor a list of key names.
     #[error("keymap action {}: expected a list of key names", quoted(.0.name()))]
     BadValue(Action),
+    /// The override binds an action to more than [`MAX_KEYS_PER_ACTION`] keys.
+    #[error(
+        "keymap action {}: {count} keys given; an action takes at most {MAX_KEYS_PER_ACTION}",
+        quoted(.action.name())
+    )]
+    TooManyKeys {
+        /// The action being bound.
+        action: Action,
+        /// How many keys were given.
+        count: usize,
+    },
 }
+
+/// Most keys one keymap override may bind an action to.
+pub const MAX_KEYS_PER_ACTION: usize = 16;
 
 /// Keys bound to actions, with an index from each bound key to its actions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -394,13 +408,22 @@ impl Keymap {
     /// This keymap with `overrides` applied: a JSON object
     /// `{ "<context>.<action>": ["<key>", ...] }` whose lists replace the keys of the named
     /// actions (an empty list unbinds; a single string is a one-key list). On any error
-    /// nothing is applied.
+    /// nothing is applied. An action takes at most [`MAX_KEYS_PER_ACTION`] keys, which keeps
+    /// the work bounded: a list longer than that is refused before any key is parsed.
     pub fn with_overrides(&self, overrides: &Value) -> Result<Keymap, KeymapError> {
         let entries = overrides.as_object().ok_or(KeymapError::NotAnObject)?;
         let mut bindings = self.bindings.clone();
         for (name, value) in entries {
             let action =
                 Action::from_name(name).ok_or_else(|| KeymapError::UnknownAction(name.clone()))?;
+            if let Some(keys) = value.as_array()
+                && keys.len() > MAX_KEYS_PER_ACTION
+            {
+                return Err(KeymapError::TooManyKeys {
+                    action,
+                    count: keys.len(),
+                });
+            }
             bindings[action as usize] = parse_binding(action, value)?;
         }
         Ok(Keymap::from_bindings(bindings))
@@ -1195,6 +1218,42 @@ mod tests {
         assert_eq!(
             message(json!({ "main.toggle": 1 })),
             r#"keymap action "main.toggle": expected a list of key names"#
+        );
+    }
+
+    /// An action takes at most `MAX_KEYS_PER_ACTION` keys, so that applying overrides stays
+    /// cheap however long a list a client sends; the count is of the keys given, before
+    /// repeats are dropped.
+    #[test]
+    fn an_action_takes_a_bounded_number_of_keys() {
+        let keys = |n: usize| -> Value {
+            (0..n)
+                .map(|i| Value::from(char::from_u32(0x1_0000 + i as u32).unwrap().to_string()))
+                .collect()
+        };
+        let at_limit = Keymap::default()
+            .with_overrides(&json!({ "main.down": keys(MAX_KEYS_PER_ACTION) }))
+            .unwrap();
+        assert_eq!(at_limit.keys(MainDown).len(), MAX_KEYS_PER_ACTION);
+        for n in [MAX_KEYS_PER_ACTION + 1, 60_000] {
+            let refused = Keymap::default().with_overrides(&json!({ "main.down": keys(n) }));
+            assert_eq!(
+                refused,
+                Err(KeymapError::TooManyKeys {
+                    action: MainDown,
+                    count: n,
+                })
+            );
+        }
+        let repeated: Vec<&str> = vec!["j"; MAX_KEYS_PER_ACTION + 1];
+        assert_eq!(
+            Keymap::default()
+                .with_overrides(&json!({ "main.down": repeated }))
+                .unwrap_err()
+                .to_string(),
+            format!(
+                r#"keymap action "main.down": 17 keys given; an action takes at most {MAX_KEYS_PER_ACTION}"#
+            )
         );
     }
 

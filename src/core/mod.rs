@@ -26,10 +26,10 @@ pub use completion::{
 pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
 pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, TypeChange};
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
-pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError};
+pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_KEYS_PER_ACTION};
 pub use limits::Limits;
 pub use model::{
     Answer, Behaviour, CUSTOM_LABEL, Checker, CustomRow, FlowSpec, HIDDEN, Intent, Issue,
     OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType, ReviewAction, Rules,
 };
-pub use text::quoted;
+pub use text::{described, quoted};

@@ -170,17 +170,6 @@ pub trait Dialect: Sync {
     /// `open` param named after the dialect (`null` when absent).
     fn open(&self, payload: &Value, options: &Value) -> Result<FlowSpec, Rejection>;
 
-    /// Rebuilds the finished ask of a request that failed validation, from what a snapshot
-    /// keeps of it; `None` in a dialect that refuses invalid requests.
-    fn reopen_invalid(
-        &self,
-        _title: Option<String>,
-        _issues: Vec<Issue>,
-        _labels: Vec<String>,
-    ) -> Option<Invalid> {
-        None
-    }
-
     /// How the protocol's schemas describe the dialect's wire shapes.
     fn schemas(&self) -> &'static Schemas;
 

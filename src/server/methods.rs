@@ -6,8 +6,8 @@ use jsonrpsee::RpcModule;
 use jsonrpsee::types::{ErrorCode, ErrorObjectOwned, Params};
 use serde_json::Value;
 
-use crate::server::protocol::{Answer, Step, code, error};
-use crate::server::state::State;
+use crate::server::protocol::{Answer, Bounded, Listing, Step, code, error};
+use crate::server::state::{SnapshotOf, State, Traced};
 use crate::view::View;
 
 /// The shared state of one connection.
@@ -34,6 +34,10 @@ pub fn lock<T>(shared: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// by construction. Errors take jsonrpsee's path as before, and a reply is kept only when the
 /// method succeeds. The shell begins a reply before every call (forgetting any earlier one) and
 /// takes it right after, whatever the call did, so a result never outlives its request.
+///
+/// The result is written within the reply's budget (`--max-reply-bytes`, or what a batch has
+/// left of it): writing stops at the budget, the method's change is rolled back and the
+/// request fails with -32004. Otherwise the change is committed before the reply is sent.
 fn register<R: Answer + 'static>(
     module: &mut RpcModule<Shared>,
     methods: &[(&'static str, Handler<R>)],
@@ -42,13 +46,25 @@ fn register<R: Answer + 'static>(
         module
             .register_method(name, move |params: Params, ctx: &Shared, _| {
                 let mut state = lock(ctx);
-                let mut reply = state.take_begun_reply();
-                let result = handler(&mut state, params.as_str())?;
-                result.write(&mut reply, state.screens()).map_err(|e| {
+                let (mut reply, limit) = state.take_begun_reply();
+                let result = match handler(&mut state, params.as_str()) {
+                    Ok(result) => result,
+                    Err(e) => {
+                        state.rollback();
+                        return Err(e);
+                    }
+                };
+                let mut out = Bounded::new(&mut reply, limit);
+                if let Err(e) = result.write(&mut out, &mut state) {
+                    state.rollback();
+                    if out.overflowed() {
+                        return Err(state.reply_too_large());
+                    }
                     // As jsonrpsee answers a result it cannot serialise.
                     tracing::error!("cannot serialise a result: {e}");
-                    ErrorObjectOwned::from(ErrorCode::InternalError)
-                })?;
+                    return Err(ErrorObjectOwned::from(ErrorCode::InternalError));
+                }
+                state.commit();
                 state.set_finished(reply);
                 Ok::<(), ErrorObjectOwned>(())
             })
@@ -64,7 +80,6 @@ pub fn module(state: Shared) -> RpcModule<Shared> {
         &[
             ("open", State::open),
             ("key", State::key),
-            ("keys", State::keys),
             ("insert", State::insert),
             ("saveCustom", State::save_custom),
             ("setNote", State::set_note),
@@ -73,15 +88,16 @@ pub fn module(state: Shared) -> RpcModule<Shared> {
             ("restore", State::restore),
         ],
     );
+    register::<Traced>(&mut module, &[("keys", State::keys)]);
     register::<View>(&mut module, &[("getView", State::get_view)]);
+    register::<SnapshotOf>(&mut module, &[("snapshot", |s, p| s.snapshot(p))]);
+    register::<Listing>(&mut module, &[("sessions", |_, _| Ok(Listing))]);
     register::<Value>(
         &mut module,
         &[
             ("initialize", State::initialize),
             ("getResult", |s, p| s.get_result(p)),
             ("close", State::close),
-            ("snapshot", |s, p| s.snapshot(p)),
-            ("sessions", |s, _| Ok(s.list())),
             ("shutdown", |_, _| Ok(Value::Null)),
         ],
     );

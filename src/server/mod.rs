@@ -1,5 +1,6 @@
 //! The protocol shell: JSON-RPC 2.0 over a byte stream, in either framing, with the method
-//! registry of `methods.rs` and the session table of `state.rs`.
+//! registry of `methods.rs`, the session table of `state.rs` and its state directory
+//! (`store.rs`).
 //!
 //! Architecture invariant: the shell moves bytes and keeps sessions; it decides nothing about a
 //! flow (every rule lives in `core` and `dialect`). It is the only layer with async code.
@@ -7,6 +8,11 @@
 //!
 //! Requests take effect in the order received: each is run until it completes or, for a
 //! pending `ask`, until it waits for its flow; only then is the next frame read.
+//!
+//! Every reply is written within `--max-reply-bytes` (a batch's replies share it), and the
+//! replies waiting for the client to read them are bounded by `--max-pending-bytes`: while
+//! they are at the bound, no input is read, so a client that does not read its replies cannot
+//! make the server hold more.
 //!
 //! A request of the common shape is read once, without a `Value` tree, and handed straight to
 //! its method in the registry; everything else (batches, notifications, `ask`, errors) goes
@@ -18,7 +24,9 @@ pub mod methods;
 pub mod params;
 mod protocol;
 pub mod state;
+pub mod store;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -33,10 +41,10 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
-use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::task::{AbortHandle, JoinSet};
 
-pub use protocol::{Answer, METHODS, Step, StepResult, code, error};
+pub use protocol::{Answer, Bounded, METHODS, Step, StepResult, code, error};
 
 use crate::core::quoted;
 use crate::server::framing::{FrameError, FrameReader, write_frame};
@@ -75,9 +83,24 @@ fn end_reply(mut reply: Vec<u8>) -> Vec<u8> {
     reply
 }
 
-/// The answer to a request whose method panicked; the connection goes on.
-fn panicked(method: &str, id: &Value) -> Vec<u8> {
+/// A response jsonrpsee wrote for a call made with a stand-in id, with the request's own id.
+fn with_id(response: &str, id: &Value) -> Vec<u8> {
+    match serde_json::from_str::<Value>(response) {
+        Ok(Value::Object(mut members)) => {
+            if let Some(slot) = members.get_mut("id") {
+                *slot = id.clone();
+            }
+            serde_json::to_vec(&members).expect("a response serialises")
+        }
+        _ => response.as_bytes().to_vec(),
+    }
+}
+
+/// The answer to a request whose method panicked, whose change (if it made one) is undone;
+/// the connection goes on.
+fn panicked(state: &Shared, method: &str, id: &Value) -> Vec<u8> {
     tracing::error!(method, "a request panicked; the connection goes on");
+    lock(state).rollback();
     error_response(
         id,
         code::INTERNAL_ERROR,
@@ -95,15 +118,87 @@ enum Handled {
     Exit,
 }
 
-/// Pending `ask` requests: JSON-encoded request id → session id.
-type Pending = Arc<Mutex<HashMap<String, String>>>;
+/// A pending `ask`: the session it opened (its id and serial: a later session of the same id
+/// is another) and the task that answers it.
+struct PendingAsk {
+    session: String,
+    serial: u64,
+    task: AbortHandle,
+}
+
+/// Pending `ask` requests by JSON-encoded request id.
+type Pending = Arc<Mutex<HashMap<String, PendingAsk>>>;
+
+/// The replies waiting for the writer, bounded in bytes: a reply holds permits for its bytes
+/// (all of them, for a reply larger than the bound) until it is written.
+#[derive(Clone)]
+struct Outgoing {
+    queue: mpsc::UnboundedSender<(Vec<u8>, OwnedSemaphorePermit)>,
+    room: Arc<Semaphore>,
+    bound: usize,
+}
+
+impl Outgoing {
+    /// A queue of at most `bound` bytes, and its receiving end.
+    fn new(
+        bound: usize,
+    ) -> (
+        Outgoing,
+        mpsc::UnboundedReceiver<(Vec<u8>, OwnedSemaphorePermit)>,
+    ) {
+        let bound = bound.clamp(1, u32::MAX as usize);
+        let (queue, rx) = mpsc::unbounded_channel();
+        let outgoing = Outgoing {
+            queue,
+            room: Arc::new(Semaphore::new(bound)),
+            bound,
+        };
+        (outgoing, rx)
+    }
+
+    /// Queues a reply once there is room for it: until then the caller (and so the reading of
+    /// input) waits.
+    async fn send(&self, message: Vec<u8>) {
+        let permits = message.len().clamp(1, self.bound) as u32;
+        let permit = match self.room.clone().try_acquire_many_owned(permits) {
+            Ok(permit) => permit,
+            Err(_) => {
+                tracing::debug!(
+                    waiting = self.bound - self.room.available_permits(),
+                    "input paused: the replies waiting for the client to read them are at --max-pending-bytes"
+                );
+                match self.room.clone().acquire_many_owned(permits).await {
+                    Ok(permit) => permit,
+                    Err(_) => return,
+                }
+            }
+        };
+        let _ = self.queue.send((message, permit));
+    }
+}
 
 struct Connection {
     module: Arc<RpcModule<Shared>>,
     state: Shared,
     pending: Pending,
-    out: mpsc::UnboundedSender<Vec<u8>>,
+    out: Outgoing,
     asks: JoinSet<()>,
+    max_reply_bytes: usize,
+}
+
+/// Whether a message is a single `restore` request (the only message that may be larger than
+/// `--max-message-bytes`).
+fn is_restore(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct MethodOnly<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+    }
+    bytes.trim_ascii_start().first() == Some(&b'{')
+        && serde_json::from_slice::<MethodOnly>(bytes)
+            .ok()
+            .and_then(|m| m.method)
+            .is_some_and(|m| m == "restore")
 }
 
 /// Serves one connection until end of input or `exit`.
@@ -112,16 +207,29 @@ where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let max_message = config.max_message_bytes;
+    let max_frame = config.max_restore_message_bytes();
+    let max_reply_bytes = config.max_reply_bytes;
+    let (out, outgoing) = Outgoing::new(config.max_pending_bytes);
     let state: Shared = Arc::new(Mutex::new(State::new(config)));
     let module = Arc::new(methods::module(state.clone()));
-    let mut frames = FrameReader::new(reader, config.max_message_bytes);
-    let (out, outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
+    let mut frames = FrameReader::new(reader, max_frame);
     let mut connection = Connection {
         module,
-        state,
+        state: state.clone(),
         pending: Arc::default(),
         out,
         asks: JoinSet::new(),
+        max_reply_bytes,
+    };
+    let too_large = || {
+        Handled::Reply(error_response(
+            &Value::Null,
+            code::LIMIT,
+            &format!(
+                "message too large: the limit is {max_message} bytes ({max_frame} for a restore)"
+            ),
+        ))
     };
     let mut outgoing = Some(outgoing);
     // The framing is known once the first frame has been read; the writer starts then.
@@ -133,39 +241,33 @@ where
             let mut w = writer.take().expect("the writer starts once");
             let mut rx = outgoing.take().expect("the writer starts once");
             writer_task = Some(tokio::spawn(async move {
-                while let Some(message) = rx.recv().await {
+                while let Some((message, permit)) = rx.recv().await {
                     if write_frame(&mut w, framing, message).await.is_err() {
                         break;
                     }
+                    drop(permit);
                 }
             }));
         }
         let handled = match frame {
-            Err(FrameError::TooLarge { limit }) => Handled::Reply(error_response(
-                &Value::Null,
-                code::LIMIT,
-                &format!("message too large: the limit is {limit} bytes"),
-            )),
+            Err(FrameError::TooLarge { .. }) => too_large(),
             Err(FrameError::BadHeader(message)) => Handled::Reply(error_response(
                 &Value::Null,
                 code::PARSE_ERROR,
                 &format!("parse error: {message}"),
             )),
+            Ok(bytes) if bytes.len() > max_message && !is_restore(&bytes) => too_large(),
             Ok(bytes) => connection.handle_frame(bytes).await,
         };
         match handled {
-            Handled::Reply(message) => {
-                let _ = connection.out.send(message);
-            }
+            Handled::Reply(message) => connection.out.send(message).await,
             Handled::Quiet => {}
             Handled::Exit => break,
         }
     }
-    // Asks whose flows completed still answer; those still pending end with the connection.
+    connection.finish().await;
+    lock(&state).close_store();
     // The writer stops once everything queued is written.
-    tokio::task::yield_now().await;
-    while connection.asks.try_join_next().is_some() {}
-    connection.asks.shutdown().await;
     drop(connection);
     if let Some(task) = writer_task {
         let _ = task.await;
@@ -185,6 +287,24 @@ async fn poll_once<F: Future + Unpin>(f: &mut F) -> Result<Poll<F::Output>, ()> 
 }
 
 impl Connection {
+    /// At the end of input: every `ask` whose flow completed is answered; those still waiting
+    /// for their flow end unanswered.
+    async fn finish(&mut self) {
+        let waiting: Vec<AbortHandle> = {
+            let pending = lock(&self.pending);
+            let state = lock(&self.state);
+            pending
+                .values()
+                .filter(|ask| state.is_waiting(&ask.session, ask.serial))
+                .map(|ask| ask.task.clone())
+                .collect()
+        };
+        for task in waiting {
+            task.abort();
+        }
+        while self.asks.join_next().await.is_some() {}
+    }
+
     async fn handle_frame(&mut self, bytes: Vec<u8>) -> Handled {
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
@@ -232,32 +352,39 @@ impl Connection {
                 ),
             )),
             Value::Array(items) => {
-                let mut replies = Vec::new();
+                let mut batch = vec![b'['];
                 let mut exit = false;
                 for item in items {
-                    match self.handle_message(item, None, true).await {
-                        Handled::Reply(r) => replies.push(r),
+                    // The batch's replies share the budget: `[`, `]` and the commas included.
+                    let budget = self.max_reply_bytes.saturating_sub(batch.len() + 2);
+                    match self.handle_message(item, None, Some(budget)).await {
+                        Handled::Reply(r) => {
+                            if batch.len() > 1 {
+                                batch.push(b',');
+                            }
+                            batch.extend(r);
+                        }
                         Handled::Quiet => {}
                         Handled::Exit => exit = true,
                     }
                 }
-                if !replies.is_empty() {
-                    let mut batch = vec![b'['];
-                    batch.extend(replies.join(&b","[..]));
+                if batch.len() > 1 {
                     batch.push(b']');
-                    let _ = self.out.send(batch);
+                    self.out.send(batch).await;
                 }
                 if exit { Handled::Exit } else { Handled::Quiet }
             }
-            single => self.handle_message(single, Some(text), false).await,
+            single => self.handle_message(single, Some(text), None).await,
         }
     }
 
+    /// One message: a request, a notification, or something else; `batch_budget` is what a
+    /// batch has left of the reply budget when the message is part of one.
     async fn handle_message(
         &mut self,
         message: Value,
         text: Option<String>,
-        in_batch: bool,
+        batch_budget: Option<usize>,
     ) -> Handled {
         let Value::Object(object) = &message else {
             return Handled::Reply(error_response(
@@ -286,69 +413,85 @@ impl Connection {
         let Some(method) = object.get("method").and_then(Value::as_str) else {
             return invalid("invalid request: \"method\" must be a string");
         };
+        // A well-formed message without an id is a notification: it is never answered, not
+        // even with an error.
+        let is_notification = id.is_none();
+        let answer = |reply: Vec<u8>| {
+            if is_notification {
+                Handled::Quiet
+            } else {
+                Handled::Reply(reply)
+            }
+        };
         let params = object.get("params");
         if params.is_some_and(|p| !p.is_object() && !p.is_null()) {
-            return Handled::Reply(error_response(
+            return answer(error_response(
                 &reply_id,
                 code::INVALID_PARAMS,
                 "invalid params: \"params\" must be an object",
             ));
         }
-        let is_notification = id.is_none();
         match method {
             "exit" => return Handled::Exit,
             "$/cancelRequest" => {
                 self.cancel_request(params);
-                return if is_notification {
-                    Handled::Quiet
-                } else {
-                    Handled::Reply(
-                        json!({ "jsonrpc": "2.0", "id": reply_id, "result": null })
-                            .to_string()
-                            .into_bytes(),
-                    )
-                };
+                return answer(
+                    json!({ "jsonrpc": "2.0", "id": reply_id, "result": null })
+                        .to_string()
+                        .into_bytes(),
+                );
             }
             m if !METHODS.contains(&m) => {
                 if is_notification {
                     tracing::debug!(method = m, "ignoring an unknown notification");
-                    return Handled::Quiet;
                 }
-                return Handled::Reply(error_response(
+                return answer(error_response(
                     &reply_id,
                     code::METHOD_NOT_FOUND,
                     &format!("method not found: {}", quoted(m)),
                 ));
             }
-            "ask" if in_batch => {
-                return invalid(
+            "ask" if batch_budget.is_some() => {
+                return answer(error_response(
+                    &reply_id,
+                    code::INVALID_REQUEST,
                     "invalid request: \"ask\" cannot be part of a batch; it stays pending until its flow completes",
-                );
+                ));
             }
             _ => {}
         }
-        // Notifications run with a stand-in id and their response is dropped; an `ask`
-        // notification opens its flow without waiting for it.
-        let request = match (text, is_notification) {
-            (Some(text), false) => text,
-            (None, false) => {
-                json!({ "jsonrpc": "2.0", "id": reply_id, "method": method, "params": params })
-                    .to_string()
-            }
-            (_, true) => {
-                let method = if method == "ask" { "open" } else { method };
-                json!({ "jsonrpc": "2.0", "id": 0, "method": method, "params": params }).to_string()
+        // A negative id is called with a stand-in (jsonrpsee takes none), and the reply gets
+        // the request's own. Notifications run the same way and their response is dropped; an
+        // `ask` notification opens its flow without waiting for it.
+        let method_called = if is_notification && method == "ask" {
+            "open"
+        } else {
+            method
+        };
+        let stand_in = is_notification || reply_id.as_i64().is_some_and(|n| n < 0);
+        let call_id = if stand_in { json!(0) } else { reply_id.clone() };
+        let request = match text {
+            Some(text) if !stand_in => text,
+            _ => json!({ "jsonrpc": "2.0", "id": call_id, "method": method_called, "params": params })
+                .to_string(),
+        };
+        let own_id = move |response: &str, id: &Value| {
+            if stand_in {
+                with_id(response, id)
+            } else {
+                response.as_bytes().to_vec()
             }
         };
         let module = self.module.clone();
         let mut call = Box::pin(async move { module.raw_json_request(&request, 1).await });
-        self.begin_reply(&reply_id);
+        let budget = batch_budget.unwrap_or(self.max_reply_bytes);
+        self.begin_reply(&reply_id, budget, batch_budget.is_some());
         let polled = poll_once(&mut call).await;
         let finished = self.take_finished();
         let reply = match polled {
-            Err(()) => Some(panicked(method, &reply_id)),
+            Err(()) => Some(panicked(&self.state, method, &reply_id)),
             Ok(Poll::Ready(Ok(_))) if let Some(reply) = finished => Some(end_reply(reply)),
-            Ok(Poll::Ready(Ok((response, _)))) => Some(response.get().as_bytes().to_vec()),
+            Ok(Poll::Ready(Ok((response, _)))) => Some(own_id(response.get(), &reply_id)),
             Ok(Poll::Ready(Err(e))) => Some(error_response(
                 &reply_id,
                 code::INVALID_REQUEST,
@@ -357,23 +500,42 @@ impl Connection {
             Ok(Poll::Pending) => {
                 let session = lock(&self.state).take_last_ask();
                 let key = reply_id.to_string();
-                if let Some(session) = session {
-                    lock(&self.pending).insert(key.clone(), session);
-                }
                 let out = self.out.clone();
                 let pending = self.pending.clone();
-                self.asks.spawn(async move {
+                let removed = key.clone();
+                let max_reply = self.max_reply_bytes;
+                let id = reply_id.clone();
+                let task = self.asks.spawn(async move {
                     if let Ok((response, _)) = call.await {
-                        let _ = out.send(response.get().as_bytes().to_vec());
+                        let mut reply = own_id(response.get(), &id);
+                        if reply.len() > max_reply {
+                            reply = error_response(
+                                &id,
+                                code::LIMIT,
+                                &format!(
+                                    "reply too large: the reply would pass the limit of {max_reply} bytes (--max-reply-bytes)"
+                                ),
+                            );
+                        }
+                        out.send(reply).await;
                     }
-                    lock(&pending).remove(&key);
+                    lock(&pending).remove(&removed);
                 });
+                if let Some((session, serial)) = session {
+                    lock(&self.pending).insert(
+                        key,
+                        PendingAsk {
+                            session,
+                            serial,
+                            task,
+                        },
+                    );
+                }
                 None
             }
         };
         match reply {
-            Some(_) if is_notification => Handled::Quiet,
-            Some(reply) => Handled::Reply(reply),
+            Some(reply) => answer(reply),
             None => Handled::Quiet,
         }
     }
@@ -386,7 +548,7 @@ impl Connection {
             return None;
         };
         let params = Params::new(call.params);
-        self.begin_reply(&call.id);
+        self.begin_reply(&call.id, self.max_reply_bytes, false);
         let response = std::panic::catch_unwind(AssertUnwindSafe(|| {
             method(call.id.clone(), params, usize::MAX, Extensions::new())
         }));
@@ -400,15 +562,15 @@ impl Connection {
                     Id::Str(s) => Value::from(s.as_ref()),
                     Id::Null => Value::Null,
                 };
-                panicked(call.method, &id)
+                panicked(&self.state, call.method, &id)
             }
         }))
     }
 
-    /// Begins the success reply to request `id` in the state, forgetting any earlier reply;
-    /// every call of the registry is preceded by this.
-    fn begin_reply(&self, id: &impl Serialize) {
-        lock(&self.state).begin_reply(reply_head(id));
+    /// Begins the success reply to request `id` in the state, forgetting any earlier reply,
+    /// with `budget` bytes for the whole reply; every call of the registry is preceded by this.
+    fn begin_reply(&self, id: &impl Serialize, budget: usize, in_batch: bool) {
+        lock(&self.state).begin_reply(reply_head(id), budget, in_batch);
     }
 
     /// The reply a synchronous method that succeeded left (see `methods::register`), taken.
@@ -418,14 +580,17 @@ impl Connection {
         lock(&self.state).take_finished()
     }
 
-    /// `$/cancelRequest { id }`: aborts the flow of a pending `ask`.
+    /// `$/cancelRequest { id }`: aborts the flow of the pending `ask` with that request id,
+    /// and of nothing else: not of a later session that reuses its session id.
     fn cancel_request(&self, params: Option<&Value>) {
         let Some(id) = params.and_then(|p| p.get("id")) else {
             return;
         };
-        let session = lock(&self.pending).get(&id.to_string()).cloned();
-        if let Some(session) = session {
-            lock(&self.state).abort(&session);
+        let ask = lock(&self.pending)
+            .get(&id.to_string())
+            .map(|ask| (ask.session.clone(), ask.serial));
+        if let Some((session, serial)) = ask {
+            lock(&self.state).abort_ask(&session, serial);
         }
     }
 }
@@ -607,24 +772,26 @@ mod tests {
     use super::*;
     use jsonrpsee::types::ErrorObjectOwned;
 
+    /// The receiving end of a connection's replies.
+    type Output = mpsc::UnboundedReceiver<(Vec<u8>, OwnedSemaphorePermit)>;
+
     fn connection() -> Connection {
         connection_with(|_| {}).0
     }
 
     /// A connection whose registry `adjust` may change, with the receiving end of its output.
-    fn connection_with(
-        adjust: impl FnOnce(&mut RpcModule<Shared>),
-    ) -> (Connection, mpsc::UnboundedReceiver<Vec<u8>>) {
+    fn connection_with(adjust: impl FnOnce(&mut RpcModule<Shared>)) -> (Connection, Output) {
         let state: Shared = Arc::new(Mutex::new(State::new(Config::default())));
         let mut module = methods::module(state.clone());
         adjust(&mut module);
-        let (out, output) = mpsc::unbounded_channel();
+        let (out, output) = Outgoing::new(usize::MAX);
         let connection = Connection {
             module: Arc::new(module),
             state,
             pending: Arc::default(),
             out,
             asks: JoinSet::new(),
+            max_reply_bytes: Config::default().max_reply_bytes,
         };
         (connection, output)
     }
@@ -639,11 +806,13 @@ mod tests {
     /// itself), or `(quiet)`.
     fn answer(
         runtime: &tokio::runtime::Runtime,
-        (connection, output): &mut (Connection, mpsc::UnboundedReceiver<Vec<u8>>),
+        (connection, output): &mut (Connection, Output),
         message: &str,
     ) -> String {
         match runtime.block_on(connection.handle_frame(message.as_bytes().to_vec())) {
-            Handled::Quiet => output.try_recv().map_or_else(|_| "(quiet)".into(), text),
+            Handled::Quiet => output
+                .try_recv()
+                .map_or_else(|_| "(quiet)".into(), |(m, _)| text(m)),
             handled => reply(handled),
         }
     }
@@ -705,7 +874,12 @@ mod tests {
         add(&mut module, "open", State::open);
         add(&mut module, "key", State::key);
         add(&mut module, "getView", State::get_view);
-        add(&mut module, "sessions", |s, _| Ok(s.list()));
+        add(&mut module, "sessions", |s, _| {
+            let mut list = Vec::new();
+            s.write_list(&mut Bounded::new(&mut list, usize::MAX))
+                .expect("the list is written");
+            Ok(serde_json::from_slice::<Value>(&list).expect("the list is JSON"))
+        });
         module
     }
 
@@ -808,7 +982,8 @@ mod tests {
         });
         let mut fresh = connection_with(|_| {});
         let payload = crate::dialect::pi::EXAMPLE;
-        let panicked_reply = |id: Value| text(panicked("shutdown", &id));
+        let spare: Shared = Arc::new(Mutex::new(State::new(Config::default())));
+        let panicked_reply = |id: Value| text(panicked(&spare, "shutdown", &id));
         let leaders = [
             (
                 r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#.to_string(),

@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use crate::core::Issue;
 use crate::dialect::{AskError, DIALECTS, Transcript};
+use crate::server::state::{SnapshotOf, State, Traced};
 use crate::session::Status;
-use crate::view::{ScreenCache, View};
+use crate::view::View;
 
 /// JSON-RPC error codes of the protocol.
 pub mod code {
@@ -116,38 +117,133 @@ impl StepError {
     }
 }
 
+/// A writer into a reply that refuses to pass a number of bytes: a reply over its budget is
+/// never built whole, its writing stops at the budget.
+pub struct Bounded<'a> {
+    out: &'a mut Vec<u8>,
+    limit: usize,
+    overflowed: bool,
+}
+
+impl<'a> Bounded<'a> {
+    /// Writes after what `out` holds, up to `limit` bytes in all.
+    pub fn new(out: &'a mut Vec<u8>, limit: usize) -> Bounded<'a> {
+        Bounded {
+            out,
+            limit,
+            overflowed: false,
+        }
+    }
+
+    /// Whether a write was refused for passing the budget.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    /// The bytes written so far (those `out` held before included).
+    pub fn bytes(&mut self) -> &mut Vec<u8> {
+        self.out
+    }
+}
+
+impl std::io::Write for Bounded<'_> {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.write_all(buf).map(|()| buf.len())
+    }
+
+    // Inlined into the serialiser, as writing to a `Vec` is: a reply is hundreds of writes.
+    #[inline(always)]
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        if self.out.len() + buf.len() > self.limit {
+            return Err(self.overflow());
+        }
+        self.out.extend_from_slice(buf);
+        Ok(())
+    }
+
+    #[inline]
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Bounded<'_> {
+    /// Notes that the budget was passed, and the error that stops the writing.
+    #[cold]
+    #[inline(never)]
+    fn overflow(&mut self) -> std::io::Error {
+        self.overflowed = true;
+        std::io::Error::other("the reply passes its budget")
+    }
+}
+
 /// A method's result, written right after its reply's envelope.
 pub trait Answer {
-    /// Writes the result as serde_json writes it, taking what it can from `cache`.
-    fn write(&self, out: &mut Vec<u8>, cache: &mut ScreenCache) -> serde_json::Result<()>;
+    /// Writes the result as serde_json writes it, taking what it can from the state (the
+    /// screen cache, the session table).
+    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()>;
 }
 
 impl Answer for Value {
-    fn write(&self, out: &mut Vec<u8>, _: &mut ScreenCache) -> serde_json::Result<()> {
+    fn write(&self, out: &mut Bounded, _: &mut State) -> serde_json::Result<()> {
         serde_json::to_writer(out, self)
     }
 }
 
 impl Answer for View {
-    fn write(&self, out: &mut Vec<u8>, cache: &mut ScreenCache) -> serde_json::Result<()> {
-        serde_json::to_writer(out, &cache.json(self))
+    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
+        serde_json::to_writer(out, &state.screens().json(self))
     }
 }
 
 impl Answer for Step {
-    /// The Step's own view goes through the cache; the Steps of a trace are written plainly.
-    fn write(&self, out: &mut Vec<u8>, cache: &mut ScreenCache) -> serde_json::Result<()> {
+    /// The Step's own view goes through the cache.
+    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
         serde_json::to_writer(
             out,
             &CachedStep {
                 step: self,
-                view: cache.json(&self.view),
+                view: state.screens().json(&self.view),
             },
         )
     }
 }
 
-/// A Step whose view is written through a [`ScreenCache`].
+impl Answer for Traced {
+    /// The Step, then the Steps of the trace (written plainly, as the script ran) as its last
+    /// member.
+    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
+        self.step.write(out, state)?;
+        if let Some(steps) = &self.steps {
+            use std::io::Write;
+            // The Step's closing brace makes way for `steps`.
+            out.bytes().pop();
+            out.write_all(br#","steps":"#)
+                .and_then(|()| out.write_all(steps))
+                .and_then(|()| out.write_all(b"}"))
+                .map_err(serde_json::Error::io)?;
+        }
+        Ok(())
+    }
+}
+
+impl Answer for SnapshotOf {
+    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
+        state.write_snapshot(&self.0, out)
+    }
+}
+
+/// The result of `sessions`: the table, written from the state.
+pub struct Listing;
+
+impl Answer for Listing {
+    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
+        state.write_list(out)
+    }
+}
+
+/// A Step whose view is written through a [`crate::view::ScreenCache`].
 struct CachedStep<'a> {
     step: &'a Step,
     view: crate::view::CachedView<'a>,

@@ -1,13 +1,20 @@
-//! The server's state: connection defaults, the session table with its limits, and pending
-//! `ask` requests. Each method here parses its params, drives the pure engine, and shapes
-//! the answer; nothing about the flow itself is decided here.
+//! The server's state: connection defaults, the session table with its limits and its state
+//! directory, and pending `ask` requests. Each method here parses its params, drives the pure
+//! engine, and shapes the answer; nothing about the flow itself is decided here.
+//!
+//! A request that changes the table takes effect in two steps. The method makes the change and
+//! keeps what undoes it; the shell then writes the reply within its budget
+//! (`--max-reply-bytes`) and either *commits* the change (resolving a pending `ask`, writing the
+//! session's state to disk, evicting a session the table had no room for) or, when the reply
+//! would be over the budget, *rolls it back*, so a refused request changes nothing. The state on
+//! disk always describes what the client was last answered.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jsonrpsee::types::ErrorObjectOwned;
-use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -17,25 +24,35 @@ use crate::core::{
 use crate::server::files;
 use crate::server::params::{
     CancelParams, CancelReason, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
-    KeysParams, OpenParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
+    KeysParams, OpenParams, Params, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
     SubmitAnswersParams, SubmitMode,
 };
-use crate::server::protocol::{METHODS, Step, StepError, ask_error, code, error};
-use crate::session::{BehaviourOptions, OpenOptions, Session, Status, snapshot};
-use crate::view::{self, ScreenCache, View, ViewOptions};
+use crate::server::protocol::{Bounded, METHODS, Step, StepError, ask_error, code, error};
+use crate::server::store::{Store, Stored};
+use crate::session::snapshot::{self, RestoreError};
+use crate::session::{BehaviourOptions, OpenOptions, Session, Status};
+use crate::view::{self, ScreenCache, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
 pub const MAX_TRACED_KEYS: usize = 1000;
 
 /// Server-wide settings, from the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// Largest accepted message, in bytes.
+    /// Largest accepted message, in bytes (a `restore` may be larger: see
+    /// [`Config::max_restore_message_bytes`]).
     pub max_message_bytes: usize,
     /// Most sessions held at once (completed ones are evicted oldest-first beyond it).
     pub max_sessions: usize,
+    /// Largest reply, in bytes: a request whose reply would be larger fails and changes
+    /// nothing. A batch's replies share it.
+    pub max_reply_bytes: usize,
+    /// Most bytes of replies waiting for the client to read them; past it, input is not read.
+    pub max_pending_bytes: usize,
     /// Per-flow bounds.
     pub limits: Limits,
+    /// Where open sessions are written (`None`: nowhere).
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -43,22 +60,43 @@ impl Default for Config {
         Config {
             max_message_bytes: 1024 * 1024,
             max_sessions: 1024,
+            max_reply_bytes: 16 * 1024 * 1024,
+            max_pending_bytes: 4 * 1024 * 1024,
             limits: Limits::default(),
+            state_dir: None,
         }
+    }
+}
+
+impl Config {
+    /// The largest `restore` message: a message of the usual size plus the largest snapshot
+    /// a session can have under the limits, so that every snapshot restores.
+    pub fn max_restore_message_bytes(&self) -> usize {
+        self.max_message_bytes
+            .saturating_add(snapshot::max_bytes(&self.limits, self.max_message_bytes))
     }
 }
 
 /// What a pending `ask` is sent when its flow completes.
 pub type AskReply = Result<Value, ErrorObjectOwned>;
 
-struct Entry {
+/// One session of the table.
+pub(crate) struct Entry {
     session: Session,
+    /// The request it was opened on, as it came (its snapshot holds it).
+    request: Box<RawValue>,
+    /// The options of its dialect it was opened with (`null`: none; its snapshot holds them).
+    options: Value,
     /// What its views carry: rendered lines at a width, every row or the window.
     view: ViewOptions,
-    /// Order of creation, for eviction.
+    /// Order of creation, for eviction; also tells a session from a later one of the same id.
     serial: u64,
     /// The file index being listed for `@` completion, until the flow has it.
     files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+    /// Read back from the state directory and not yet resumed by an `open` of its id.
+    recovered: bool,
+    /// Where its state is on disk, once written.
+    stored: Option<Stored>,
 }
 
 impl Entry {
@@ -80,6 +118,30 @@ impl Entry {
     }
 }
 
+/// What undoes the change a method made, until the shell commits it or rolls it back.
+enum Undo {
+    /// A session changed; its state before.
+    Changed { id: String, before: Box<Session> },
+    /// A session was added, in place of a recovered one given up (`replaced`); the table had
+    /// room once `evict` (a completed session) goes.
+    Added {
+        id: String,
+        replaced: Option<Box<Entry>>,
+        evict: Option<String>,
+    },
+    /// A recovered session was resumed; what its views carried before.
+    Resumed { id: String, view: ViewOptions },
+    /// A session was closed.
+    Removed { id: String, entry: Box<Entry> },
+    /// `initialize` changed the connection's defaults; the earlier ones.
+    Defaults {
+        keymap: Arc<Keymap>,
+        view: ViewOptions,
+        has_ui: Option<bool>,
+        behaviour: BehaviourOptions,
+    },
+}
+
 /// Everything one connection's requests act on.
 pub struct State {
     config: Config,
@@ -94,11 +156,20 @@ pub struct State {
     has_ui: Option<bool>,
     /// What the last views lend the next one.
     screens: ScreenCache,
-    waiters: HashMap<String, oneshot::Sender<AskReply>>,
-    last_ask: Option<String>,
+    /// Pending `ask`s: session id → the session's serial and where its reply goes.
+    waiters: HashMap<String, (u64, oneshot::Sender<AskReply>)>,
+    last_ask: Option<(String, u64)>,
     /// The success reply of the synchronous method being called, begun by the shell and
     /// continued by the method (see `server::methods::register`).
     reply: ReplySlot,
+    /// Most bytes the reply being written may hold, its envelope included.
+    reply_limit: usize,
+    /// Whether the reply being written is part of a batch's.
+    in_batch: bool,
+    /// What undoes the change of the request being answered.
+    undo: Option<Undo>,
+    /// The state directory, unless it is off.
+    store: Option<Store>,
 }
 
 /// Where a success reply is written: the shell begins it with its envelope, the method writes
@@ -114,11 +185,12 @@ enum ReplySlot {
     Finished(Vec<u8>),
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(params: Option<&str>) -> Result<T, ErrorObjectOwned> {
-    serde_json::from_str(params.unwrap_or("{}"))
-        .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))
+fn parse<T: Params>(params: Option<&str>) -> Result<T, ErrorObjectOwned> {
+    T::parse(params).map_err(|m| error(code::INVALID_PARAMS, m))
 }
 
+/// A flow's refusal as the error of a request, naming the param it concerns (`questionId`,
+/// `optionValue`) when there is one.
 fn flow_error(e: FlowError) -> ErrorObjectOwned {
     match e {
         FlowError::Completed => error(code::COMPLETED, e.to_string()),
@@ -126,7 +198,27 @@ fn flow_error(e: FlowError) -> ErrorObjectOwned {
         FlowError::TextLimit { .. } | FlowError::StoredLimit { .. } => {
             error(code::LIMIT, e.to_string())
         }
-        _ => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
+        FlowError::UnknownQuestion(_) | FlowError::NoCustomAnswer(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: questionId: {e}"),
+        ),
+        FlowError::UnknownOption { .. } => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: optionValue: {e}"),
+        ),
+        FlowError::NoNotes(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: questionId: {e}"),
+        ),
+        FlowError::NoOptionNotes(_) => error(
+            code::INVALID_PARAMS,
+            format!("invalid params: optionValue: {e}"),
+        ),
+        FlowError::NoDecline(_) => {
+            error(code::INVALID_PARAMS, format!("invalid params: reason: {e}"))
+        }
+        FlowError::Refused(_) => error(code::INVALID_PARAMS, format!("invalid params: text: {e}")),
+        FlowError::InvalidAnswers(_) => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
     }
 }
 
@@ -135,9 +227,12 @@ fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
 }
 
 impl State {
-    /// Fresh state with the given settings.
+    /// Fresh state with the given settings. With a state directory, the sessions that ended
+    /// processes left there are read back (as `recovered` sessions); a directory that cannot
+    /// be used is reported and the server goes on without one.
     pub fn new(config: Config) -> State {
-        State {
+        let mut state = State {
+            reply_limit: config.max_reply_bytes,
             config,
             sessions: HashMap::new(),
             serial: 0,
@@ -150,7 +245,76 @@ impl State {
             waiters: HashMap::new(),
             last_ask: None,
             reply: ReplySlot::Empty,
+            in_batch: false,
+            undo: None,
+            store: None,
+        };
+        if let Some(dir) = state.config.state_dir.clone() {
+            state.open_store(&dir);
         }
+        state
+    }
+
+    /// Opens the state directory and takes in what it recovers.
+    fn open_store(&mut self, dir: &Path) {
+        let (store, recovered) = match Store::open(
+            dir,
+            &self.config.limits,
+            self.config.max_message_bytes,
+        ) {
+            Ok(opened) => opened,
+            Err(e) => {
+                tracing::warn!(
+                    "the state directory {} cannot be used ({e}); open flows will not survive a crash",
+                    dir.display()
+                );
+                return;
+            }
+        };
+        // The most recently written first, so that of two flows with one id the later stays.
+        let mut recovered = recovered;
+        recovered.sort_by_key(|r| std::cmp::Reverse(r.written));
+        let mut kept = Vec::new();
+        for r in recovered {
+            if self.sessions.contains_key(&r.id) || self.sessions.len() >= self.config.max_sessions
+            {
+                if self.sessions.contains_key(&r.id) {
+                    tracing::warn!(
+                        "two recovered flows have the id {}; the older one is set aside",
+                        quoted(&r.id)
+                    );
+                    store.set_aside(&r.stored, "a later flow has the same id");
+                }
+                // Beyond the table's room a flow stays on disk for a later process.
+                continue;
+            }
+            kept.push(r.id.clone());
+            let session = self.limited(r.restored.session);
+            self.serial += 1;
+            self.sessions.insert(
+                r.id,
+                Entry {
+                    session,
+                    request: r.restored.request,
+                    options: r.restored.options,
+                    view: ViewOptions::default(),
+                    serial: self.serial,
+                    files: None,
+                    recovered: true,
+                    stored: Some(r.stored),
+                },
+            );
+        }
+        // Listed in the order they were written, oldest first.
+        for (serial, id) in kept.iter().rev().enumerate() {
+            if let Some(entry) = self.sessions.get_mut(id) {
+                entry.serial = serial as u64 + 1;
+            }
+        }
+        if !kept.is_empty() {
+            tracing::info!("recovered {} open flows", kept.len());
+        }
+        self.store = Some(store);
     }
 
     /// What the last views lend the next one, for writing a reply.
@@ -161,6 +325,22 @@ impl State {
     /// The settings in force.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The error of a reply over its budget.
+    pub fn reply_too_large(&self) -> ErrorObjectOwned {
+        let what = if self.in_batch {
+            "the replies of the batch would pass"
+        } else {
+            "the reply would pass"
+        };
+        error(
+            code::LIMIT,
+            format!(
+                "reply too large: {what} the limit of {} bytes (--max-reply-bytes)",
+                self.config.max_reply_bytes
+            ),
+        )
     }
 
     fn entry(&self, id: &str) -> Result<&Entry, ErrorObjectOwned> {
@@ -190,7 +370,12 @@ impl State {
                 ),
                 None => self.keymap.clone(),
             };
-            self.keymap = keymap;
+            self.undo = Some(Undo::Defaults {
+                keymap: std::mem::replace(&mut self.keymap, keymap),
+                view: self.view,
+                has_ui: self.has_ui,
+                behaviour: self.behaviour,
+            });
             self.behaviour = c.behaviour.unwrap_or(self.behaviour);
             self.view.width = c.width.or(self.view.width);
             self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
@@ -203,10 +388,11 @@ impl State {
         }))
     }
 
-    /// Makes room for one more session: evicts the oldest completed one at the limit.
-    fn make_room(&mut self) -> Result<(), ErrorObjectOwned> {
+    /// Whether the table has room for one more session: `Ok(None)` when it has, `Ok(Some)`
+    /// naming the oldest completed session that goes to make room.
+    fn room(&self) -> Result<Option<String>, ErrorObjectOwned> {
         if self.sessions.len() < self.config.max_sessions {
-            return Ok(());
+            return Ok(None);
         }
         let oldest_done = self
             .sessions
@@ -215,10 +401,7 @@ impl State {
             .min_by_key(|(_, e)| e.serial)
             .map(|(id, _)| id.clone());
         match oldest_done {
-            Some(id) => {
-                self.sessions.remove(&id);
-                Ok(())
-            }
+            Some(id) => Ok(Some(id)),
             None => Err(error(
                 code::LIMIT,
                 format!(
@@ -233,11 +416,11 @@ impl State {
         match requested {
             Some(id) if self.sessions.contains_key(&id) => Err(error(
                 code::INVALID_PARAMS,
-                format!("invalid params: session {} is already in use", quoted(&id)),
+                format!("invalid params: session: {} is already in use", quoted(&id)),
             )),
             Some(id) if id.is_empty() => Err(error(
                 code::INVALID_PARAMS,
-                "invalid params: session must not be empty",
+                "invalid params: session: expected a non-empty string, got the string \"\"",
             )),
             Some(id) => Ok(id),
             None => loop {
@@ -250,35 +433,67 @@ impl State {
         }
     }
 
-    fn insert_session(
-        &mut self,
-        id: String,
-        mut session: Session,
-        view: ViewOptions,
-        files: Option<oneshot::Receiver<Arc<FileIndex>>>,
-    ) {
+    /// `session` with the flow limits of this server.
+    fn limited(&self, mut session: Session) -> Session {
         if let Ok(flow) = session.flow_mut() {
             flow.set_text_limit(self.config.limits.max_text_bytes);
             flow.set_stored_limit(self.config.limits.max_flow_text_bytes);
         }
+        session
+    }
+
+    /// A new entry of the table for `session`.
+    fn entry_for(
+        &mut self,
+        session: Session,
+        request: Box<RawValue>,
+        options: Value,
+        view: ViewOptions,
+        files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+    ) -> Entry {
         self.serial += 1;
-        self.sessions.insert(
+        Entry {
+            session: self.limited(session),
+            request,
+            options,
+            view,
+            serial: self.serial,
+            files,
+            recovered: false,
+            stored: None,
+        }
+    }
+
+    /// Adds a session to the table (to be committed or rolled back).
+    fn add(
+        &mut self,
+        id: String,
+        entry: Entry,
+        replaced: Option<Box<Entry>>,
+        evict: Option<String>,
+    ) {
+        self.sessions.insert(id.clone(), entry);
+        self.undo = Some(Undo::Added {
             id,
-            Entry {
-                session,
-                view,
-                serial: self.serial,
-                files,
-            },
-        );
+            replaced,
+            evict,
+        });
     }
 
     /// `open`: validates the payload and creates a session.
     pub fn open(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: OpenParams = parse(params)?;
+        let id = self.open_session(p)?;
+        self.step(&id)
+    }
+
+    /// Opens the session of `open` and `ask`, or resumes the recovered session of that id
+    /// when the request opens to the same flow; answers its id.
+    fn open_session(&mut self, p: OpenParams) -> Result<String, ErrorObjectOwned> {
+        let payload: Value = serde_json::from_str(p.payload.get()).expect("a raw value is JSON");
         self.config
             .limits
-            .check_payload(&p.payload)
+            .check_payload(&payload)
             .map_err(|m| error(code::LIMIT, m))?;
         let keymap = match &p.keymap {
             Some(overrides) => Arc::new(
@@ -292,28 +507,80 @@ impl State {
             dialect: p.dialect,
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
-            dialect_options: p.dialect_options,
+            dialect_options: p.dialect_options.clone(),
             behaviour: p
                 .behaviour
                 .unwrap_or_default()
                 .over(self.behaviour)
                 .behaviour(),
         };
-        let session = Session::open(&p.payload, &options).map_err(ask_error)?;
-        let id = self.new_id(p.session)?;
-        self.make_room()?;
-        // `@` completion lists the root once, off the keystroke path; only open flows need it.
-        let files = p
-            .cwd
-            .as_deref()
-            .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
-            .map(|cwd| files::spawn_walk(Path::new(cwd)));
+        let session = Session::open(&payload, &options).map_err(ask_error)?;
         let view = ViewOptions {
             width: p.width.or(self.view.width),
             all_rows: p.all_rows.unwrap_or(self.view.all_rows),
         };
-        self.insert_session(id.clone(), session, view, files);
-        self.step(&id)
+        // `@` completion lists the root once, off the keystroke path; only open flows need it.
+        let walk = |session: &Session| {
+            p.cwd
+                .as_deref()
+                .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
+                .map(|cwd| files::spawn_walk(Path::new(cwd)))
+        };
+        let mut replaced = None;
+        if let Some(id) = &p.session
+            && let Some(entry) = self.sessions.get_mut(id)
+            && entry.recovered
+        {
+            let same_flow = session.status() == Status::Open
+                && entry.session.dialect() == session.dialect()
+                && entry.session.flow().map(Flow::spec) == session.flow().map(Flow::spec);
+            if same_flow {
+                // The client asks again what it asked before the crash: the flow goes on.
+                entry.recovered = false;
+                entry.files = walk(&entry.session);
+                self.undo = Some(Undo::Resumed {
+                    id: id.clone(),
+                    view: std::mem::replace(&mut entry.view, view),
+                });
+                return Ok(id.clone());
+            }
+            tracing::info!(
+                "the recovered flow {} is given up: the session is opened on another request",
+                quoted(id)
+            );
+            replaced = self.sessions.remove(id).map(Box::new);
+        }
+        let requested = p.session.clone().unwrap_or_default();
+        let evict = match self.room() {
+            Ok(evict) => evict,
+            Err(e) => {
+                self.put_back(&requested, replaced);
+                return Err(e);
+            }
+        };
+        let id = match self.new_id(p.session) {
+            Ok(id) => id,
+            Err(e) => {
+                self.put_back(&requested, replaced);
+                return Err(e);
+            }
+        };
+        let files = walk(&session);
+        let dialect_options = p
+            .dialect_options
+            .get(session.dialect().name())
+            .cloned()
+            .unwrap_or(Value::Null);
+        let entry = self.entry_for(session, p.payload, dialect_options, view, files);
+        self.add(id.clone(), entry, replaced, evict);
+        Ok(id)
+    }
+
+    /// Puts the recovered session `entry` of id `id`, taken out of the table, back.
+    fn put_back(&mut self, id: &str, entry: Option<Box<Entry>>) {
+        if let Some(entry) = entry {
+            self.sessions.insert(id.to_owned(), *entry);
+        }
     }
 
     /// `ask`, first half: opens the session and registers a waiter for its result.
@@ -321,31 +588,48 @@ impl State {
         &mut self,
         params: Option<&str>,
     ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
-        let step = self.open(params)?;
-        let id = step.session;
+        let p: OpenParams = parse(params)?;
+        let id = self.open_session(p)?;
+        // No Step is sent for an `ask`: the change takes effect at once.
+        self.commit();
+        let serial = self.sessions.get(&id).map_or(0, |e| e.serial);
         let (tx, rx) = oneshot::channel();
-        self.waiters.insert(id.clone(), tx);
-        self.last_ask = Some(id.clone());
+        self.waiters.insert(id.clone(), (serial, tx));
+        self.last_ask = Some((id.clone(), serial));
         self.settle(&id);
         Ok(rx)
     }
 
-    /// The session opened by the latest `ask`, taken (the shell maps request ids to it).
-    pub fn take_last_ask(&mut self) -> Option<String> {
+    /// The session opened by the latest `ask` and its serial, taken (the shell maps request
+    /// ids to it).
+    pub fn take_last_ask(&mut self) -> Option<(String, u64)> {
         self.last_ask.take()
     }
 
-    /// Begins the success reply of the next call with `head`, forgetting any earlier reply.
-    pub fn begin_reply(&mut self, head: Vec<u8>) {
+    /// Whether the `ask` on session `id` of serial `serial` still waits for its flow.
+    pub fn is_waiting(&self, id: &str, serial: u64) -> bool {
+        self.waiters.get(id).is_some_and(|(s, _)| *s == serial)
+    }
+
+    /// Begins the success reply of the next call with `head`, forgetting any earlier reply;
+    /// the reply may hold `limit` bytes in all (`in_batch`: the rest of a batch's budget). A
+    /// change an earlier call left behind (it panicked) is undone first.
+    pub fn begin_reply(&mut self, head: Vec<u8>, limit: usize, in_batch: bool) {
+        if self.undo.is_some() {
+            tracing::warn!("a request ended without its change committed; it is undone");
+            self.rollback();
+        }
         self.reply = ReplySlot::Begun(head);
+        self.reply_limit = limit;
+        self.in_batch = in_batch;
     }
 
     /// The reply begun by [`State::begin_reply`], taken for a method to write its result
-    /// after; an empty buffer when none was begun.
-    pub fn take_begun_reply(&mut self) -> Vec<u8> {
+    /// after, and how many bytes it may hold; an empty buffer when none was begun.
+    pub fn take_begun_reply(&mut self) -> (Vec<u8>, usize) {
         match std::mem::take(&mut self.reply) {
-            ReplySlot::Begun(reply) => reply,
-            _ => Vec::new(),
+            ReplySlot::Begun(reply) => (reply, self.reply_limit),
+            _ => (Vec::new(), self.config.max_reply_bytes),
         }
     }
 
@@ -364,6 +648,108 @@ impl State {
         }
     }
 
+    /// Makes the change of the request being answered final: a pending `ask` whose flow
+    /// completed is resolved, the session's state is written to disk, and a session evicted to
+    /// make room goes.
+    pub fn commit(&mut self) {
+        match self.undo.take() {
+            None | Some(Undo::Resumed { .. } | Undo::Defaults { .. }) => {}
+            Some(Undo::Changed { id, .. }) => self.committed(&id),
+            Some(Undo::Added {
+                id,
+                replaced,
+                evict,
+            }) => {
+                if let (Some(old), Some(store)) = (replaced, self.store.as_mut())
+                    && let Some(stored) = &old.stored
+                {
+                    store.remove(stored);
+                }
+                if let Some(evict) = evict {
+                    self.sessions.remove(&evict);
+                }
+                self.committed(&id);
+            }
+            Some(Undo::Removed { id, mut entry }) => {
+                if let Some((serial, tx)) = self.waiters.remove(&id) {
+                    if serial == entry.serial {
+                        if let Ok(flow) = entry.session.flow_mut() {
+                            let _ = flow.cancel(Outcome::Aborted);
+                        }
+                        let _ = tx.send(ask_reply(&entry.session));
+                    } else {
+                        self.waiters.insert(id, (serial, tx));
+                    }
+                }
+                if let (Some(store), Some(stored)) = (self.store.as_mut(), &entry.stored) {
+                    store.remove(stored);
+                }
+            }
+        }
+    }
+
+    /// Undoes the change of the request being answered.
+    pub fn rollback(&mut self) {
+        match self.undo.take() {
+            None => {}
+            Some(Undo::Changed { id, before }) => {
+                if let Some(entry) = self.sessions.get_mut(&id) {
+                    entry.session = *before;
+                }
+            }
+            Some(Undo::Added { id, replaced, .. }) => {
+                self.sessions.remove(&id);
+                self.put_back(&id, replaced);
+            }
+            Some(Undo::Resumed { id, view }) => {
+                if let Some(entry) = self.sessions.get_mut(&id) {
+                    entry.recovered = true;
+                    entry.view = view;
+                    entry.files = None;
+                }
+            }
+            Some(Undo::Removed { id, entry }) => {
+                self.sessions.insert(id, *entry);
+            }
+            Some(Undo::Defaults {
+                keymap,
+                view,
+                has_ui,
+                behaviour,
+            }) => {
+                self.keymap = keymap;
+                self.view = view;
+                self.has_ui = has_ui;
+                self.behaviour = behaviour;
+            }
+        }
+    }
+
+    /// What follows a change of session `id` once it is final: its pending `ask` is resolved
+    /// once the flow is done, and its state is written to the state directory (or removed from
+    /// there once the flow is done).
+    fn committed(&mut self, id: &str) {
+        let Some(entry) = self.sessions.get_mut(id) else {
+            return;
+        };
+        if entry.session.status() != Status::Done {
+            if let Some(store) = self.store.as_mut() {
+                match &mut entry.stored {
+                    Some(stored) => store.write(stored, &entry.session),
+                    None => {
+                        entry.stored =
+                            store.create(id, &entry.session, &entry.request, &entry.options);
+                    }
+                }
+            }
+            return;
+        }
+        if let (Some(store), Some(stored)) = (self.store.as_mut(), entry.stored.take()) {
+            store.remove(&stored);
+        }
+        self.settle(id);
+    }
+
     /// Resolves the pending `ask` of a session once it is done.
     fn settle(&mut self, id: &str) {
         let Some(entry) = self.sessions.get(id) else {
@@ -372,16 +758,13 @@ impl State {
         if entry.session.status() != Status::Done {
             return;
         }
-        if let Some(tx) = self.waiters.remove(id) {
-            let reply = match entry.session.ask_reply() {
-                Some(Ok(result)) => Ok(result),
-                Some(Err(e)) => Err(ask_error(e)),
-                None => Err(error(
-                    code::COMPLETED,
-                    "the session completed without a result",
-                )),
-            };
-            let _ = tx.send(reply);
+        if self
+            .waiters
+            .get(id)
+            .is_some_and(|(serial, _)| *serial == entry.serial)
+            && let Some((_, tx)) = self.waiters.remove(id)
+        {
+            let _ = tx.send(ask_reply(&entry.session));
         }
     }
 
@@ -393,10 +776,12 @@ impl State {
     ) -> Result<Step, ErrorObjectOwned> {
         let limits = self.config.limits;
         let entry = self.entry_mut(id)?;
+        let before = Box::new(entry.session.clone());
         f(&mut entry.session, &limits)?;
-        if entry.session.status() == Status::Done {
-            self.settle(id);
-        }
+        self.undo = Some(Undo::Changed {
+            id: id.to_owned(),
+            before,
+        });
         self.step(id)
     }
 
@@ -409,8 +794,9 @@ impl State {
     }
 
     /// `keys`: a list of keys, or a Vim-notation string; all parsed before any is applied.
-    /// Keys after the flow completes are not applied.
-    pub fn keys(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    /// Keys after the flow completes are not applied. A traced script writes the Step after
+    /// each key as it goes, within the reply's budget.
+    pub fn keys(&mut self, params: Option<&str>) -> Result<Traced, ErrorObjectOwned> {
         let p: KeysParams = parse(params)?;
         let keys: Vec<Key> = match &p.keys {
             KeyList::List(names) => names
@@ -428,7 +814,8 @@ impl State {
             KeyList::Notation(s) => parse_sequence(s.as_str())
                 .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: keys: {e}")))?,
         };
-        if p.trace && keys.len() > MAX_TRACED_KEYS {
+        let trace = p.trace.unwrap_or(false);
+        if trace && keys.len() > MAX_TRACED_KEYS {
             return Err(error(
                 code::LIMIT,
                 format!(
@@ -437,31 +824,46 @@ impl State {
                 ),
             ));
         }
-        let entry = self.entry_mut(&p.session)?;
+        let budget = self.reply_limit;
+        let too_large = self.reply_too_large();
+        let entry = entry_in(&mut self.sessions, &p.session)?;
         if entry.session.status() == Status::Done {
             return Err(flow_error(FlowError::Completed));
         }
-        // A key refused midway (a limit) undoes the whole script.
-        let before = entry.session.clone();
-        let mut trace = Vec::new();
+        // A key refused midway (a limit), or a trace past the budget, undoes the whole script.
+        let before = Box::new(entry.session.clone());
+        let mut steps = trace.then(|| vec![b'[']);
         for key in keys {
             if entry.session.status() == Status::Done {
                 break;
             }
             if let Err(e) = entry.session.press(key) {
-                entry.session = before;
+                entry.session = *before;
                 return Err(flow_error(e));
             }
-            if p.trace {
-                trace.push(step_of(&p.session, entry, None));
+            if let Some(steps) = steps.as_mut() {
+                if steps.len() > 1 {
+                    steps.push(b',');
+                }
+                let step = step_of(&p.session, entry, None);
+                let mut out = Bounded::new(steps, budget);
+                if serde_json::to_writer(&mut out, &step).is_err() {
+                    entry.session = *before;
+                    return Err(too_large);
+                }
             }
         }
-        self.settle(&p.session);
-        let mut step = self.step(&p.session)?;
-        if p.trace {
-            step.steps = Some(trace);
+        if let Some(steps) = steps.as_mut() {
+            steps.push(b']');
         }
-        Ok(step)
+        self.undo = Some(Undo::Changed {
+            id: p.session.clone(),
+            before,
+        });
+        Ok(Traced {
+            step: self.step(&p.session)?,
+            steps,
+        })
     }
 
     /// `insert`: text into the open editor.
@@ -482,7 +884,7 @@ impl State {
                 .check_text(&p.text, "text")
                 .map_err(|m| error(code::LIMIT, m))?;
             s.flow_mut()
-                .and_then(|f| f.save_custom(&p.question_id, &p.text, p.submit))
+                .and_then(|f| f.save_custom(&p.question_id, &p.text, p.submit.unwrap_or(false)))
                 .map_err(flow_error)
         })
     }
@@ -516,7 +918,10 @@ impl State {
     }
 
     /// `getView`: the view, rendered at `width` when one is known.
-    pub fn get_view(&mut self, params: Option<&str>) -> Result<View, ErrorObjectOwned> {
+    pub fn get_view(
+        &mut self,
+        params: Option<&str>,
+    ) -> Result<crate::view::View, ErrorObjectOwned> {
         let p: GetViewParams = parse(params)?;
         let entry = entry_in(&mut self.sessions, &p.session)?;
         let options = ViewOptions {
@@ -551,78 +956,160 @@ impl State {
         })
     }
 
-    /// Aborts a session's flow on behalf of the asker (a `$/cancelRequest` on its `ask`).
-    pub fn abort(&mut self, id: &str) {
+    /// Aborts the flow of a pending `ask` on behalf of its asker (`$/cancelRequest`): only the
+    /// session of id `id` and serial `serial`, and only while its `ask` waits.
+    pub fn abort_ask(&mut self, id: &str, serial: u64) {
+        if !self.is_waiting(id, serial) {
+            return;
+        }
         if let Some(entry) = self.sessions.get_mut(id)
             && let Ok(flow) = entry.session.flow_mut()
         {
             let _ = flow.cancel(Outcome::Aborted);
         }
-        self.settle(id);
+        self.committed(id);
     }
 
     /// `close`: forgets a session (aborting a pending `ask` on it first).
     pub fn close(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
         let p: SessionParams = parse(params)?;
-        if self.waiters.contains_key(&p.session) {
-            self.abort(&p.session);
-        }
-        let closed = self.sessions.remove(&p.session).is_some();
+        let closed = match self.sessions.remove(&p.session) {
+            Some(entry) => {
+                self.undo = Some(Undo::Removed {
+                    id: p.session,
+                    entry: Box::new(entry),
+                });
+                true
+            }
+            None => false,
+        };
         Ok(json!({ "closed": closed }))
     }
 
-    /// `snapshot`: the session's state as versioned JSON.
-    pub fn snapshot(&self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    /// `snapshot`: the session's state as versioned JSON, written straight into the reply.
+    pub fn snapshot(&self, params: Option<&str>) -> Result<SnapshotOf, ErrorObjectOwned> {
         let p: SessionParams = parse(params)?;
-        let entry = self.entry(&p.session)?;
-        Ok(json!({ "state": snapshot::save(&entry.session) }))
+        self.entry(&p.session)?;
+        Ok(SnapshotOf(p.session))
+    }
+
+    /// Writes `{ state }` for session `id`.
+    pub fn write_snapshot(&self, id: &str, out: &mut Bounded) -> serde_json::Result<()> {
+        use std::io::Write;
+        let Some(entry) = self.sessions.get(id) else {
+            return serde_json::to_writer(out, &Value::Null);
+        };
+        out.write_all(br#"{"state":"#)
+            .map_err(serde_json::Error::io)?;
+        snapshot::write(&entry.session, &entry.request, &entry.options, &mut *out)?;
+        out.write_all(b"}").map_err(serde_json::Error::io)
     }
 
     /// `restore`: a new session from a snapshot.
     pub fn restore(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: RestoreParams = parse(params)?;
-        let limits = self.config.limits;
-        limits
-            .check_texts(&p.state, "state")
-            .and_then(|()| limits.check_counts(&p.state["spec"], "state.spec"))
-            .map_err(|m| error(code::LIMIT, m))?;
-        let session = snapshot::restore(&p.state)
-            .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: {e}")))?;
-        let stored = session.flow().map_or(0, Flow::stored_bytes);
-        if stored > limits.max_flow_text_bytes {
-            return Err(error(
-                code::LIMIT,
-                format!(
-                    "the snapshot holds {stored} bytes of answers and notes; the limit is {}",
-                    limits.max_flow_text_bytes
-                ),
-            ));
-        }
+        let restored = snapshot::restore(
+            p.state.get(),
+            &self.config.limits,
+            self.config.max_message_bytes,
+        )
+        .map_err(|e| match e {
+            RestoreError::Invalid(m) => {
+                error(code::INVALID_PARAMS, format!("invalid params: state: {m}"))
+            }
+            RestoreError::Limit(m) => error(code::LIMIT, m),
+        })?;
         let id = self.new_id(p.session)?;
-        self.make_room()?;
-        self.insert_session(id.clone(), session, self.view, None);
+        let evict = self.room()?;
+        let entry = self.entry_for(
+            restored.session,
+            restored.request,
+            restored.options,
+            self.view,
+            None,
+        );
+        self.add(id.clone(), entry, None, evict);
         self.step(&id)
     }
 
-    /// `sessions`: every session held, oldest first.
-    pub fn list(&self) -> Value {
+    /// `sessions`: every session held, oldest first, written straight into the reply.
+    pub fn write_list(&self, out: &mut Bounded) -> serde_json::Result<()> {
+        use serde::ser::{SerializeSeq, Serializer};
         let mut entries: Vec<(&String, &Entry)> = self.sessions.iter().collect();
         entries.sort_by_key(|(_, e)| e.serial);
-        Value::Array(
-            entries
-                .into_iter()
-                .map(|(id, e)| {
-                    let mut item = json!({ "session": id });
-                    if let Some(title) = e.session.title() {
-                        item["title"] = json!(title);
+        let mut serializer = serde_json::Serializer::new(out);
+        let mut list = serializer.serialize_seq(Some(entries.len()))?;
+        for (id, e) in entries {
+            list.serialize_element(&Listed {
+                id,
+                title: e.session.title(),
+                status: if e.recovered {
+                    ListedStatus::Recovered
+                } else {
+                    match e.session.status() {
+                        Status::Open => ListedStatus::Open,
+                        Status::Done => ListedStatus::Done,
                     }
-                    item["status"] = json!(e.session.status());
-                    item
-                })
-                .collect(),
-        )
+                },
+            })?;
+        }
+        list.end()
+    }
+
+    /// Ends the server's use of the state directory: what was written is made durable.
+    pub fn close_store(&mut self) {
+        if let Some(store) = self.store.as_mut() {
+            store.close();
+        }
     }
 }
+
+/// What a pending `ask` on a done session resolves with.
+fn ask_reply(session: &Session) -> AskReply {
+    match session.ask_reply() {
+        Some(Ok(result)) => Ok(result),
+        Some(Err(e)) => Err(ask_error(e)),
+        None => Err(error(
+            code::COMPLETED,
+            "the session completed without a result",
+        )),
+    }
+}
+
+/// How `sessions` lists a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ListedStatus {
+    /// The flow takes input.
+    Open,
+    /// The flow has completed.
+    Done,
+    /// The flow was read back from the state directory after the process that held it ended;
+    /// an `open` of its id on the same request resumes it.
+    Recovered,
+}
+
+/// One entry of `sessions`.
+#[derive(serde::Serialize)]
+struct Listed<'a> {
+    #[serde(rename = "session")]
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    status: ListedStatus,
+}
+
+/// The result of a traced or untraced `keys`: its Step, and the Steps after each key (a JSON
+/// array already written) when traced.
+pub struct Traced {
+    /// The Step after the script.
+    pub step: Step,
+    /// `[Step, …]`, when the script was traced.
+    pub steps: Option<Vec<u8>>,
+}
+
+/// The result of `snapshot`: the session whose snapshot the reply holds.
+pub struct SnapshotOf(pub String);
 
 /// A session of `sessions` for changing or viewing, with its file index installed once it is
 /// ready.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::common::*;
 use askd::core::{Answer, Behaviour, EditorTarget, Focus, Keymap, Outcome, QuestionType};
 use askd::dialect::DialectId;
-use askd::session::{BehaviourOptions, OpenOptions, Profile, Session, snapshot};
+use askd::session::{BehaviourOptions, OpenOptions, Profile, Session};
 use askd::view;
 use serde_json::{Value, json};
 
@@ -974,9 +974,9 @@ fn a_snapshot_keeps_the_behaviour_the_switched_types_and_the_notices() {
     }));
     press(&mut s, "<Space><Tab>t<S-Tab><S-Tab>2<Esc>");
     assert_eq!(at(&s), review(1));
-    let state = snapshot::save(&s);
+    let state = save(&s, &payload());
     assert_eq!(
-        state["behaviour"],
+        state["flow"]["behaviour"],
         json!({
             "confirmDismissWhenDirty": true,
             "doublePressReviewShortcuts": true,
@@ -990,24 +990,36 @@ fn a_snapshot_keeps_the_behaviour_the_switched_types_and_the_notices() {
             "elaborateWithCurrentAnswer": true
         })
     );
-    assert_eq!(state["prompts"], json!({ "dismiss": true }));
-    let restored = snapshot::restore(&state).expect("a valid snapshot");
+    assert_eq!(state["flow"]["prompts"], json!({ "dismiss": true }));
+    // Scope is presented as multi by the option, Langs switched to single by `t`.
+    assert_eq!(
+        state["flow"]["presented"],
+        json!([[0, "multi"], [1, "single"]])
+    );
+    let restored = restore(&state).expect("a valid snapshot");
     assert_eq!(restored, s);
     // A notice the behaviour does not allow is refused.
-    let mut state = snapshot::save(&open_main());
-    state["prompts"] = json!({ "help": true });
+    let mut state = save(&open_main(), &payload());
+    state["flow"]["prompts"] = json!({ "help": true });
     assert_eq!(
-        snapshot::restore(&state).expect_err("refused").to_string(),
-        "invalid snapshot: the help overlay is not offered"
+        restore(&state).expect_err("refused").to_string(),
+        "the help overlay is not offered"
+    );
+    // A switched type the behaviour does not allow is refused too.
+    let mut state = save(&open_main(), &payload());
+    state["flow"]["presented"] = json!([[1, "single"]]);
+    assert_eq!(
+        restore(&state).expect_err("refused").to_string(),
+        "question 2 cannot be presented as \"single\""
     );
 }
 
 #[test]
 fn seed_snapshots_are_written_as_before() {
-    let state = snapshot::save(&open_main());
-    assert_eq!(state.get("behaviour"), None);
-    assert_eq!(state.get("prompts"), None);
-    assert_eq!(state["spec"]["questions"][0].get("asked"), None);
+    let state = save(&open_main(), &payload());
+    assert_eq!(state["flow"].get("behaviour"), None);
+    assert_eq!(state["flow"].get("prompts"), None);
+    assert_eq!(state["flow"].get("presented"), None);
 }
 
 #[test]

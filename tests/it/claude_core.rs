@@ -356,10 +356,8 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
 
 #[test]
 fn an_invalid_input_is_a_deny_listing_the_issues() {
-    let s = open_in(
-        "claude",
-        &json!({ "questions": [{ "question": "Q?", "header": "H" }] }),
-    );
+    let request = json!({ "questions": [{ "question": "Q?", "header": "H" }] });
+    let s = open_in("claude", &request);
     assert_eq!(s.status(), Status::Done);
     assert_eq!(
         s.result().unwrap(),
@@ -371,7 +369,7 @@ fn an_invalid_input_is_a_deny_listing_the_issues() {
     let transcript = s.transcript().unwrap();
     assert_eq!(transcript.call, "AskUserQuestion 1 question (H)");
     assert_eq!(transcript.result, "Invalid input");
-    assert_eq!(round_trip(&s), s);
+    assert_eq!(round_trip(&s, &request, &Value::Null), s);
 }
 
 #[test]
@@ -417,11 +415,19 @@ fn options_that_are_not_valid_are_refused() {
     for (options, message) in [
         (
             json!({ "previewFormat": "pdf" }),
-            "invalid params: claude: unknown variant `pdf`, expected `markdown` or `html`",
+            "invalid params: claude.previewFormat: expected \"markdown\" or \"html\", got the string \"pdf\"",
         ),
         (
             json!({ "other": true }),
-            "invalid params: claude: unknown field `other`, expected `previewFormat` or `unansweredV1`",
+            "invalid params: claude.other: unknown; expected \"previewFormat\" or \"unansweredV1\"",
+        ),
+        (
+            json!({ "unansweredV1": "yes" }),
+            "invalid params: claude.unansweredV1: expected true or false, got the string \"yes\"",
+        ),
+        (
+            json!([1]),
+            "invalid params: claude: expected an object, got an array",
         ),
     ] {
         let error = try_open_in("claude", &example(), options).unwrap_err();
@@ -647,9 +653,10 @@ fn a_claude_payload_is_not_taken_for_dsh() {
 fn snapshots_keep_what_the_result_echoes() {
     let mut input = example();
     input["metadata"] = json!({ "source": "x" });
-    let mut s = try_open_in("claude", &input, json!({ "unansweredV1": true })).unwrap();
+    let options = json!({ "unansweredV1": true });
+    let mut s = try_open_in("claude", &input, options.clone()).unwrap();
     press(&mut s, "NA note<CR>");
-    let mut restored = round_trip(&s);
+    let mut restored = round_trip(&s, &input, &options);
     assert_eq!(restored, s);
     press(&mut restored, "<S-Tab>1");
     press(&mut s, "<S-Tab>1");

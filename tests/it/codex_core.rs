@@ -408,14 +408,14 @@ fn the_app_server_envelope_is_recognised_and_bare_arguments_are_dsh() {
 
 #[test]
 fn snapshots_keep_secret_questions_and_invalid_requests() {
-    let mut s = open_in(
-        "codex",
-        &json!({ "questions": [{ "id": "t", "header": "T", "question": "T?", "isSecret": true }] }),
-    );
+    let request =
+        json!({ "questions": [{ "id": "t", "header": "T", "question": "T?", "isSecret": true }] });
+    let mut s = open_in("codex", &request);
     press(&mut s, "abc");
-    let restored = round_trip(&s);
+    let restored = round_trip(&s, &request, &Value::Null);
     assert_eq!(restored, s);
     assert_eq!(view::build("s", &restored).editor.unwrap().text, "•••");
-    let invalid = open_in("codex", &json!({ "questions": [] }));
-    assert_eq!(round_trip(&invalid), invalid);
+    let empty = json!({ "questions": [] });
+    let invalid = open_in("codex", &empty);
+    assert_eq!(round_trip(&invalid, &empty, &Value::Null), invalid);
 }

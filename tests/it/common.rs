@@ -286,6 +286,19 @@ pub fn keys_of(value: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The snapshot of `session`, opened on `request`.
+pub fn save(session: &Session, request: &Value) -> Value {
+    let raw = serde_json::value::to_raw_value(request).expect("a request serialises");
+    askd::session::snapshot::save(session, &raw, &Value::Null)
+}
+
+/// The session a snapshot restores to under the default limits (requests of up to 1 MiB), or
+/// why it is refused.
+pub fn restore(state: &Value) -> Result<Session, askd::session::snapshot::RestoreError> {
+    askd::session::snapshot::restore(&state.to_string(), &askd::core::Limits::default(), 1 << 20)
+        .map(|restored| restored.session)
+}
+
 /// Opens `payload` in the dialect called `name`, with `options` as that dialect's `open` param
 /// (`null` for none).
 pub fn try_open_in(
@@ -322,13 +335,22 @@ pub fn open_without_ui(name: &str, payload: &Value) -> Session {
     Session::open(payload, &options).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
-/// The session after a snapshot and its restoration, which must succeed and save alike.
-pub fn round_trip(session: &Session) -> Session {
-    let state = askd::session::snapshot::save(session);
-    let restored =
-        askd::session::snapshot::restore(&state).unwrap_or_else(|e| panic!("{e}: {state}"));
-    assert_eq!(askd::session::snapshot::save(&restored), state);
-    restored
+/// The session after a snapshot and its restoration, which must succeed and save alike;
+/// `session` was opened on `request` with the options of its dialect `options` (`null`: none).
+pub fn round_trip(session: &Session, request: &Value, options: &Value) -> Session {
+    let raw = serde_json::value::to_raw_value(request).expect("a request serialises");
+    let state = askd::session::snapshot::save(session, &raw, options);
+    let restored = askd::session::snapshot::restore(
+        &state.to_string(),
+        &askd::core::Limits::default(),
+        1 << 20,
+    )
+    .unwrap_or_else(|e| panic!("{e}: {state}"));
+    assert_eq!(restored.options, *options);
+    let saved =
+        askd::session::snapshot::save(&restored.session, &restored.request, &restored.options);
+    assert_eq!(saved, state);
+    restored.session
 }
 
 /// The rendered screen of `session` at `width`, as plain text.

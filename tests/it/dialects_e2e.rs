@@ -148,7 +148,7 @@ fn the_dialect_params_of_open_reach_their_dialect() {
     assert_eq!(error["code"], json!(-32602));
     assert_eq!(
         error["message"],
-        json!("invalid params: mcp: invalid type: string \"db-server\", expected struct Requester")
+        json!("invalid params: mcp.requester: expected an object, got the string \"db-server\"")
     );
 }
 

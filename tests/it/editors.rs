@@ -13,12 +13,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::common::{flow, open, paste, press, press_key, type_text};
+use crate::common::{flow, open, paste, press, press_key, restore, save, type_text};
 use askd::core::Focus;
 use askd::core::{FileIndex, IndexEntry, MAX_ITEMS};
 use askd::server::files::{WalkLimits, walk};
 use askd::session::Session;
-use askd::session::snapshot;
 use askd::view;
 use askd::view::{Line, Style};
 
@@ -795,7 +794,7 @@ fn a_restored_snapshot_equals_the_flow_it_was_taken_from() {
     let mut s = custom_editor();
     type_text(&mut s, "see @sr");
     press(&mut s, "<Left>");
-    let restored = snapshot::restore(&snapshot::save(&s)).expect("restores");
+    let restored = restore(&save(&s, &payload())).expect("restores");
     assert_eq!(restored, s);
 }
 

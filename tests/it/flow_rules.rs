@@ -6,7 +6,6 @@ use askd::core::{Answer, Outcome, QuestionType};
 use askd::core::{EditorTarget, FlowError, Focus};
 use askd::dialect::DialectId;
 use askd::dialect::pi::parse_answers as parse_pi_answers;
-use askd::session::snapshot;
 use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
@@ -1683,60 +1682,64 @@ fn invalid_and_non_interactive_sessions_take_no_keys() {
 
 // Snapshots -----------------------------------------------------------------------------------
 
-fn roundtrip(s: &Session) {
-    let state = snapshot::save(s);
+fn roundtrip(s: &Session, request: &Value) {
+    let state = save(s, request);
     assert_eq!(state["format"], json!("askd.session"));
-    assert_eq!(state["version"], json!(1));
-    let restored = snapshot::restore(&state).unwrap_or_else(|e| panic!("{e}: {state}"));
+    assert_eq!(state["version"], json!(2));
+    assert_eq!(&state["request"], request);
+    let restored = restore(&state).unwrap_or_else(|e| panic!("{e}: {state}"));
     assert_eq!(&restored, s);
-    assert_eq!(snapshot::save(&restored), state);
+    assert_eq!(save(&restored, request), state);
     assert_eq!(restored.result(), s.result());
 }
 
 #[test]
 fn snapshots_restore_an_equal_session_at_every_stage() {
+    let request = payload();
     let mut s = open_main();
-    roundtrip(&s);
+    roundtrip(&s, &request);
     press(&mut s, "<Space>n");
     type_text(&mut s, "note");
-    roundtrip(&s);
+    roundtrip(&s, &request);
     press(&mut s, "<CR><Tab>3<Down>");
     type_text(&mut s, "héllo wörld");
     press(&mut s, "<C-Left><Left>");
     assert_eq!(editor(&s), ed(Custom, "héllo wörld", 6));
-    roundtrip(&s);
+    roundtrip(&s, &request);
     // The restored session carries on exactly like the original.
-    let mut restored = snapshot::restore(&snapshot::save(&s)).unwrap();
+    let mut restored = restore(&save(&s, &request)).unwrap();
     for keys in ["x<CR>", "<Tab><Down>", "2"] {
         press(&mut s, keys);
         press(&mut restored, keys);
         assert_eq!(restored, s, "{keys}");
-        roundtrip(&s);
+        roundtrip(&s, &request);
     }
     assert_eq!(flow(&s).outcome(), Some(Outcome::Elaborate));
 }
 
 #[test]
 fn snapshots_keep_invalid_non_interactive_and_rebound_sessions() {
-    roundtrip(&open(&json!({ "title": "T", "questions": [{ "id": "" }] })));
+    let invalid = json!({ "title": "T", "questions": [{ "id": "" }] });
+    roundtrip(&open(&invalid), &invalid);
     let options = OpenOptions {
         has_ui: false,
         ..OpenOptions::default()
     };
-    roundtrip(&Session::open(&payload(), &options).unwrap());
+    roundtrip(&Session::open(&payload(), &options).unwrap(), &payload());
     let mut s = open_with_keymap(
         &payload(),
         &json!({ "main.down": ["j", "down"], "main.toggle": [] }),
     );
     press(&mut s, "j");
-    roundtrip(&s);
-    let mut restored = snapshot::restore(&snapshot::save(&s)).unwrap();
+    roundtrip(&s, &payload());
+    let mut restored = restore(&save(&s, &payload())).unwrap();
     press(&mut restored, "j");
     assert_eq!(at(&restored), pos(SCOPE, 2, Input));
-    roundtrip(&from_spec(
-        DialectId::DSH,
-        vec![question("free", QuestionType::Single, &[])],
-    ));
+    let free = json!({ "questions": [{ "id": "free", "question": "Anything?" }] });
+    roundtrip(
+        &Session::open(&free, &OpenOptions::default()).unwrap(),
+        &free,
+    );
 }
 
 /// A snapshot of the main fixture with the custom editor of `scope` open on `héllo`, cursor 3.
@@ -1746,11 +1749,11 @@ fn editing_snapshot() -> Value {
     type_text(&mut s, "héllo");
     press(&mut s, "<Home><Right><Right>");
     assert_eq!(editor(&s), ed(Custom, "héllo", 3));
-    snapshot::save(&s)
+    save(&s, &payload())
 }
 
 fn restore_err(state: &Value) -> String {
-    snapshot::restore(state)
+    restore(state)
         .expect_err("the snapshot must be refused")
         .to_string()
 }
@@ -1765,117 +1768,203 @@ fn with(pointer: &str, value: Value) -> Value {
 
 #[test]
 fn foreign_snapshots_are_refused_with_the_reason() {
-    assert_eq!(
-        restore_err(&json!("x")),
-        "invalid snapshot: expected an object"
-    );
+    assert_eq!(restore_err(&json!("x")), "expected a snapshot (an object)");
     assert_eq!(
         restore_err(&with("/format", json!("other"))),
-        "invalid snapshot: unknown format \"other\""
+        "unknown format \"other\"; expected \"askd.session\""
     );
     let mut state = editing_snapshot();
     state.as_object_mut().unwrap().remove("format");
+    assert_eq!(restore_err(&state), "missing \"format\": \"askd.session\"");
     assert_eq!(
-        restore_err(&state),
-        "invalid snapshot: missing \"format\": \"askd.session\""
-    );
-    assert_eq!(
-        restore_err(&with("/version", json!(2))),
-        "invalid snapshot: version 2 is not supported (this build reads version 1)"
+        restore_err(&with("/version", json!(1))),
+        "version 1 is not supported (this build reads version 2)"
     );
     let mut state = editing_snapshot();
     state.as_object_mut().unwrap().remove("version");
-    assert_eq!(restore_err(&state), "invalid snapshot: missing \"version\"");
+    assert_eq!(restore_err(&state), "missing \"version\"");
 }
 
 #[test]
 fn malformed_snapshots_are_refused_with_the_reason() {
     let cases = [
-        ("/tab", json!(9), "tab 9 is out of range"),
-        ("/row", json!(3), "row 3 is out of range"),
-        ("/reviewAction", json!(3), "review action 3 is out of range"),
+        ("/flow/tab", json!(9), "tab 9 is out of range"),
+        ("/flow/row", json!(3), "row 3 is out of range"),
         (
-            "/editor/cursor",
+            "/flow/reviewAction",
+            json!(3),
+            "review action 3 is out of range",
+        ),
+        (
+            "/flow/editor/cursor",
             json!(2),
             "the editor's cursor is not on a character boundary",
         ),
         (
-            "/editor/cursor",
+            "/flow/editor/cursor",
             json!(7),
             "the editor's cursor is not on a character boundary",
         ),
         (
-            "/editor/question",
+            "/flow/editor/question",
             json!(1),
             "the open editor belongs to another tab",
         ),
         (
-            "/answers/0/selected",
+            "/flow/editor/initial",
+            json!("earlier"),
+            "the open editor did not open with the text its answer holds",
+        ),
+        (
+            "/flow/answers/0/selected",
             json!([5]),
             "an answer to \"scope\" selects a missing option",
         ),
         (
-            "/answers/0/selected",
+            "/flow/answers/0/selected",
             json!([0, 1]),
             "\"scope\" takes one option at most",
         ),
         (
-            "/nonInteractive",
+            "/flow/nonInteractive",
             json!(true),
-            "a non-interactive session must be cancelled",
+            "a session opened without UI is cancelled at once and never changes",
         ),
-        ("/spec/questions", json!([]), "the spec has no questions"),
+        (
+            "/flow/keymap",
+            json!({ "main.nope": [] }),
+            "keymap: unknown keymap action \"main.nope\"",
+        ),
+        (
+            "/request/questions",
+            json!([]),
+            "the request fails validation, so its session has no flow",
+        ),
+        (
+            "/dialect",
+            json!("dsh"),
+            "the request is refused in the dsh dialect: questions[0] (\"scope\"): question is required",
+        ),
     ];
     for (pointer, value, reason) in cases {
         assert_eq!(
             restore_err(&with(pointer, value.clone())),
-            format!("invalid snapshot: {reason}"),
+            reason,
             "{pointer} = {value}"
         );
     }
+    let shape = "expected a snapshot as `snapshot` writes it (its members do not have their shape)";
     let mut state = editing_snapshot();
     state["bogus"] = json!(1);
+    assert_eq!(restore_err(&state), shape);
+    let mut state = editing_snapshot();
+    state["flow"]["bogus"] = json!(1);
+    assert_eq!(restore_err(&state), shape);
+    assert_eq!(restore_err(&with("/flow/tab", json!("x"))), shape);
+    let mut state = editing_snapshot();
+    state.as_object_mut().unwrap().remove("flow");
     assert_eq!(
         restore_err(&state),
-        "invalid snapshot: unknown field `bogus`, expected one of `spec`, `keymap`, \
-         `nonInteractive`, `tab`, `row`, `reviewAction`, `editor`, `answers`, `outcome`, \
-         `behaviour`, `prompts`"
-    );
-    assert_eq!(
-        restore_err(&with("/kind", json!("other"))),
-        "invalid snapshot: unknown variant `other`, expected `flow` or `invalid`"
+        "the request is valid, so the snapshot needs the state of its flow"
     );
 }
 
+/// Restoring accepts exactly the states a flow can reach: what a request could never be
+/// validated into, or a flow never be driven into, is refused, whatever its shape.
 #[test]
 fn snapshots_the_engine_never_writes_are_refused() {
     // An editor open on the review tab.
     let mut state = editing_snapshot();
-    let review = state["spec"]["questions"].as_array().map_or(0, Vec::len);
-    state["tab"] = json!(review);
-    state["row"] = json!(0);
-    state["editor"]["question"] = json!(review);
+    let review = payload()["questions"].as_array().map_or(0, Vec::len);
+    state["flow"]["tab"] = json!(review);
+    state["flow"]["row"] = json!(0);
+    state["flow"]["editor"]["question"] = json!(review);
     assert_eq!(
         restore_err(&state),
-        "invalid snapshot: the open editor belongs to no question"
+        "the open editor belongs to no question"
+    );
+    // Requests that no validation passes: each is checked again as the dialect checks it.
+    let dsh_question = |question: Value| {
+        let request = json!({ "questions": [
+            { "id": "size", "question": "How big?", "options": [{ "label": "Small" }] },
+            question,
+        ] });
+        let session = Session::open(
+            &json!({ "questions": [
+            { "id": "size", "question": "How big?", "options": [{ "label": "Small" }] },
+            { "id": "more", "question": "More?", "options": [{ "label": "Yes" }] },
+        ] }),
+            &OpenOptions::default(),
+        )
+        .expect("a valid dsh request");
+        let mut state = save(&session, &json!({}));
+        state["request"] = request;
+        restore_err(&state)
+    };
+    let refused: Vec<String> = [
+        json!({ "id": "more", "question": " ", "options": [{ "label": "Yes" }] }),
+        json!({ "id": "more", "question": "More?", "options": [{ "label": "Yes" }, { "label": "Yes" }] }),
+        json!({ "id": "more", "question": "More?", "detail": "plan", "options": [{ "label": "Yes" }], "intent": { "kind": "plan-review", "approve": "No" } }),
+        json!({ "id": "size", "question": "More?", "options": [{ "label": "Yes" }] }),
+    ]
+    .into_iter()
+    .map(dsh_question)
+    .collect();
+    assert_eq!(
+        refused,
+        [
+            r#"the request is refused in the dsh dialect: questions[1] ("more"): question must not be blank"#,
+            r#"the request is refused in the dsh dialect: questions[1] ("more"): duplicate option label "Yes" (options[0] and options[1])"#,
+            r#"the request is refused in the dsh dialect: questions[1] ("more"): intent approve "No" names none of the question's option labels"#,
+            r#"the request is refused in the dsh dialect: questions[1] ("size"): duplicate question id "size" (first used by questions[0])"#,
+        ]
+    );
+    // The snapshot of a valid pi flow whose request breaks a rule opens no flow.
+    let pi_invalid = |question: Value| {
+        let mut state = editing_snapshot();
+        state["request"]["questions"][2] = question;
+        restore_err(&state)
+    };
+    let broken = [
+        json!({ "id": "layout", "label": "Layout", "prompt": " ", "options": [{ "value": "grid", "label": "Grid" }] }),
+        json!({ "id": "layout", "label": "Layout", "prompt": "Which?", "type": "preview", "options": [{ "value": "grid", "label": "Grid" }] }),
+        json!({ "id": "scope", "label": "Layout", "prompt": "Which?", "options": [{ "value": "grid", "label": "Grid" }] }),
+        json!({ "id": "layout", "label": "Layout", "prompt": "Which?", "type": "multi", "options": [] }),
+    ];
+    for question in broken {
+        assert_eq!(
+            pi_invalid(question.clone()),
+            "the request fails validation, so its session has no flow",
+            "{question}"
+        );
+    }
+    // An invalid pi request restores only as the invalid session it opens, with the issues
+    // validation finds (never issues of the snapshot's own).
+    let invalid = json!({ "questions": [] });
+    let mut state = save(&open(&invalid), &invalid);
+    assert_eq!(restore(&state).unwrap(), open(&invalid));
+    state["issues"] = json!([]);
+    assert_eq!(
+        restore_err(&state),
+        "expected a snapshot as `snapshot` writes it (its members do not have their shape)"
     );
     // The dsh dialect has no Elaborate, and a single question never holds both a selection
-    // and custom text there.
+    // and custom text there; a preview question of dsh would have options with previews.
     let request = json!({ "questions": [
         { "id": "size", "question": "How big?", "options": [{ "label": "Small" }, { "label": "Large" }] }
     ] });
     let dsh = Session::open(&request, &OpenOptions::default()).expect("a valid dsh request");
-    let mut state = snapshot::save(&dsh);
-    state["outcome"] = json!("elaborate");
+    let mut state = save(&dsh, &request);
+    state["flow"]["outcome"] = json!("elaborate");
     assert_eq!(
         restore_err(&state),
-        "invalid snapshot: the dsh dialect has no elaborate outcome"
+        "the dsh dialect has no elaborate outcome"
     );
-    let mut state = snapshot::save(&dsh);
-    state["answers"][0] = json!({ "selected": [0], "custom_text": "Tiny" });
+    let mut state = save(&dsh, &request);
+    state["flow"]["answers"][0] = json!({ "selected": [0], "custom_text": "Tiny" });
     assert_eq!(
         restore_err(&state),
-        "invalid snapshot: \"size\" is single-select: a selection or custom text, not both"
+        "\"size\" is single-select: a selection or custom text, not both"
     );
 }
 
@@ -1892,4 +1981,98 @@ fn digit_hints_stand_before_the_ways_out_whatever_is_bound() {
     let unbound = open_with_keymap(&payload(), &json!({ "main.cancel": [] }));
     let unbound = actions(&unbound);
     assert_eq!(unbound[unbound.len() - 2..], ["digits", "global.dismiss"]);
+}
+
+/// The snapshot of `session`, opened on `request` with the options of its dialect `options`.
+fn save_with(session: &Session, request: &Value, options: &Value) -> Value {
+    let raw = serde_json::value::to_raw_value(request).expect("a request serialises");
+    askd::session::snapshot::save(session, &raw, options)
+}
+
+/// Every dialect's snapshots are checked by that dialect: its request opens again with its
+/// own validation and with the options the session was opened with, and the flow is held to
+/// the dialect's checks of values.
+#[test]
+fn snapshots_of_every_dialect_are_checked_by_their_dialect() {
+    // claude: the options take part in validation (an HTML preview must hold a tag).
+    let claude = json!({ "questions": [{ "question": "Which?", "header": "W", "multiSelect": false,
+        "options": [{ "label": "A", "description": "", "preview": "<p>a</p>" },
+                    { "label": "B", "description": "" }] }] });
+    let html = json!({ "previewFormat": "html" });
+    let s = try_open_in("claude", &claude, html.clone()).expect("a valid claude request");
+    let state = save_with(&s, &claude, &html);
+    assert_eq!(state["options"], html);
+    assert_eq!(restore(&state).unwrap(), s);
+    let mut plain = state.clone();
+    plain["request"]["questions"][0]["options"][0]["preview"] = json!("a");
+    assert_eq!(
+        restore_err(&plain),
+        "the request fails validation, so its session has no flow"
+    );
+    let mut bad_options = state.clone();
+    bad_options["options"] = json!({ "previewFormat": "pdf" });
+    assert_eq!(
+        restore_err(&bad_options),
+        r#"the request is refused in the claude dialect: invalid params: claude.previewFormat: expected "markdown" or "html", got the string "pdf""#
+    );
+    let mut one_option = state;
+    one_option["request"]["questions"][0]["options"] = json!([{ "label": "A", "description": "" }]);
+    assert_eq!(
+        restore_err(&one_option),
+        "the request fails validation, so its session has no flow"
+    );
+
+    // codex and opencode: a request their validation refuses opens no flow.
+    let codex = json!({ "questions": [{ "id": "t", "header": "T", "question": "T?" }] });
+    let s = open_in("codex", &codex);
+    let mut state = save_with(&s, &codex, &Value::Null);
+    assert_eq!(restore(&state).unwrap(), s);
+    state["request"]["questions"][0]["id"] = json!("");
+    assert_eq!(
+        restore_err(&state),
+        "the request fails validation, so its session has no flow"
+    );
+    let opencode = json!({ "questions": [{ "question": "Which?", "header": "W",
+        "options": [{ "label": "A", "description": "" }] }] });
+    let s = open_in("opencode", &opencode);
+    let mut state = save_with(&s, &opencode, &Value::Null);
+    assert_eq!(restore(&state).unwrap(), s);
+    state["request"]["questions"][0]["question"] = json!(" ");
+    assert_eq!(
+        restore_err(&state),
+        "the request fails validation, so its session has no flow"
+    );
+
+    // mcp: a value its checks refuse is never held, and an editor's refusal is the one its
+    // checks give for the draft.
+    let form = json!({ "message": "How many?", "requestedSchema": { "type": "object",
+        "properties": { "n": { "type": "integer", "title": "N", "minimum": 1 } } } });
+    let mut s = open_in("mcp", &form);
+    press(&mut s, "0<CR>");
+    let state = save_with(&s, &form, &Value::Null);
+    assert_eq!(
+        state["flow"]["editor"]["refusal"],
+        json!("Enter a whole number of at least 1")
+    );
+    assert_eq!(restore(&state).unwrap(), s);
+    let mut forged = state.clone();
+    forged["flow"]["editor"]["refusal"] = json!("Enter anything");
+    assert_eq!(
+        restore_err(&forged),
+        "the open editor's refusal is not what the dialect says of its draft"
+    );
+    let mut forged = state.clone();
+    forged["flow"]["editor"]["text"] = json!("2");
+    forged["flow"]["editor"]["cursor"] = json!(1);
+    assert_eq!(
+        restore_err(&forged),
+        "the open editor's refusal is not what the dialect says of its draft"
+    );
+    let mut forged = state;
+    forged["flow"]["editor"] = Value::Null;
+    forged["flow"]["answers"][0] = json!({ "custom_text": "0" });
+    assert_eq!(
+        restore_err(&forged),
+        "the custom answer of \"n\" is refused: Enter a whole number of at least 1"
+    );
 }

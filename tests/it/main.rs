@@ -50,6 +50,10 @@ mod dialects_e2e;
 mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
+/// Crash safety: the state directory, recovered and resumed flows, files set aside.
+mod persistence;
+/// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.
+mod robustness;
 /// The generated protocol documents against the code and the binary.
 mod schema;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.

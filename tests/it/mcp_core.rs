@@ -34,13 +34,13 @@ fn form() -> Value {
 }
 
 /// Opens `params` as the deploy server's request.
+/// The options the forms of these tests are opened with.
+fn requester() -> Value {
+    json!({ "requester": { "name": "deploy-server" } })
+}
+
 fn open_form(params: &Value) -> Session {
-    try_open_in(
-        "mcp",
-        params,
-        json!({ "requester": { "name": "deploy-server" } }),
-    )
-    .unwrap_or_else(|e| panic!("{}", e.message))
+    try_open_in("mcp", params, requester()).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
 /// A form of one property.
@@ -690,7 +690,7 @@ fn a_form_without_fields_is_its_review() {
     let mut s = open_form(&params);
     assert_eq!(flow(&s).focus(), Focus::Review);
     assert_eq!(view::build("s", &s).tabs.len(), 1);
-    assert_eq!(round_trip(&s), s);
+    assert_eq!(round_trip(&s, &params, &requester()), s);
     press(&mut s, "1");
     assert_eq!(
         s.result().unwrap(),
@@ -824,14 +824,33 @@ fn a_2025_06_18_session_has_no_multi_select() {
 #[test]
 fn options_that_are_not_valid_are_refused() {
     for (options, message) in [
-        (json!({}), "invalid params: mcp: missing field `requester`"),
+        (
+            json!({}),
+            "invalid params: mcp.requester: missing; expected an object",
+        ),
         (
             json!({ "requester": { "name": " " } }),
-            "invalid params: mcp: requester.name must not be blank",
+            "invalid params: mcp.requester.name: must not be blank",
+        ),
+        (
+            json!({ "requester": { "name": 5 } }),
+            "invalid params: mcp.requester.name: expected a string, got the number 5",
+        ),
+        (
+            json!({ "requester": { "name": "s", "id": 1 } }),
+            "invalid params: mcp.requester.id: unknown; expected \"name\"",
+        ),
+        (
+            json!({ "requester": { "name": "s" }, "other": 1 }),
+            "invalid params: mcp.other: unknown; expected \"requester\" or \"protocolVersion\"",
         ),
         (
             json!({ "requester": { "name": "s" }, "protocolVersion": "2024-11-05" }),
-            "invalid params: mcp: protocolVersion \"2024-11-05\" is not one of \"2025-06-18\", \"2025-11-25\"",
+            "invalid params: mcp.protocolVersion: expected \"2025-06-18\" or \"2025-11-25\", got the string \"2024-11-05\"",
+        ),
+        (
+            json!("s"),
+            "invalid params: mcp: expected an object, got the string \"s\"",
         ),
     ] {
         assert_eq!(refused(&form(), options).1, message);
@@ -918,7 +937,7 @@ fn elicitation_params_are_recognised() {
 fn snapshots_keep_the_form_the_requester_and_a_refusal() {
     let mut s = open_form(&form());
     press(&mut s, "<C-u>ab<CR>");
-    let restored = round_trip(&s);
+    let restored = round_trip(&s, &form(), &requester());
     assert_eq!(restored, s);
     let v = view::build("s", &restored);
     assert_eq!(v.requester.as_deref(), Some("deploy-server"));

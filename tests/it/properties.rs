@@ -4,13 +4,12 @@
 
 use std::sync::{Arc, LazyLock};
 
-use crate::common::{null_paths, question};
+use crate::common::{null_paths, question, restore, save};
 use askd::core::Action;
 use askd::core::Key;
 use askd::core::{EditorTarget, FlowError, Focus};
 use askd::core::{FlowSpec, Outcome};
 use askd::dialect::DialectId;
-use askd::session::snapshot;
 use askd::session::{OpenOptions, Profile, Session};
 use askd::view;
 use proptest::prelude::*;
@@ -403,6 +402,43 @@ fn other_dialect_requests() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// A fresh session and the request it was opened on, under random behaviour options: usually
+/// a random valid pi payload, sometimes a dsh request with free-text questions (no options)
+/// among others.
+fn arb_requested_session() -> impl Strategy<Value = (Session, Value)> {
+    let dsh = prop::collection::vec((any::<bool>(), 0..4usize), 1..4).prop_map(|questions| {
+        let questions: Vec<Value> = questions
+            .into_iter()
+            .enumerate()
+            .map(|(i, (multi, options))| {
+                let mut q = json!({ "id": format!("d{i}"), "question": format!("d{i}?") });
+                if options > 0 {
+                    let labels = ["A", "B", "C"];
+                    q["options"] = labels[..options.min(3)]
+                        .iter()
+                        .map(|label| json!({ "label": label }))
+                        .collect();
+                    q["multiSelect"] = json!(multi);
+                }
+                q
+            })
+            .collect();
+        json!({ "questions": questions })
+    });
+    (
+        prop_oneof![4 => arb_valid_payload(), 1 => dsh],
+        arb_behaviour(),
+    )
+        .prop_map(|(request, behaviour)| {
+            let options = OpenOptions {
+                behaviour,
+                ..OpenOptions::default()
+            };
+            let session = Session::open(&request, &options).expect("the request opens");
+            (session, request)
+        })
+}
+
 /// Keys that end a flow from the options focus; drawn less often so that runs go deeper.
 const ENDING_KEYS: [&str; 2] = ["escape", "ctrl+c"];
 
@@ -675,7 +711,7 @@ proptest! {
 
     #[test]
     fn snapshots_restore_an_equal_session_at_every_step(
-        session in arb_session(),
+        (session, request) in arb_requested_session(),
         ops in arb_ops(),
     ) {
         let mut original = session.clone();
@@ -683,8 +719,8 @@ proptest! {
         for op in &ops {
             apply(&mut original, op)?;
             apply(&mut restored, op)?;
-            let state = snapshot::save(&restored);
-            restored = snapshot::restore(&state)
+            let state = save(&restored, &request);
+            restored = restore(&state)
                 .map_err(|e| TestCaseError::fail(format!("{e}: {state}")))?;
             prop_assert_eq!(&restored, &original);
             prop_assert_eq!(restored.result(), original.result());

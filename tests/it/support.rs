@@ -34,6 +34,9 @@ pub struct Server {
     next_id: i64,
     /// Whether requests and replies use `Content-Length` frames instead of lines.
     content_length: bool,
+    /// The user state directory the server sees (`XDG_STATE_HOME`), its own: no test meets
+    /// the flows another left behind.
+    _state_home: tempfile::TempDir,
 }
 
 impl Server {
@@ -44,9 +47,11 @@ impl Server {
 
     /// Starts `askd` with the given arguments and extra environment variables.
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let state_home = tempfile::tempdir().expect("a temporary directory");
         let mut command = Command::new(ASKD);
         command
             .args(args)
+            .env("XDG_STATE_HOME", state_home.path())
             .env_remove("ASKD_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -94,6 +99,7 @@ impl Server {
             stash: VecDeque::new(),
             next_id: 1000,
             content_length: false,
+            _state_home: state_home,
         }
     }
 
@@ -130,6 +136,16 @@ impl Server {
             self.send_frame(text.as_bytes());
         } else {
             self.send_line(&text);
+        }
+    }
+
+    /// Kills the server with SIGKILL (nothing of it runs after) and waits for it, and for
+    /// everything it wrote to stderr.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill askd");
+        self.child.wait().expect("wait for askd");
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
         }
     }
 
@@ -448,8 +464,10 @@ fn check_against_schema(result: &Value) {
 
 /// Runs `askd` with arguments and no input; returns status, stdout and stderr.
 pub fn run_to_end(args: &[&str]) -> (ExitStatus, String, String) {
+    let state_home = tempfile::tempdir().expect("a temporary directory");
     let output = Command::new(ASKD)
         .args(args)
+        .env("XDG_STATE_HOME", state_home.path())
         .stdin(Stdio::null())
         .output()
         .expect("askd runs");

@@ -2411,6 +2411,32 @@ engine_case("claude, codex, opencode and mcp results in their own shapes", "dial
       { action = "cancel" },
     },
   }
+  -- Each flow answered and submitted: a line only that dialect draws, then its own result.
+  local submits = {
+    {
+      "codex",
+      "   3. ○ None of the above",
+      "[✓ Submit]",
+      { answers = { db = { answers = { "SQLite" } } } },
+    },
+    { "opencode", "   2. ○ SQLite", "[✓ Submit]", { answers = { { "SQLite" } } } },
+    {
+      "mcp",
+      " Requested by test",
+      "[✓ Accept]",
+      { action = "accept", content = { db = "sqlite" } },
+    },
+  }
+  for i, c in ipairs(submits) do
+    local extra = c[1] == "mcp" and { mcp = { requester = { name = "test" } } } or nil
+    local submitted = start(cancels[i][2], { dialect = c[1], params = extra })
+    wait_screen(c[2])
+    feed("2")
+    wait_screen(c[3])
+    feed("1")
+    wait_done(submitted)
+    eq(submitted.result, c[4], c[1] .. " submit")
+  end
   for _, c in ipairs(cancels) do
     local extra = c[1] == "mcp" and { mcp = { requester = { name = "test" } } } or nil
     local cancelled = start(c[2], { dialect = c[1], params = extra })

@@ -120,8 +120,16 @@ if [[ "${ASKD_VSCODE_TESTS:-all}" == unit ]]; then
 else
   # Packaging compiles the extension (its vscode:prepublish script) for the unit tests too.
   echo "vscode: packaging (at ${SECONDS}s)"
-  npx --no-install vsce package --allow-missing-repository --skip-license --out "$work/askd-vscode.vsix" \
+  npx --no-install vsce package --allow-missing-repository --out "$work/askd-vscode.vsix" \
     >"$work/package.log" 2>&1 || { cat "$work/package.log" >&2; abort "vsce package of the extension failed"; }
+  if python3 -c 'import sys, zipfile; sys.exit("extension/LICENSE.md" not in zipfile.ZipFile(sys.argv[1]).namelist())' \
+    "$work/askd-vscode.vsix" && ! grep -q "LICENSE.*not found" "$work/package.log"; then
+    echo "ok - package: the .vsix carries LICENSE.md"
+    passed=$((passed + 1))
+  else
+    echo "not ok - package: the .vsix carries LICENSE.md"
+    failed=$((failed + 1))
+  fi
   (cd "$here/fixture-extension" && "$ext/node_modules/.bin/vsce" package --no-dependencies \
     --allow-missing-repository --skip-license --out "$work/askd-fixture.vsix") \
     >"$work/package-fixture.log" 2>&1 || { cat "$work/package-fixture.log" >&2; abort "vsce package of the fixture failed"; }

@@ -17,10 +17,9 @@ mod result;
 pub mod schema;
 mod validate;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
+use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules, described};
 use crate::dialect::shape::{self, raw_labels};
 use crate::dialect::{
     AskError, Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript,
@@ -51,8 +50,7 @@ pub const RULES: Rules = Rules {
 const INVALID_PARAMS: i32 = -32602;
 
 /// How previews are written.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PreviewFormat {
     /// Markdown or plain text (the default).
     #[default]
@@ -62,14 +60,11 @@ pub enum PreviewFormat {
 }
 
 /// The `claude` param of `open`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Options {
-    /// How previews are written.
-    #[serde(default)]
+    /// How previews are written (`previewFormat`).
     pub preview_format: PreviewFormat,
-    /// The session advertises `ask_user_question_unanswered_v1`.
-    #[serde(default, rename = "unansweredV1")]
+    /// The session advertises `ask_user_question_unanswered_v1` (`unansweredV1`).
     pub unanswered_v1: bool,
 }
 
@@ -79,11 +74,46 @@ impl Options {
         if value.is_null() {
             return Ok(Options::default());
         }
-        Options::deserialize(value).map_err(|e| AskError {
+        let refuse = |problem: String| AskError {
             code: INVALID_PARAMS,
-            message: format!("invalid params: claude: {e}"),
+            message: format!("invalid params: claude{problem}"),
             data: None,
-        })
+        };
+        let Value::Object(members) = value else {
+            return Err(refuse(format!(
+                ": expected an object, got {}",
+                described(value)
+            )));
+        };
+        let mut options = Options::default();
+        for (name, member) in members {
+            match (name.as_str(), member) {
+                (_, Value::Null) => {}
+                ("previewFormat", Value::String(f)) if f == "markdown" => {}
+                ("previewFormat", Value::String(f)) if f == "html" => {
+                    options.preview_format = PreviewFormat::Html;
+                }
+                ("previewFormat", _) => {
+                    return Err(refuse(format!(
+                        ".previewFormat: expected \"markdown\" or \"html\", got {}",
+                        described(member)
+                    )));
+                }
+                ("unansweredV1", Value::Bool(b)) => options.unanswered_v1 = *b,
+                ("unansweredV1", _) => {
+                    return Err(refuse(format!(
+                        ".unansweredV1: expected true or false, got {}",
+                        described(member)
+                    )));
+                }
+                (other, _) => {
+                    return Err(refuse(format!(
+                        ".{other}: unknown; expected \"previewFormat\" or \"unansweredV1\""
+                    )));
+                }
+            }
+        }
+        Ok(options)
     }
 }
 
@@ -150,15 +180,6 @@ impl Dialect for Claude {
         } else {
             crate::dialect::pi::parse_answers(spec, answers)
         }
-    }
-
-    fn reopen_invalid(
-        &self,
-        _title: Option<String>,
-        issues: Vec<Issue>,
-        labels: Vec<String>,
-    ) -> Option<Invalid> {
-        Some(invalid(issues, labels))
     }
 
     fn schemas(&self) -> &'static Schemas {

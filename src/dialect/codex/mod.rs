@@ -106,15 +106,6 @@ impl Dialect for Codex {
         }
     }
 
-    fn reopen_invalid(
-        &self,
-        _title: Option<String>,
-        issues: Vec<Issue>,
-        labels: Vec<String>,
-    ) -> Option<Invalid> {
-        Some(invalid(issues, labels))
-    }
-
     fn schemas(&self) -> &'static Schemas {
         &SCHEMAS
     }

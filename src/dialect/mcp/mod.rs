@@ -25,12 +25,11 @@ pub mod schema;
 
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::core::{
     Answer, Behaviour, Checker, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType,
-    ReviewAction, Rules,
+    ReviewAction, Rules, described,
 };
 use crate::dialect::shape::{self, issue, non_blank};
 use crate::dialect::{
@@ -71,29 +70,30 @@ pub const RULES: Rules = Rules {
 };
 
 /// The `mcp` param of `open`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
-    /// The server that sent the request.
+    /// The server that sent the request (`requester`).
     pub requester: Requester,
-    /// The protocol revision the session negotiated.
-    #[serde(default)]
+    /// The protocol revision the session negotiated (`protocolVersion`).
     pub protocol_version: Option<String>,
 }
 
 /// The server that sent an elicitation.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Requester {
     /// Its name, as the client knows it.
     pub name: String,
 }
 
-/// Options that are not valid.
-fn bad_options(what: &str) -> AskError {
+/// The protocol revisions `protocolVersion` may name.
+const PROTOCOL_VERSIONS: [&str; 2] = ["2025-06-18", "2025-11-25"];
+
+/// Options that are not valid: `problem` of the member at `path` under `mcp` (`""`: the param
+/// itself).
+fn bad_options(path: &str, problem: &str) -> AskError {
     AskError {
         code: INVALID_PARAMS,
-        message: format!("invalid params: mcp: {what}"),
+        message: format!("invalid params: mcp{path}: {problem}"),
         data: None,
     }
 }
@@ -101,19 +101,57 @@ fn bad_options(what: &str) -> AskError {
 impl Options {
     /// The options given as the `mcp` param; `None` for `null`.
     pub fn parse(value: &Value) -> Result<Option<Options>, AskError> {
-        if value.is_null() {
-            return Ok(None);
+        let expected = |path: &str, what: &str, value: &Value| {
+            bad_options(path, &format!("expected {what}, got {}", described(value)))
+        };
+        let members = match value {
+            Value::Null => return Ok(None),
+            Value::Object(members) => members,
+            other => return Err(expected("", "an object", other)),
+        };
+        if let Some(unknown) = members
+            .keys()
+            .find(|k| !matches!(k.as_str(), "requester" | "protocolVersion"))
+        {
+            return Err(bad_options(
+                &format!(".{unknown}"),
+                "unknown; expected \"requester\" or \"protocolVersion\"",
+            ));
         }
-        let options = Options::deserialize(value).map_err(|e| bad_options(&e.to_string()))?;
-        if options.requester.name.trim().is_empty() {
-            return Err(bad_options("requester.name must not be blank"));
+        let requester = match members.get("requester") {
+            None => return Err(bad_options(".requester", "missing; expected an object")),
+            Some(Value::Object(requester)) => requester,
+            Some(other) => return Err(expected(".requester", "an object", other)),
+        };
+        if let Some(unknown) = requester.keys().find(|k| *k != "name") {
+            return Err(bad_options(
+                &format!(".requester.{unknown}"),
+                "unknown; expected \"name\"",
+            ));
         }
-        match options.protocol_version.as_deref() {
-            None | Some("2025-06-18" | "2025-11-25") => Ok(Some(options)),
-            Some(other) => Err(bad_options(&format!(
-                "protocolVersion {other:?} is not one of \"2025-06-18\", \"2025-11-25\""
-            ))),
-        }
+        let name = match requester.get("name") {
+            Some(Value::String(name)) if name.trim().is_empty() => {
+                return Err(bad_options(".requester.name", "must not be blank"));
+            }
+            Some(Value::String(name)) => name.clone(),
+            Some(other) => return Err(expected(".requester.name", "a string", other)),
+            None => return Err(bad_options(".requester.name", "missing; expected a string")),
+        };
+        let protocol_version = match members.get("protocolVersion") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(v)) if PROTOCOL_VERSIONS.contains(&v.as_str()) => Some(v.clone()),
+            Some(other) => {
+                return Err(expected(
+                    ".protocolVersion",
+                    "\"2025-06-18\" or \"2025-11-25\"",
+                    other,
+                ));
+            }
+        };
+        Ok(Some(Options {
+            requester: Requester { name },
+            protocol_version,
+        }))
     }
 }
 

@@ -103,15 +103,6 @@ impl Dialect for Opencode {
         }
     }
 
-    fn reopen_invalid(
-        &self,
-        _title: Option<String>,
-        issues: Vec<Issue>,
-        labels: Vec<String>,
-    ) -> Option<Invalid> {
-        Some(invalid(issues, labels))
-    }
-
     fn schemas(&self) -> &'static Schemas {
         &SCHEMAS
     }

@@ -163,15 +163,6 @@ impl Dialect for Pi {
         parse_answers(spec, answers)
     }
 
-    fn reopen_invalid(
-        &self,
-        title: Option<String>,
-        issues: Vec<Issue>,
-        labels: Vec<String>,
-    ) -> Option<Invalid> {
-        Some(invalid(title, issues, labels))
-    }
-
     fn schemas(&self) -> &'static Schemas {
         &SCHEMAS
     }

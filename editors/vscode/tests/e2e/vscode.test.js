@@ -56,14 +56,30 @@ async function withVsCode(name, options, body) {
 }
 
 /**
- * The flow element of the open question panel, once it shows a screen.
+ * The flow element of the open question panel, once it shows a screen and has the keyboard.
  *
  * @param {import("playwright-core").Page} page
  */
 async function openFlow(page) {
   const flow = h.panelFrame(page).locator("#askd-flow");
   await flow.locator(".askd-screen .askd-line").first().waitFor({ timeout: 30000 });
+  await waitForKeyboard(flow);
   return flow;
+}
+
+/**
+ * Waits until the flow has the keyboard: the panel's page has the focus and it is inside the
+ * flow, which is when the renderer draws its cursor solid. VS Code hands a webview the focus a
+ * moment after its panel comes to the front; a key pressed before then goes to the workbench.
+ *
+ * @param {import("playwright-core").Locator} flow
+ */
+async function waitForKeyboard(flow) {
+  await h.waitFor(
+    "the flow to have the keyboard",
+    () => flow.evaluate((element) => element.ownerDocument.hasFocus() && element.matches(":focus-within")),
+    15000,
+  );
 }
 
 /**
@@ -226,7 +242,7 @@ test("askd: Demo is answered by keyboard in the panel and reports the exact resu
         },
       },
       transcript: {
-        call: "ask_user 3 questions (Editor, Languages, Layout)",
+        call: "ask_user 3 question(s) (Editor, Languages, Layout)",
         result: "✓ Editor: Neovim\n  Neovim note: Only for quick edits\n✓ Languages: TypeScript, Python, Lua\n✓ Layout: Stacked",
       },
       outcome: "submit",
@@ -350,7 +366,7 @@ test("another extension asks through the API (dsh, and withdrawn by its token) a
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(vs.workspace, "results", "finished-3.json"), "utf8")), {
       session: "fixture-withdrawn",
       result: cancelled,
-      transcript: { call: "ask_user 1 question (Proceed)", result: "Cancelled" },
+      transcript: { call: "ask_user 1 question(s) (Proceed)", result: "Cancelled" },
       outcome: "aborted",
       source: "api",
     });
@@ -403,11 +419,16 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
     await page.keyboard.press("Enter");
     await waitForLine(flow, " [□ Editor✎]  □ Languages   □ Layout   ✓ Submit");
 
-    // Another editor in front hides the panel; back in front, the flow is as it was.
+    // Another editor in front hides the panel and takes the keyboard; back in front, the flow
+    // is as it was and gets the keyboard back without another click.
     await h.runCommand(page, "File: New Untitled Text File");
     await page.locator(".tab.active", { hasText: "Untitled-1" }).waitFor();
+    await h.waitFor("the text editor to have the keyboard", async () =>
+      !(await flow.evaluate((element) => element.ownerDocument.hasFocus())),
+    );
     await page.locator(".tab", { hasText: "askd demo" }).click();
     await waitForLine(flow, " ✎ Note: 한글 ünï");
+    await waitForKeyboard(flow);
     await page.keyboard.press("ArrowDown");
     await waitForLine(flow, " ❯ 3. ○ Helix");
 
@@ -438,7 +459,7 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
           answers: { editor: { values: [], labels: [], indices: [], note: "한글 ünï" } },
         },
       },
-      transcript: { call: "ask_user 3 questions (Editor, Languages, Layout)", result: "Cancelled" },
+      transcript: { call: "ask_user 3 question(s) (Editor, Languages, Layout)", result: "Cancelled" },
       outcome: "cancelled",
       source: "demo",
     });

@@ -106,7 +106,7 @@ test("the API: options and settings reach the engine's open; the result comes ba
     {
       session: "toolu_01",
       result: ANSWERED_NO,
-      transcript: { call: "ask_user 1 question (Go)", result: "✓ Go: No" },
+      transcript: { call: "ask_user 1 question(s) (Go)", result: "✓ Go: No" },
       outcome: "submit",
       source: "api",
     },

@@ -164,7 +164,7 @@ test("the page loads, keys go to the flow's own session, a done Step ends the fl
           answers: { go: { values: ["no"], labels: ["No"], indices: [2] } },
         },
       },
-      transcript: { call: "ask_user 1 question (Go)", result: "✓ Go: No" },
+      transcript: { call: "ask_user 1 question(s) (Go)", result: "✓ Go: No" },
       outcome: "submit",
     });
     assert.equal((await page.next("response")).result.status, "done");
@@ -190,7 +190,7 @@ test("the asker's token aborts the flow: cancel with reason abort, the page is t
     assert.deepEqual(await outcome, {
       session: "s1",
       result: CANCELLED,
-      transcript: { call: "ask_user 1 question (Go)", result: "Cancelled" },
+      transcript: { call: "ask_user 1 question(s) (Go)", result: "Cancelled" },
       outcome: "aborted",
     });
     const told = await page.next("notification");
