@@ -338,7 +338,12 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
     );
     // 58 columns: the first 47, then `...`.
     assert_eq!(
-        call(&["Database engine", "Deployment target", "Feature flags", "Rollout"]),
+        call(&[
+            "Database engine",
+            "Deployment target",
+            "Feature flags",
+            "Rollout"
+        ]),
         "AskUserQuestion 4 questions (Database engine, Deployment target, Feature fla...)"
     );
     // A wide character counts two columns: 21 of them are 42, and 二 would straddle 47.

@@ -304,7 +304,10 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
     let header = format!("{}e\u{301}tail", "x".repeat(46));
     assert_eq!(
         call(&[&header]),
-        format!("request_user_input 1 question ({}e\u{301}...)", "x".repeat(46))
+        format!(
+            "request_user_input 1 question ({}e\u{301}...)",
+            "x".repeat(46)
+        )
     );
     // A request without questions has no parenthesised part.
     assert_eq!(

@@ -516,7 +516,10 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
         call(&[&ten, &ten, &ten, &ten, &ten]),
         format!("elicitation/create from deploy-server: 5 fields ({ten}, {ten}, {ten}, {ten},...)")
     );
-    assert_eq!(call(&["Only"]), "elicitation/create from deploy-server: 1 field (Only)");
+    assert_eq!(
+        call(&["Only"]),
+        "elicitation/create from deploy-server: 1 field (Only)"
+    );
     // A form without fields has no parenthesised part.
     assert_eq!(call(&[]), "elicitation/create from deploy-server: 0 fields");
 }

@@ -248,13 +248,16 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
     );
     // 51 columns: the first 47, then `...`.
     assert_eq!(
-        call(&["Database", "Features", "Deployment", "Monitoring", "Backups"]),
+        call(&[
+            "Database",
+            "Features",
+            "Deployment",
+            "Monitoring",
+            "Backups"
+        ]),
         "question: Asked 5 questions (Database, Features, Deployment, Monitoring, Bac...)"
     );
-    assert_eq!(
-        call(&["Database"]),
-        "question: Asked 1 question (Database)"
-    );
+    assert_eq!(call(&["Database"]), "question: Asked 1 question (Database)");
 }
 
 #[test]
