@@ -148,7 +148,8 @@ struct ServeArgs {
     /// largest snapshot the limits allow).
     #[arg(long, default_value_t = Config::default().max_message_bytes)]
     max_message_bytes: usize,
-    /// Most sessions held at once; completed ones are evicted oldest-first beyond it.
+    /// Most sessions held at once; completed ones, then recovered flows nobody asked for again,
+    /// are evicted oldest-first beyond it.
     #[arg(long, default_value_t = Config::default().max_sessions)]
     max_sessions: usize,
     /// Most questions in one payload.

@@ -42,7 +42,8 @@ pub struct Config {
     /// Largest accepted message, in bytes (a `restore` may be larger: see
     /// [`Config::max_restore_message_bytes`]).
     pub max_message_bytes: usize,
-    /// Most sessions held at once (completed ones are evicted oldest-first beyond it).
+    /// Most sessions held at once (completed ones, then recovered flows nobody asked for again,
+    /// are evicted oldest-first beyond it).
     pub max_sessions: usize,
     /// Largest reply, in bytes: a request whose reply would be larger fails and changes
     /// nothing. A batch's replies share it.
@@ -389,18 +390,24 @@ impl State {
     }
 
     /// Whether the table has room for one more session: `Ok(None)` when it has, `Ok(Some)`
-    /// naming the oldest completed session that goes to make room.
+    /// naming the session that goes to make room: the oldest completed one, else the oldest
+    /// recovered flow no client has asked for again (given up, so that flows of ended
+    /// processes never keep new ones out).
     fn room(&self) -> Result<Option<String>, ErrorObjectOwned> {
         if self.sessions.len() < self.config.max_sessions {
             return Ok(None);
         }
-        let oldest_done = self
-            .sessions
-            .iter()
-            .filter(|(id, e)| e.session.status() == Status::Done && !self.waiters.contains_key(*id))
-            .min_by_key(|(_, e)| e.serial)
-            .map(|(id, _)| id.clone());
-        match oldest_done {
+        let oldest = |evictable: &dyn Fn(&String, &Entry) -> bool| {
+            self.sessions
+                .iter()
+                .filter(|(id, e)| evictable(id, e))
+                .min_by_key(|(_, e)| e.serial)
+                .map(|(id, _)| id.clone())
+        };
+        let done = |id: &String, e: &Entry| {
+            e.session.status() == Status::Done && !self.waiters.contains_key(id)
+        };
+        match oldest(&done).or_else(|| oldest(&|_, e| e.recovered)) {
             Some(id) => Ok(Some(id)),
             None => Err(error(
                 code::LIMIT,
@@ -665,8 +672,11 @@ impl State {
                 {
                     store.remove(stored);
                 }
-                if let Some(evict) = evict {
-                    self.sessions.remove(&evict);
+                if let Some(evicted) = evict.and_then(|evict| self.sessions.remove(&evict))
+                    && evicted.recovered
+                    && let (Some(store), Some(stored)) = (self.store.as_mut(), &evicted.stored)
+                {
+                    store.remove(stored);
                 }
                 self.committed(&id);
             }

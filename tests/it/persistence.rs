@@ -225,6 +225,56 @@ fn a_recovered_flow_is_given_up_for_another_request_or_closed() {
     );
 }
 
+/// Recovered flows never keep new ones out: with the table full of them, a new `open` gives up
+/// the oldest one nobody asked for again (its files leave the directory), and a completed
+/// session goes before any recovered one.
+#[test]
+fn recovered_flows_make_room_for_new_ones() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.open("a", payload());
+    first.open("b", payload());
+    // `a` changed last: of the two, `b` is the older.
+    first.ok("keys", json!({ "session": "a", "keys": "2" }));
+    first.kill();
+    let state = dir.path();
+    let state = state.to_str().expect("UTF-8");
+    let mut second = Server::start(&["--state-dir", state, "--max-sessions", "2"]);
+    let mut other = payload();
+    other["title"] = json!("Other");
+    assert_eq!(
+        second.open("c", other.clone())["view"]["title"],
+        json!("Other")
+    );
+    assert_eq!(
+        second.ok("sessions", json!({})),
+        json!([
+            { "session": "a", "title": "Deploy", "status": "recovered" },
+            { "session": "c", "title": "Other", "status": "open" }
+        ])
+    );
+    // `c` completes; the next open makes room with it, not with the recovered `a`.
+    let done = second.ok("keys", json!({ "session": "c", "keys": "11<CR>" }));
+    assert_eq!(done["status"], json!("done"));
+    second.open("d", other);
+    assert_eq!(
+        second.ok("sessions", json!({})),
+        json!([
+            { "session": "a", "title": "Deploy", "status": "recovered" },
+            { "session": "d", "title": "Other", "status": "open" }
+        ])
+    );
+    second.kill();
+    let mut third = dir.start();
+    assert_eq!(
+        third.ok("sessions", json!({})),
+        json!([
+            { "session": "a", "title": "Deploy", "status": "recovered" },
+            { "session": "d", "title": "Other", "status": "recovered" }
+        ])
+    );
+}
+
 /// Two servers on one state directory keep to their own files: killing one leaves the other
 /// as it was, and only the killed one's flows are recovered by a third.
 #[test]

@@ -1016,7 +1016,7 @@ fn every_limit_is_documented_with_its_default() {
         "      --max-message-bytes <MAX_MESSAGE_BYTES>
           Largest accepted message, in bytes (a `restore` may be as large as this plus the largest snapshot the limits allow) [default: 1048576]
       --max-sessions <MAX_SESSIONS>
-          Most sessions held at once; completed ones are evicted oldest-first beyond it [default: 1024]
+          Most sessions held at once; completed ones, then recovered flows nobody asked for again, are evicted oldest-first beyond it [default: 1024]
       --max-questions <MAX_QUESTIONS>
           Most questions in one payload [default: 64]
       --max-options <MAX_OPTIONS>

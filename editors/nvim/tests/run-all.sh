@@ -64,6 +64,11 @@ if [[ -z "${ASKD_BIN:-}" ]]; then
 fi
 export ASKD_BIN
 
+# askd keeps the flows it holds open in a state directory: the tests use one of their own,
+# emptied first, never the user's.
+export XDG_STATE_HOME="$plugin/.test/state"
+rm -rf "$XDG_STATE_HOME"
+
 status=0
 echo "luacheck (editors/nvim)"
 if ! (cd "$plugin" && luacheck --quiet --formatter plain .); then

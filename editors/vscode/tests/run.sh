@@ -29,6 +29,11 @@ if [[ ! -x "$ASKD_BIN" ]]; then
 fi
 export ASKD_BIN
 
+# askd keeps the flows it holds open in a state directory: the tests use one of their own,
+# emptied first, never the user's.
+export XDG_STATE_HOME="$work/state"
+rm -rf "$XDG_STATE_HOME"
+
 passed=0
 failed=0
 finish() {

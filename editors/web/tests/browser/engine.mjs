@@ -19,7 +19,8 @@ export function askdBin() {
 export class Engine {
   /** @param {string} bin */
   constructor(bin) {
-    this.child = spawn(bin, [], { stdio: ["pipe", "pipe", "inherit"] });
+    // No state directory: every test starts from an empty session table.
+    this.child = spawn(bin, ["serve", "--no-state"], { stdio: ["pipe", "pipe", "inherit"] });
     this.pending = new Map();
     this.nextId = 1;
     this.exited = new Promise((resolve) => this.child.on("exit", resolve));
