@@ -211,17 +211,18 @@ pub fn raw_labels(request: &Value) -> Vec<String> {
 
 /// The transcript call line: `<tool> <n> <nouns> (<labels>)` with `1 <noun>` or
 /// `<n> <nouns>` (`nouns` holds both). As in pi, the labels are joined with `, ` and, wider
-/// than 50 terminal columns, cut to 47 and followed by `...` ([`cut_to_width`]); without
-/// labels the parenthesised part is left out.
+/// than 50 terminal columns, cut to their longest run of whole leading graphemes at most 47
+/// columns wide, followed by `...`; without labels the parenthesised part is left out.
 pub fn call_line(tool: &str, nouns: (&str, &str), labels: &[&str]) -> String {
     let n = labels.len();
     let noun = if n == 1 { nouns.0 } else { nouns.1 };
-    if labels.is_empty() {
+    let joined = labels.join(", ");
+    if joined.is_empty() {
         return format!("{tool} {n} {noun}");
     }
     format!(
         "{tool} {n} {noun} ({})",
-        cut_to_width(&labels.join(", "), CALL_LABELS_WIDTH)
+        cut_to_width(&joined, CALL_LABELS_WIDTH)
     )
 }
 
@@ -233,7 +234,7 @@ pub fn labels(spec: &FlowSpec) -> Vec<&str> {
 /// `text` itself when it is at most `max` terminal columns wide; otherwise its longest run of
 /// whole leading graphemes at most `max - 3` columns wide, followed by `...` (a wide character
 /// counts two columns, and one that would straddle the limit is left out whole).
-pub fn cut_to_width(text: &str, max: usize) -> Cow<'_, str> {
+fn cut_to_width(text: &str, max: usize) -> Cow<'_, str> {
     if text.width() <= max {
         return Cow::Borrowed(text);
     }
