@@ -619,6 +619,7 @@ mod tests {
             (press(T::Char('?'), M::SHIFT), "?"),
             (press(T::Char('?'), M::NONE), "?"),
             (press(T::Char('<'), M::NONE), "<"),
+            (press(T::Char('/'), M::NONE), "/"),
             (press(T::Char('é'), M::NONE), "é"),
             (press(T::Char('한'), M::NONE), "한"),
             (press(T::Char('数'), M::NONE), "数"),

@@ -253,9 +253,10 @@ pub fn main() -> std::process::ExitCode {
         }
         Some(Command::Man(args)) => return man(args),
     };
-    // The server waits on pipes and nothing else: no timer driver to visit on every wake-up.
+    // The server waits on pipes and on the deadlines of flows asked with a timeout.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_io()
+        .enable_time()
         .build()
     {
         Ok(runtime) => runtime,

@@ -23,7 +23,7 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::{JsonSchema, Schema, json_schema};
 use serde_json::{Map, Value, json};
 
-use crate::core::Action;
+use crate::core::{Action, MAX_SEQUENCE};
 use crate::dialect::{DIALECTS, Shape};
 use crate::server::params::{
     CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
@@ -159,8 +159,9 @@ impl JsonSchema for SubmittedAnswers {
     }
 }
 
-/// Keymap overrides: `{ "<context>.<action>": ["<key>", ...] }`, each list replacing the
-/// keys of that action (an empty list unbinds it; a single string is a one-key list).
+/// Keymap overrides: `{ "<context>.<action>": ["<key>", ["<key>", "<key>"], ...] }`, each list
+/// replacing the keys of that action (an empty list unbinds it; a single string is a one-key
+/// list; an inner list of 2 to 4 key names is a key sequence).
 pub struct KeymapOverrides;
 
 impl JsonSchema for KeymapOverrides {
@@ -171,13 +172,26 @@ impl JsonSchema for KeymapOverrides {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = Action::ALL.iter().map(|a| a.name()).collect();
         json_schema!({
-            "description": "Keymap overrides `{ \"<context>.<action>\": [\"<key>\", ...] }`: each list replaces the keys of that action (an empty list unbinds it; a single string is a one-key list).",
+            "description": "Keymap overrides `{ \"<context>.<action>\": [\"<key>\", [\"<key>\", \"<key>\"], ...] }`: each list replaces the keys of that action (an empty list unbinds it; a single string is a one-key list; an inner list of 2 to 4 key names is a key sequence, for `main` and `review` actions).",
             "type": "object",
             "propertyNames": { "enum": names },
             "additionalProperties": {
                 "anyOf": [
                     { "type": "string" },
-                    { "type": "array", "items": { "type": "string" } },
+                    {
+                        "type": "array",
+                        "items": {
+                            "anyOf": [
+                                { "type": "string" },
+                                {
+                                    "type": "array",
+                                    "items": { "type": "string" },
+                                    "minItems": 2,
+                                    "maxItems": MAX_SEQUENCE,
+                                },
+                            ],
+                        },
+                    },
                 ],
             },
         })
@@ -384,7 +398,7 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
     let doc = match name {
         "initialize" => MethodDoc {
             summary: "Sets connection-wide defaults (optional).",
-            description: "Sets defaults for later `open`s: `hasUI`, `width` and keymap overrides. May be called at any time, or never.",
+            description: "Sets defaults for later `open`s: `hasUI`, `width`, `allRows`, a keymap preset and keymap overrides. May be called at any time, or never.",
             params: Some(SchemaGenerator::subschema_for::<InitializeParams>),
             result: Some((
                 "initializeResult",
@@ -395,14 +409,14 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
         },
         "open" => MethodDoc {
             summary: "Opens a session on a payload and answers its first Step.",
-            description: "Validates the payload in its dialect. An invalid request either opens a session that is already done, with its dialect's negative result and the issues in the Step's `error` (pi's `invalid_input` result), or, in a dialect that refuses invalid requests, fails and creates no session (dsh with -32010, mcp with -32602).",
+            description: "Validates the payload in its dialect. An invalid request either opens a session that is already done, with its dialect's negative result and the issues in the Step's `error` (pi's `invalid_input` result), or, in a dialect that refuses invalid requests, fails and creates no session (dsh with -32010, mcp with -32602). With `timeoutMs` the flow ends, cancelled as timed out, when its deadline passes.",
             params: Some(SchemaGenerator::subschema_for::<OpenParams>),
             result: step,
             errors: &[code::INVALID_PARAMS, code::LIMIT, code::USER_QUESTION],
         },
         "ask" => MethodDoc {
             summary: "Opens a session and answers once its flow completes.",
-            description: "Like `open`, but the response is the finished result, sent when the flow completes through other requests. It never blocks later requests and cannot be part of a batch. In the dsh dialect a cancelled, aborted or UI-less flow fails with -32010. `close` on its session, or `$/cancelRequest` with its id, aborts it.",
+            description: "Like `open`, but the response is the finished result, sent when the flow completes through other requests. It never blocks later requests and cannot be part of a batch. In the dsh dialect a cancelled, aborted, timed-out or UI-less flow fails with -32010. `close` on its session, or `$/cancelRequest` with its id, aborts it; with `timeoutMs` the server's timer ends it at its deadline.",
             params: Some(SchemaGenerator::subschema_for::<OpenParams>),
             result: Some((
                 "askResult",
@@ -489,14 +503,14 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
         },
         "cancel" => MethodDoc {
             summary: "Cancels the flow (the user), or withdraws the request (the asker).",
-            description: "Completes the flow as cancelled (`reason: \"user\"`, the default), aborted (`reason: \"abort\"`, dsh `ASK_ABORTED`) or, where the review offers Decline, declined (`reason: \"decline\"`, the mcp `decline` action; elsewhere -32602).",
+            description: "Completes the flow as cancelled by the user (`reason: \"user\"`, the default), aborted by the asker (`reason: \"abort\"`, dsh `ASK_ABORTED`), closed by the client (`reason: \"closed\"`, e.g. its window went away) or, where the review offers Decline, declined (`reason: \"decline\"`, the mcp `decline` action; elsewhere -32602).",
             params: Some(SchemaGenerator::subschema_for::<CancelParams>),
             result: step,
             errors: &[code::INVALID_PARAMS, code::UNKNOWN_SESSION, code::COMPLETED],
         },
         "close" => MethodDoc {
             summary: "Forgets a session.",
-            description: "Removes the session; a pending `ask` on it is aborted first. Closing an unknown id answers `closed: false`.",
+            description: "Removes the session; its open flow ends first, aborted when an `ask` waits on it (which then resolves), closed otherwise. Closing an unknown id answers `closed: false`.",
             params: Some(SchemaGenerator::subschema_for::<SessionParams>),
             result: Some((
                 "closeResult",

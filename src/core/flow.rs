@@ -1,5 +1,11 @@
 //! The flow state machine: tabs, rows, focus, editors and answers, and every key of
-//! `protocol/behaviour.md` §3–§5 and every direct operation applied to them.
+//! `protocol/behaviour.md` §3–§5, §9 and §10 and every direct operation applied to them.
+//!
+//! §10 in short: a flow may have a deadline, and [`Flow::expire`] ends it as timed out when it
+//! is handed a time at or past it (the flow never reads a clock); every cancel carries a
+//! [`CancelReason`]; the page keys and first/last move among the [`Rows`] keys move among,
+//! which a `/` filter narrows to the options that match (found once per change of its text);
+//! and the first keys of a key sequence wait in the flow until the next key.
 //!
 //! Editors offer `@` file completion (see [`crate::core::FileIndex`]) once the shell has handed the
 //! flow a file index with [`Flow::set_file_index`]. While an editor's completion list is open,
@@ -20,9 +26,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::completion::{Completion, CompletionList, FileIndex};
 use crate::core::editor::{Edit, TextEditor};
+use crate::core::filter::{FILTER_MIN_OPTIONS, RowFilter};
 use crate::core::key::{Key, KeyCode};
-use crate::core::keymap::{Action, ActionSet, Context, Keymap};
-use crate::core::model::{Answer, FlowSpec, Outcome, Question, QuestionType, ReviewAction};
+use crate::core::keymap::{Action, ActionSet, Context, Keymap, MAX_SEQUENCE, SequenceMatch};
+use crate::core::model::{
+    Answer, CancelReason, FlowSpec, Outcome, Question, QuestionType, ReviewAction,
+};
 
 /// The notices and pending confirmations of the behaviour options (`protocol/behaviour.md` §9),
 /// and whether the help overlay is open. All of it is empty under the default behaviour.
@@ -76,6 +85,62 @@ pub enum Focus {
     Input,
     /// The note editor of a question or of one option.
     Note,
+    /// The filter editor of a long list (`/`).
+    Filter,
+}
+
+/// Most rows a screen shows at once, and how far the page keys move the active row.
+pub const ROW_WINDOW: usize = 10;
+
+/// The rows keys move among on the active question tab, in order: every row, or while a
+/// filter is applied the options that match and then the custom row. Positions are 0-based
+/// places in that order; rows are 0-based among all the question's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rows<'a> {
+    /// Rows of the question in all.
+    count: usize,
+    /// The options that match, while a filter is applied.
+    matches: Option<&'a [usize]>,
+    /// The custom row, when the question has one.
+    custom: Option<usize>,
+}
+
+impl Rows<'_> {
+    /// How many rows keys move among.
+    pub fn len(&self) -> usize {
+        match self.matches {
+            None => self.count,
+            Some(matches) => matches.len() + usize::from(self.custom.is_some()),
+        }
+    }
+
+    /// Whether there is no row to move among (a filter that matches nothing on a question
+    /// without a custom row, or the review tab).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a filter is applied.
+    pub fn is_filtered(&self) -> bool {
+        self.matches.is_some()
+    }
+
+    /// The row at position `at` (below [`Rows::len`]).
+    pub fn row(&self, at: usize) -> usize {
+        match self.matches {
+            None => at,
+            Some(matches) => matches.get(at).copied().or(self.custom).unwrap_or(at),
+        }
+    }
+
+    /// The position of `row`, when keys move among it.
+    pub fn position(&self, row: usize) -> Option<usize> {
+        match self.matches {
+            None => (row < self.count).then_some(row),
+            Some(matches) if self.custom == Some(row) => Some(matches.len()),
+            Some(matches) => matches.binary_search(&row).ok(),
+        }
+    }
 }
 
 /// What an open editor edits.
@@ -171,6 +236,8 @@ enum EditorCommand {
     Close,
     Up,
     Down,
+    PageDown,
+    PageUp,
     NextTab,
     PrevTab,
     Edit(Edit),
@@ -185,6 +252,8 @@ impl EditorCommand {
             Action::EditorClose | Action::NoteEditorClose => C::Close,
             Action::EditorUp | Action::NoteEditorUp => C::Up,
             Action::EditorDown | Action::NoteEditorDown => C::Down,
+            Action::EditorPageDown | Action::NoteEditorPageDown => C::PageDown,
+            Action::EditorPageUp | Action::NoteEditorPageUp => C::PageUp,
             Action::EditorNextTab | Action::NoteEditorNextTab => C::NextTab,
             Action::EditorPrevTab | Action::NoteEditorPrevTab => C::PrevTab,
             Action::EditorCursorLeft => C::Edit(Edit::Left),
@@ -238,6 +307,12 @@ pub struct Flow {
     previews: Vec<bool>,
     /// Notices, armed confirmations and the help overlay.
     prompts: Prompts,
+    /// When the flow times out, in milliseconds since the Unix epoch (see [`Flow::expire`]).
+    deadline: Option<u64>,
+    /// The filter of the active question's rows, while one is open or applied.
+    filter: Option<RowFilter>,
+    /// The keys of a key sequence pressed so far (`g` of `g g`), while it waits for the next.
+    pending: Vec<Key>,
 }
 
 /// Per question of `spec`, whether any of its options has a preview.
@@ -269,6 +344,9 @@ impl Flow {
             spare_text: String::new(),
             previews,
             prompts: Prompts::default(),
+            deadline: None,
+            filter: None,
+            pending: Vec::new(),
         };
         flow.after_move();
         flow
@@ -287,8 +365,21 @@ impl Flow {
         answers: Vec<Answer>,
         outcome: Option<Outcome>,
         prompts: Prompts,
+        deadline: Option<u64>,
+        filter: Option<(usize, TextEditor, bool)>,
+        pending: Vec<Key>,
     ) -> Result<Flow, String> {
         let previews = previews_of(&spec);
+        let filter = match filter {
+            None => None,
+            Some((question, text, editing)) => {
+                let q = spec
+                    .questions
+                    .get(question)
+                    .ok_or("the filter belongs to no question")?;
+                Some(RowFilter::new(question, q, text, editing))
+            }
+        };
         let mut flow = Flow {
             spec,
             keymap,
@@ -305,6 +396,9 @@ impl Flow {
             spare_text: String::new(),
             previews,
             prompts,
+            deadline,
+            filter,
+            pending,
         };
         flow.check_invariants()?;
         flow.refresh_completion();
@@ -411,6 +505,47 @@ impl Flow {
                 "the {} dialect has no elaborate outcome",
                 rules.dialect
             ));
+        }
+        if let Some(filter) = &self.filter {
+            let q = questions
+                .get(filter.question)
+                .ok_or("the filter belongs to no question")?;
+            if filter.question != self.tab {
+                return Err("the filter belongs to another tab".into());
+            }
+            if q.options.len() < FILTER_MIN_OPTIONS {
+                return Err(format!(
+                    "{} has too few options to be filtered",
+                    quoted(&q.id)
+                ));
+            }
+            if filter.editing && self.editor.is_some() {
+                return Err("the filter editor and another editor are open at once".into());
+            }
+            if filter.text.text().contains('\n') {
+                return Err("the filter text holds a line break".into());
+            }
+            if *filter != RowFilter::new(filter.question, q, filter.text.clone(), filter.editing) {
+                return Err("the filter's matches are not its text's".into());
+            }
+        }
+        let rows = self.rows();
+        if self.current_question().is_some()
+            && !rows.is_empty()
+            && rows.position(self.row).is_none()
+        {
+            return Err(format!("row {} is filtered out", self.row));
+        }
+        if self.outcome.is_some() && (self.filter.is_some() || !self.pending.is_empty()) {
+            return Err("a finished flow keeps no filter and no pending keys".into());
+        }
+        if !self.pending.is_empty()
+            && (self.pending.len() >= MAX_SEQUENCE
+                || !matches!(self.focus(), Focus::Options | Focus::Review)
+                || self.keymap.sequence(self.sequence_context(), &self.pending)
+                    != SequenceMatch::Prefix)
+        {
+            return Err("the pending keys begin no key sequence".into());
         }
         if !rules.declines() && self.outcome == Some(Outcome::Declined) {
             return Err(FlowError::NoDecline(rules.dialect).to_string());
@@ -592,7 +727,43 @@ impl Flow {
             }) => Focus::Input,
             Some(_) => Focus::Note,
             None if self.tab == self.spec.questions.len() => Focus::Review,
+            None if self.filter.as_ref().is_some_and(|f| f.editing) => Focus::Filter,
             None => Focus::Options,
+        }
+    }
+
+    /// The filter of the active question's rows, while one is open or applied.
+    pub fn filter(&self) -> Option<&RowFilter> {
+        self.filter.as_ref()
+    }
+
+    /// The keys of a key sequence pressed so far, while it waits for its next key.
+    pub fn pending_keys(&self) -> &[Key] {
+        &self.pending
+    }
+
+    /// The rows keys move among on the active question tab (none on the review tab).
+    pub fn rows(&self) -> Rows<'_> {
+        match self.current_question() {
+            Some(q) => Rows {
+                count: self.spec.row_count(q),
+                matches: self.filter.as_ref().map(RowFilter::matches),
+                custom: self.spec.has_custom_row(q).then_some(q.options.len()),
+            },
+            None => Rows {
+                count: 0,
+                matches: None,
+                custom: None,
+            },
+        }
+    }
+
+    /// The context whose key sequences apply in the current focus.
+    fn sequence_context(&self) -> Context {
+        if self.focus() == Focus::Review {
+            Context::Review
+        } else {
+            Context::Main
         }
     }
 
@@ -650,35 +821,84 @@ impl Flow {
         if bound.contains(Action::GlobalDismiss) {
             self.drop_type_confirmation();
             self.prompts.armed = None;
+            self.pending.clear();
             // Ctrl+C: the draft of an open editor is not saved.
-            self.cancel_guarded();
+            self.cancel_guarded(CancelReason::Dismissed);
             return Ok(());
         }
         if bound.contains(Action::GlobalHelp)
             && self.spec.behaviour.help_overlay
             && self.editor.as_ref().is_none_or(|e| e.text.is_empty())
+            && !(self.focus() == Focus::Filter
+                && self.filter.as_ref().is_some_and(|f| !f.text.is_empty()))
         {
+            self.pending.clear();
             self.prompts.help = true;
             return Ok(());
         }
         match self.focus() {
+            Focus::Options | Focus::Review
+                if self.keymap.has_sequences() && self.press_sequence(key, bound) => {}
             Focus::Options => self.press_main(key, bound),
             Focus::Review => self.press_review(key, bound),
+            Focus::Filter => return self.press_filter(key, bound),
             Focus::Input | Focus::Note => return self.press_editor(key, bound),
         }
         Ok(())
     }
 
+    /// A key of a key sequence (`options` and `review` focus): answers whether the sequence
+    /// took it. A key that continues a sequence waits with the keys before it; one that
+    /// completes it runs its action. A key that continues none clears the keys waiting, and is
+    /// then taken only when it is a key of the cancel action (as `Esc` clears Vim's pending
+    /// keys, doing nothing else); any other key goes on to act as it would have alone,
+    /// beginning a sequence of its own if it starts one.
+    fn press_sequence(&mut self, key: Key, bound: ActionSet) -> bool {
+        let context = self.sequence_context();
+        self.pending.push(key);
+        match self.keymap.sequence(context, &self.pending) {
+            SequenceMatch::Complete(action) => {
+                self.pending.clear();
+                match context {
+                    Context::Review => self.run_review(action),
+                    _ => self.run_main(action),
+                }
+                true
+            }
+            SequenceMatch::Prefix => true,
+            SequenceMatch::None => {
+                let interrupted = self.pending.len() > 1;
+                self.pending.clear();
+                let cancel = match context {
+                    Context::Review => Action::ReviewCancel,
+                    _ => Action::MainCancel,
+                };
+                if interrupted && bound.contains(cancel) {
+                    return true;
+                }
+                if interrupted {
+                    self.pending.push(key);
+                    if self.keymap.sequence(context, &self.pending) == SequenceMatch::Prefix {
+                        return true;
+                    }
+                    self.pending.clear();
+                }
+                false
+            }
+        }
+    }
+
     /// A key while the help overlay is open: the keys of `global.help`, `global.dismiss` and of
     /// every cancel or close action close it; every other key is ignored.
     fn press_help(&mut self, bound: ActionSet) {
-        const CLOSING: [Action; 6] = [
+        const CLOSING: [Action; 7] = [
             Action::GlobalHelp,
             Action::GlobalDismiss,
             Action::MainCancel,
             Action::ReviewCancel,
             Action::EditorClose,
             Action::NoteEditorClose,
+            Action::FilterClear,
         ];
         if CLOSING.iter().any(|&action| bound.contains(action)) {
             self.prompts.help = false;
@@ -688,7 +908,7 @@ impl Flow {
     /// Cancel and dismiss (`Esc`, `Ctrl+C`, the Cancel action): ends the flow as cancelled,
     /// without saving an open editor's draft, unless the dirty-dismiss guard holds it
     /// (`confirmDismissWhenDirty`, a dirty flow, no notice shown yet): then only the notice shows.
-    fn cancel_guarded(&mut self) {
+    fn cancel_guarded(&mut self, reason: CancelReason) {
         if self.spec.behaviour.confirm_dismiss_when_dirty
             && !self.prompts.dismiss
             && self.is_dirty()
@@ -696,7 +916,7 @@ impl Flow {
             self.prompts.dismiss = true;
             return;
         }
-        self.finish(Outcome::Cancelled);
+        self.finish(Outcome::Cancelled(reason));
     }
 
     /// Forgets a question-type switch waiting for its confirmation, and its notice.
@@ -707,9 +927,14 @@ impl Flow {
         }
     }
 
-    /// Inserts text (typing or a paste) into the open editor.
+    /// Inserts text (typing or a paste) into the open editor, or into the open filter editor
+    /// (line breaks there become spaces).
     pub fn insert(&mut self, text: &str) -> Result<(), FlowError> {
         self.ensure_open()?;
+        if self.focus() == Focus::Filter {
+            let one_line = text.replace("\r\n", " ").replace(['\n', '\r'], " ");
+            return self.type_filter(&one_line);
+        }
         if self.editor.is_none() {
             return Err(FlowError::NoEditor);
         }
@@ -734,42 +959,73 @@ impl Flow {
 
     /// A key on a question tab; `bound` holds the key's actions.
     fn press_main(&mut self, key: Key, bound: ActionSet) {
-        let Some(question) = self.spec.questions.get(self.tab) else {
+        if let Some(d) = Self::digit(key) {
+            self.drop_type_confirmation();
+            self.press_digit(d);
+            return;
+        }
+        if let Some(action) = bound.in_context(Context::Main).first() {
+            self.run_main(action);
+        }
+    }
+
+    /// Digit `d` on a question tab: the `d`-th row keys move among (with a filter, the
+    /// `d`-th row that matches).
+    fn press_digit(&mut self, d: usize) {
+        let rows = self.rows();
+        if d > rows.len() {
+            return;
+        }
+        self.row = rows.row(d - 1);
+        let Some(question) = self.current_question() else {
+            return;
+        };
+        if self.spec.is_custom_row(question, self.row) {
+            self.toggle_or_open_custom();
+        } else if question.kind == QuestionType::Multi {
+            self.toggle(self.row);
+        } else {
+            self.select_only(self.row);
+            self.advance();
+        }
+    }
+
+    /// Runs an action of `main` on the active question tab.
+    fn run_main(&mut self, action: Action) {
+        if self.current_question().is_none() {
+            return;
+        }
+        if action != Action::MainChangeQuestionType {
+            self.drop_type_confirmation();
+        }
+        let Some(question) = self.current_question() else {
             return;
         };
         let kind = question.kind;
-        let rows = self.spec.row_count(question);
-        let custom_row = question.options.len();
-        let digit = Self::digit(key);
-        let action = bound.in_context(Context::Main).first();
-        if digit.is_some() || action.is_some_and(|a| a != Action::MainChangeQuestionType) {
-            self.drop_type_confirmation();
-        }
-        let has_custom = rows > custom_row;
-        if let Some(d) = digit {
-            if d > rows {
-                return;
-            }
-            self.row = d - 1;
-            if has_custom && self.row == custom_row {
-                self.toggle_or_open_custom();
-            } else if kind == QuestionType::Multi {
-                self.toggle(self.row);
-            } else {
-                self.select_only(self.row);
-                self.advance();
-            }
-            return;
-        }
-        let Some(action) = action else {
-            return;
-        };
-        let on_custom = has_custom && self.row == custom_row;
+        let on_custom = self.spec.is_custom_row(question, self.row);
+        let filterable = question.options.len() >= FILTER_MIN_OPTIONS;
+        // A filter that matches nothing leaves no active row to act on.
+        let shown = self.rows().position(self.row).is_some();
         match action {
             Action::MainNextTab => self.move_tab(true),
             Action::MainPrevTab => self.move_tab(false),
             Action::MainDown => self.move_row(true),
             Action::MainUp => self.move_row(false),
+            Action::MainPageDown => self.jump(|at, _| at + ROW_WINDOW),
+            Action::MainPageUp => self.jump(|at, _| at.saturating_sub(ROW_WINDOW)),
+            Action::MainFirst => self.jump(|_, _| 0),
+            Action::MainLast => self.jump(|_, count| count - 1),
+            Action::MainFilter if filterable => self.open_filter(),
+            // While a filter is applied, the keys of cancel clear it first.
+            Action::MainCancel if self.filter.is_some() => self.filter = None,
+            Action::MainCancel => self.cancel_guarded(CancelReason::User),
+            Action::MainQuestionNote if self.spec.rules.notes => {
+                self.open_editor(EditorTarget::QuestionNote)
+            }
+            Action::MainChangeQuestionType if self.spec.behaviour.question_type_toggle => {
+                self.change_question_type();
+            }
+            _ if !shown => {}
             Action::MainConfirm if on_custom => self.open_editor(EditorTarget::Custom),
             Action::MainConfirm => {
                 if kind != QuestionType::Multi {
@@ -791,12 +1047,6 @@ impl Flow {
             Action::MainOptionNote => {
                 self.open_editor(EditorTarget::OptionNote { option: self.row })
             }
-            Action::MainQuestionNote if !self.spec.rules.notes => {}
-            Action::MainQuestionNote => self.open_editor(EditorTarget::QuestionNote),
-            Action::MainChangeQuestionType if self.spec.behaviour.question_type_toggle => {
-                self.change_question_type();
-            }
-            Action::MainCancel => self.cancel_guarded(),
             _ => {}
         }
     }
@@ -849,6 +1099,11 @@ impl Flow {
         }
         let rows = self.spec.row_count(&self.spec.questions[tab]);
         self.row = self.row.min(rows - 1);
+        // The custom row may have gone: with a filter applied, stay on a row it keeps.
+        let shown = self.rows();
+        if !shown.is_empty() && shown.position(self.row).is_none() {
+            self.row = shown.row(0);
+        }
         self.prompts.type_change = Some(TypeChange::Changed { from, to });
     }
 
@@ -881,20 +1136,148 @@ impl Flow {
         {
             self.prompts.armed = None;
         }
-        let Some(action) = action else {
-            return;
-        };
+        if let Some(action) = action {
+            self.run_review(action);
+        }
+    }
+
+    /// Runs an action of `review` on the review tab.
+    fn run_review(&mut self, action: Action) {
+        self.prompts.armed = None;
+        let actions = self.review_actions();
+        let last = actions.len() - 1;
         match action {
             Action::ReviewNextTab => self.move_tab(true),
             Action::ReviewPrevTab => self.move_tab(false),
-            Action::ReviewDown => {
-                self.review_action = (self.review_action + 1).min(actions.len() - 1);
-            }
+            Action::ReviewDown => self.review_action = (self.review_action + 1).min(last),
             Action::ReviewUp => self.review_action = self.review_action.saturating_sub(1),
+            Action::ReviewFirst => self.review_action = 0,
+            Action::ReviewLast => self.review_action = last,
             Action::ReviewConfirm => self.run_review_action(actions[self.review_action]),
-            Action::ReviewCancel => self.cancel_guarded(),
+            Action::ReviewCancel => self.cancel_guarded(CancelReason::User),
             _ => {}
         }
+    }
+
+    /// Opens the filter editor of the active question: a new filter, or the one applied,
+    /// with the cursor at the end of its text.
+    fn open_filter(&mut self) {
+        let Some(question) = self.spec.questions.get(self.tab) else {
+            return;
+        };
+        match &mut self.filter {
+            Some(filter) => {
+                filter.editing = true;
+                filter.text.apply(Edit::End);
+            }
+            None => self.filter = Some(RowFilter::new(self.tab, question, TextEditor::new(), true)),
+        }
+    }
+
+    /// A key in the filter editor; `bound` holds the key's actions. Its own actions accept,
+    /// clear, move among the options that match and move tabs; the editing keys of `editor`
+    /// (but a new line) edit its text; a character is typed.
+    fn press_filter(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
+        match bound.in_context(Context::Filter).first() {
+            Some(Action::FilterAccept) => {
+                if let Some(filter) = self.filter.as_mut() {
+                    filter.editing = false;
+                    if filter.text.is_empty() {
+                        self.filter = None;
+                    }
+                }
+            }
+            Some(Action::FilterClear) => self.filter = None,
+            Some(Action::FilterUp) => self.move_in_matches(false),
+            Some(Action::FilterDown) => self.move_in_matches(true),
+            Some(Action::FilterNextTab) => self.move_tab(true),
+            Some(Action::FilterPrevTab) => self.move_tab(false),
+            Some(_) => {}
+            None => {
+                let edit = bound.in_context(Context::Editor).iter().find_map(|action| {
+                    match EditorCommand::of(action) {
+                        Some(EditorCommand::Edit(edit)) if edit != Edit::Newline => Some(edit),
+                        _ => None,
+                    }
+                });
+                match (edit, key.code) {
+                    (Some(edit), _) => self.edit_filter(edit),
+                    (None, KeyCode::Char(c)) if !key.mods.ctrl && !key.mods.alt => {
+                        let mut buf = [0u8; 4];
+                        return self.type_filter(c.encode_utf8(&mut buf));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a cursor movement or deletion to the filter text.
+    fn edit_filter(&mut self, edit: Edit) {
+        let Some(filter) = self.filter.as_mut() else {
+            return;
+        };
+        let before = filter.text.text().len();
+        filter.text.apply(edit);
+        // Moves keep the text's length; deletions shorten it.
+        if filter.text.text().len() != before {
+            self.refilter();
+        }
+    }
+
+    /// Types `text` into the filter text, refused past the flow's text limit.
+    fn type_filter(&mut self, text: &str) -> Result<(), FlowError> {
+        let Some(filter) = self.filter.as_mut() else {
+            return Ok(());
+        };
+        let would_hold = filter.text.text().len().saturating_add(text.len());
+        if would_hold > self.text_limit {
+            return Err(FlowError::TextLimit {
+                would_hold,
+                limit: self.text_limit,
+            });
+        }
+        filter.text.insert(text);
+        self.refilter();
+        Ok(())
+    }
+
+    /// Finds the options that match after the filter text changed (one pass over them), and
+    /// makes the first that matches active: the custom row when none does, the row unchanged
+    /// on a question without one.
+    fn refilter(&mut self) {
+        let spec = &*self.spec;
+        let (Some(filter), Some(question)) = (self.filter.as_mut(), spec.questions.get(self.tab))
+        else {
+            return;
+        };
+        filter.refresh(question);
+        self.row = match filter.matches().first() {
+            Some(&first) => first,
+            None if spec.has_custom_row(question) => question.options.len(),
+            None => self.row,
+        };
+    }
+
+    /// Up/Down in the filter editor: among the options that match, clamped (never onto the
+    /// custom row, whose editor would open).
+    fn move_in_matches(&mut self, down: bool) {
+        let Some(matches) = self.filter.as_ref().map(RowFilter::matches) else {
+            return;
+        };
+        if matches.is_empty() {
+            return;
+        }
+        let at = matches
+            .binary_search(&self.row)
+            .unwrap_or_else(|at| at.min(matches.len() - 1));
+        let at = if down {
+            (at + 1).min(matches.len() - 1)
+        } else {
+            at.saturating_sub(1)
+        };
+        self.row = matches[at];
     }
 
     /// Runs a review action; Submit does nothing while an answer blocks it.
@@ -905,7 +1288,7 @@ impl Flow {
         match action {
             ReviewAction::Submit => self.finish(Outcome::Submit),
             ReviewAction::Elaborate => self.finish(Outcome::Elaborate),
-            ReviewAction::Cancel => self.cancel_guarded(),
+            ReviewAction::Cancel => self.cancel_guarded(CancelReason::User),
             ReviewAction::Decline => self.finish(Outcome::Declined),
         }
     }
@@ -937,6 +1320,7 @@ impl Flow {
         let empty = editor.text.is_empty();
         let usable = |command: &EditorCommand| match command {
             EditorCommand::NextTab | EditorCommand::PrevTab => empty,
+            EditorCommand::PageDown | EditorCommand::PageUp => empty,
             _ => true,
         };
         Self::editor_commands(bound, editor.target).find(usable)
@@ -954,7 +1338,7 @@ impl Flow {
                 EditorCommand::Up => Some(ListCommand::Move { down: false }),
                 EditorCommand::Down => Some(ListCommand::Move { down: true }),
                 EditorCommand::Close => Some(ListCommand::Close),
-                EditorCommand::PrevTab => None,
+                EditorCommand::PrevTab | EditorCommand::PageDown | EditorCommand::PageUp => None,
             };
             list = list.or(this);
         }
@@ -1050,6 +1434,14 @@ impl Flow {
                 if self.save_editor(false)? {
                     self.move_row(true);
                 }
+            }
+            EditorCommand::PageDown => {
+                self.save_editor(false)?;
+                self.jump(|at, _| at + ROW_WINDOW);
+            }
+            EditorCommand::PageUp => {
+                self.save_editor(false)?;
+                self.jump(|at, _| at.saturating_sub(ROW_WINDOW));
             }
             EditorCommand::NextTab => {
                 if self.save_editor(false)? {
@@ -1249,17 +1641,33 @@ impl Flow {
         self.enter_tab(tab);
     }
 
-    /// Up/Down on a question tab, clamped.
+    /// Up/Down on a question tab, clamped; landing on the custom row opens its editor.
     fn move_row(&mut self, down: bool) {
-        let Some(question) = self.current_question() else {
-            return;
-        };
-        self.row = if down {
-            (self.row + 1).min(self.spec.row_count(question) - 1)
-        } else {
-            self.row.saturating_sub(1)
-        };
-        self.after_move();
+        let to = |at: usize, _| if down { at + 1 } else { at.saturating_sub(1) };
+        if self.move_among(to) {
+            self.after_move();
+        }
+    }
+
+    /// The page keys and first/last: a jump to position `to(position, count)`, clamped. A jump
+    /// does not open the custom row's editor by itself (so that `end` then `home` comes back
+    /// up): `enter` or `space` there does.
+    fn jump(&mut self, to: impl FnOnce(usize, usize) -> usize) {
+        self.move_among(to);
+    }
+
+    /// Moves the active row to position `to(position, count)` among the rows keys move among
+    /// (clamped to the last). Nothing moves where there is no row (the review tab, a filter
+    /// that matches nothing); answers whether there was one.
+    fn move_among(&mut self, to: impl FnOnce(usize, usize) -> usize) -> bool {
+        let rows = self.rows();
+        let count = rows.len();
+        if count == 0 {
+            return false;
+        }
+        let at = rows.position(self.row).unwrap_or(0);
+        self.row = rows.row(to(at, count).min(count - 1));
+        true
     }
 
     /// Next tab without wrapping (the last question advances to review), row 0.
@@ -1267,9 +1675,10 @@ impl Flow {
         self.enter_tab((self.tab + 1).min(self.spec.questions.len()));
     }
 
-    /// Makes `tab` active on its first row and first review action; the notices of the tab
-    /// left go with it.
+    /// Makes `tab` active on its first row and first review action; the notices and the filter
+    /// of the tab left go with it.
     fn enter_tab(&mut self, tab: usize) {
+        self.filter = None;
         self.tab = tab;
         self.row = 0;
         self.review_action = 0;
@@ -1314,6 +1723,8 @@ impl Flow {
     fn finish(&mut self, outcome: Outcome) {
         self.close_editor();
         self.prompts = Prompts::default();
+        self.filter = None;
+        self.pending.clear();
         self.outcome = Some(outcome);
     }
 
@@ -1356,6 +1767,8 @@ impl Flow {
             .as_deref()
             .map_or(0, str::len);
         self.check_stored(replaced, text.len())?;
+        // A direct operation ends any key sequence begun.
+        self.pending.clear();
         self.close_editor_on(question, EditorTarget::Custom);
         self.store_custom(question, text);
         let stays = self.spec.behaviour.custom_text_toggles
@@ -1384,6 +1797,7 @@ impl Flow {
             None => {
                 let replaced = self.answers[question].note.as_deref().map_or(0, str::len);
                 self.check_stored(replaced, text.len())?;
+                self.pending.clear();
                 self.close_editor_on(question, EditorTarget::QuestionNote);
                 self.answers[question].set_note(text);
             }
@@ -1403,6 +1817,7 @@ impl Flow {
                     .option_note(option)
                     .map_or(0, str::len);
                 self.check_stored(replaced, text.len())?;
+                self.pending.clear();
                 self.close_editor_on(question, EditorTarget::OptionNote { option });
                 self.answers[question].set_option_note(option, text);
             }
@@ -1454,14 +1869,45 @@ impl Flow {
         Ok(())
     }
 
-    /// Ends the flow: `Cancelled` (the user), `Aborted` (the asker withdrew) or `Declined`
-    /// (the user declined, where the dialect offers it).
-    pub fn cancel(&mut self, outcome: Outcome) -> Result<(), FlowError> {
+    /// Ends the flow as cancelled for `reason` (the user, the asker withdrawing, the client
+    /// closing it, …). The draft of an open editor is not saved.
+    pub fn cancel(&mut self, reason: CancelReason) -> Result<(), FlowError> {
         self.ensure_open()?;
-        if outcome == Outcome::Declined && !self.spec.rules.declines() {
+        self.finish(Outcome::Cancelled(reason));
+        Ok(())
+    }
+
+    /// Ends the flow as declined by the user, where the dialect offers Decline. The draft of
+    /// an open editor is not saved.
+    pub fn decline(&mut self) -> Result<(), FlowError> {
+        self.ensure_open()?;
+        if !self.spec.rules.declines() {
             return Err(FlowError::NoDecline(self.spec.rules.dialect));
         }
-        self.finish(outcome);
+        self.finish(Outcome::Declined);
         Ok(())
+    }
+
+    /// When the flow times out, in milliseconds since the Unix epoch; `None` without a timeout.
+    pub fn deadline(&self) -> Option<u64> {
+        self.deadline
+    }
+
+    /// Sets (or, with `None`, removes) the flow's deadline, in milliseconds since the Unix
+    /// epoch. The flow does not read a clock: the shell calls [`Flow::expire`] with the time.
+    pub fn set_deadline(&mut self, deadline: Option<u64>) {
+        self.deadline = deadline;
+    }
+
+    /// The timeout rule: at `now` (milliseconds since the Unix epoch), a flow still open whose
+    /// deadline is `now` or earlier completes as cancelled with reason `timeout`; the draft of
+    /// an open editor is not saved, and nothing is answered for the user. Answers whether this
+    /// call ended the flow.
+    pub fn expire(&mut self, now: u64) -> bool {
+        let due = self.outcome.is_none() && self.deadline.is_some_and(|at| at <= now);
+        if due {
+            self.finish(Outcome::Cancelled(CancelReason::Timeout));
+        }
+        due
     }
 }

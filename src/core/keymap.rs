@@ -8,6 +8,12 @@
 //!
 //! A key press is looked up once: [`Keymap::bound`] answers every action bound to the key, in
 //! every context, as an [`ActionSet`] that the engine then narrows to the contexts it needs.
+//!
+//! An action of the `main` and `review` contexts may also be bound to a key sequence of two to
+//! four keys (`["g", "g"]` in an override; `g g` in hints), which [`Keymap::sequence`] matches
+//! against the keys pressed so far. A key that starts a sequence of a context is bound to no
+//! action of that context by itself, and no sequence starts another (an override that would
+//! break either is refused). A [`Preset`] adds a set of bindings (`vim`) before any override.
 
 use std::sync::LazyLock;
 
@@ -29,6 +35,8 @@ pub enum Context {
     Editor,
     /// A note editor, `note` focus (`noteEditor`).
     NoteEditor,
+    /// The filter editor of a long list, `filter` focus (`filter`).
+    Filter,
 }
 
 impl Context {
@@ -39,6 +47,7 @@ impl Context {
         Context::Review,
         Context::Editor,
         Context::NoteEditor,
+        Context::Filter,
     ];
 
     /// The wire name: `global`, `main`, `review`, `editor` or `noteEditor`.
@@ -49,7 +58,14 @@ impl Context {
             Context::Review => "review",
             Context::Editor => "editor",
             Context::NoteEditor => "noteEditor",
+            Context::Filter => "filter",
         }
+    }
+
+    /// Whether actions of the context may be bound to key sequences (`main` and `review`: no
+    /// text is typed there).
+    pub fn takes_sequences(self) -> bool {
+        matches!(self, Context::Main | Context::Review)
     }
 }
 
@@ -109,6 +125,11 @@ actions! {
     MainPrevTab = Main, "main.prevTab", "previous tab", ["shift+tab", "left"];
     MainDown = Main, "main.down", "down", ["down"];
     MainUp = Main, "main.up", "up", ["up"];
+    MainPageDown = Main, "main.pageDown", "page down", ["pagedown"];
+    MainPageUp = Main, "main.pageUp", "page up", ["pageup"];
+    MainFirst = Main, "main.first", "first", ["home"];
+    MainLast = Main, "main.last", "last", ["end"];
+    MainFilter = Main, "main.filter", "filter", ["/"];
     MainConfirm = Main, "main.confirm", "confirm", ["enter"];
     MainToggle = Main, "main.toggle", "toggle", ["space"];
     MainOptionNote = Main, "main.optionNote", "option note", ["n"];
@@ -120,6 +141,8 @@ actions! {
     ReviewPrevTab = Review, "review.prevTab", "previous tab", ["shift+tab", "left"];
     ReviewDown = Review, "review.down", "down", ["down"];
     ReviewUp = Review, "review.up", "up", ["up"];
+    ReviewFirst = Review, "review.first", "first", ["home", "pageup"];
+    ReviewLast = Review, "review.last", "last", ["end", "pagedown"];
     ReviewConfirm = Review, "review.confirm", "confirm", ["enter"];
     ReviewCancel = Review, "review.cancel", "cancel", ["escape"];
 
@@ -127,6 +150,8 @@ actions! {
     EditorClose = Editor, "editor.close", "close", ["escape"];
     EditorUp = Editor, "editor.up", "up", ["up"];
     EditorDown = Editor, "editor.down", "down", ["down"];
+    EditorPageDown = Editor, "editor.pageDown", "page down", ["pagedown"];
+    EditorPageUp = Editor, "editor.pageUp", "page up", ["pageup"];
     EditorNextTab = Editor, "editor.nextTab", "next tab", ["tab", "right"];
     EditorPrevTab = Editor, "editor.prevTab", "previous tab", ["shift+tab", "left"];
     EditorCursorLeft = Editor, "editor.cursorLeft", "cursor left", ["left"];
@@ -146,8 +171,17 @@ actions! {
     NoteEditorClose = NoteEditor, "noteEditor.close", "close", ["escape"];
     NoteEditorUp = NoteEditor, "noteEditor.up", "up", ["up"];
     NoteEditorDown = NoteEditor, "noteEditor.down", "down", ["down"];
+    NoteEditorPageDown = NoteEditor, "noteEditor.pageDown", "page down", ["pagedown"];
+    NoteEditorPageUp = NoteEditor, "noteEditor.pageUp", "page up", ["pageup"];
     NoteEditorNextTab = NoteEditor, "noteEditor.nextTab", "next tab", ["tab", "right"];
     NoteEditorPrevTab = NoteEditor, "noteEditor.prevTab", "previous tab", ["shift+tab", "left"];
+
+    FilterAccept = Filter, "filter.accept", "done", ["enter"];
+    FilterClear = Filter, "filter.clear", "clear filter", ["escape"];
+    FilterUp = Filter, "filter.up", "up", ["up"];
+    FilterDown = Filter, "filter.down", "down", ["down"];
+    FilterNextTab = Filter, "filter.nextTab", "next tab", ["tab"];
+    FilterPrevTab = Filter, "filter.prevTab", "previous tab", ["shift+tab"];
 }
 
 impl Action {
@@ -246,6 +280,89 @@ pub enum KeymapError {
         /// How many keys were given.
         count: usize,
     },
+    /// A key sequence with fewer than two or more than [`MAX_SEQUENCE`] keys.
+    #[error(
+        "keymap action {}: a key sequence holds 2 to {MAX_SEQUENCE} keys",
+        quoted(.0.name())
+    )]
+    SequenceLength(Action),
+    /// A key sequence bound to an action of a context where keys are typed.
+    #[error(
+        "keymap action {}: key sequences bind only main and review actions",
+        quoted(.0.name())
+    )]
+    SequenceContext(Action),
+    /// A key or sequence that would make another unreachable: a key that starts a sequence
+    /// of the same context, or a sequence that starts another.
+    #[error(
+        "keymap action {}: {} starts the sequence {} of {}",
+        quoted(.action.name()),
+        quoted(.keys),
+        quoted(.sequence),
+        quoted(.other.name())
+    )]
+    SequenceConflict {
+        /// The action whose key or sequence starts the other's sequence.
+        action: Action,
+        /// That key or sequence, named as hints name it.
+        keys: String,
+        /// The longer sequence, named as hints name it.
+        sequence: String,
+        /// The action bound to the longer sequence.
+        other: Action,
+    },
+}
+
+/// Most keys in a key sequence.
+pub const MAX_SEQUENCE: usize = 4;
+
+/// A set of bindings added to the defaults before any override (`keymapPreset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// The documented defaults, nothing added.
+    Default,
+    /// Vim habits in `options` and `review` focus: `j`/`k` rows, `h`/`l` tabs, `gg`/`G` first
+    /// and last, `ctrl+d`/`ctrl+u` a page down and up, `q` cancel. Editors are unchanged.
+    Vim,
+}
+
+/// One action's keys and key sequences in a preset, by canonical name.
+type PresetBinding = (
+    Action,
+    &'static [&'static str],
+    &'static [&'static [&'static str]],
+);
+
+/// What the `vim` preset adds: per action, keys and key sequences.
+const VIM: &[PresetBinding] = &[
+    (Action::MainDown, &["j"], &[]),
+    (Action::MainUp, &["k"], &[]),
+    (Action::MainPrevTab, &["h"], &[]),
+    (Action::MainNextTab, &["l"], &[]),
+    (Action::MainFirst, &[], &[&["g", "g"]]),
+    (Action::MainLast, &["G"], &[]),
+    (Action::MainPageDown, &["ctrl+d"], &[]),
+    (Action::MainPageUp, &["ctrl+u"], &[]),
+    (Action::MainCancel, &["q"], &[]),
+    (Action::ReviewDown, &["j"], &[]),
+    (Action::ReviewUp, &["k"], &[]),
+    (Action::ReviewPrevTab, &["h"], &[]),
+    (Action::ReviewNextTab, &["l"], &[]),
+    (Action::ReviewFirst, &["ctrl+u"], &[&["g", "g"]]),
+    (Action::ReviewLast, &["G", "ctrl+d"], &[]),
+    (Action::ReviewCancel, &["q"], &[]),
+];
+
+/// How the keys pressed so far stand against the key sequences of a context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SequenceMatch {
+    /// They are a whole sequence of this action.
+    Complete(Action),
+    /// They begin a sequence: wait for the next key.
+    Prefix,
+    /// No sequence begins with them.
+    None,
 }
 
 /// Most keys one keymap override may bind an action to.
@@ -256,7 +373,11 @@ pub const MAX_KEYS_PER_ACTION: usize = 16;
 pub struct Keymap {
     /// Keys of each action, indexed by `Action as usize`, in binding order, without repeats.
     bindings: Vec<Vec<Key>>,
-    /// The canonical names of those keys, for hints.
+    /// Key sequences of each action, indexed by `Action as usize`, in binding order.
+    sequences: Vec<Vec<Box<[Key]>>>,
+    /// Every key sequence with its action, for lookups (empty for most keymaps).
+    sequence_index: Vec<(Action, Box<[Key]>)>,
+    /// The canonical names of those keys, then of those sequences, for hints.
     names: Vec<KeyNames>,
     /// The actions bound to each key that has a [`slot`], indexed by slot.
     direct: Box<[ActionSet; SLOTS]>,
@@ -264,7 +385,7 @@ pub struct Keymap {
     others: Vec<(u32, ActionSet)>,
 }
 
-/// Canonical key names (`up`, `ctrl+c`, `n`), shared: a hint lists them without copying.
+/// Canonical key names (`up`, `ctrl+c`, `n`, `g g`), shared: a hint lists them without copying.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyNames(std::sync::Arc<[String]>);
 
@@ -301,6 +422,14 @@ impl serde::Serialize for KeyNames {
     }
 }
 
+/// The name of a key sequence: its keys' canonical names, separated by spaces (`g g`).
+pub fn sequence_name(keys: &[Key]) -> String {
+    keys.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Named keys (`Up` … `PageDown`), numbered by [`named_number`].
 const NAMED_KEYS: usize = 13;
 
@@ -320,19 +449,22 @@ fn slot(key: Key) -> Option<usize> {
     Some(base + usize::from(key.mods.shift) * (SLOTS / 2))
 }
 
+/// Parses the canonical key names of a built-in table (they are valid by construction).
+fn parsed(names: &[&str]) -> Vec<Key> {
+    names
+        .iter()
+        .map(|name| Key::parse(name).expect("built-in key names are valid"))
+        .collect()
+}
+
 /// The default keymap, parsed once.
 static DEFAULT: LazyLock<Keymap> = LazyLock::new(|| {
     Keymap::from_bindings(
         Action::ALL
             .iter()
-            .map(|action| {
-                action
-                    .default_keys()
-                    .iter()
-                    .map(|name| Key::parse(name).expect("default key names are valid"))
-                    .collect()
-            })
+            .map(|action| parsed(action.default_keys()))
             .collect(),
+        vec![Vec::new(); Action::ALL.len()],
     )
 });
 
@@ -344,8 +476,9 @@ impl Default for Keymap {
 }
 
 impl Keymap {
-    /// Builds the lookup index for `bindings` (one list per action, in `Action::ALL` order).
-    fn from_bindings(bindings: Vec<Vec<Key>>) -> Keymap {
+    /// Builds the lookup index for `bindings` and `sequences` (one list per action, in
+    /// `Action::ALL` order).
+    fn from_bindings(bindings: Vec<Vec<Key>>, sequences: Vec<Vec<Box<[Key]>>>) -> Keymap {
         let mut direct = Box::new([ActionSet::EMPTY; SLOTS]);
         let mut others: Vec<(u32, ActionSet)> = Vec::new();
         for (&action, keys) in Action::ALL.iter().zip(&bindings) {
@@ -368,17 +501,29 @@ impl Keymap {
         }
         let names = bindings
             .iter()
-            .map(|keys| KeyNames(keys.iter().map(ToString::to_string).collect()))
+            .zip(&sequences)
+            .map(|(keys, sequences)| {
+                let keys = keys.iter().map(ToString::to_string);
+                let sequences = sequences.iter().map(|s| sequence_name(s));
+                KeyNames(keys.chain(sequences).collect())
+            })
+            .collect();
+        let sequence_index = Action::ALL
+            .iter()
+            .zip(&sequences)
+            .flat_map(|(&action, list)| list.iter().map(move |s| (action, s.clone())))
             .collect();
         Keymap {
             bindings,
+            sequences,
+            sequence_index,
             names,
             direct,
             others,
         }
     }
 
-    /// The canonical names of the keys bound to `action`, in order.
+    /// The canonical names of the keys bound to `action`, then of its key sequences, in order.
     pub fn key_names(&self, action: Action) -> KeyNames {
         self.names[action as usize].clone()
     }
@@ -386,6 +531,32 @@ impl Keymap {
     /// The keys bound to `action`, in the order they were given.
     pub fn keys(&self, action: Action) -> &[Key] {
         &self.bindings[action as usize]
+    }
+
+    /// The key sequences bound to `action`, in the order they were given.
+    pub fn sequences(&self, action: Action) -> &[Box<[Key]>] {
+        &self.sequences[action as usize]
+    }
+
+    /// Whether any action is bound to a key sequence.
+    pub fn has_sequences(&self) -> bool {
+        !self.sequence_index.is_empty()
+    }
+
+    /// How the keys `pressed` so far (one or more) stand against the sequences of `context`:
+    /// a whole sequence (its first action in `Action::ALL` order), the start of one, or neither.
+    pub fn sequence(&self, context: Context, pressed: &[Key]) -> SequenceMatch {
+        let mut found = SequenceMatch::None;
+        for (action, keys) in &self.sequence_index {
+            if action.context() != context || !keys.starts_with(pressed) {
+                continue;
+            }
+            if keys.len() == pressed.len() {
+                return SequenceMatch::Complete(*action);
+            }
+            found = SequenceMatch::Prefix;
+        }
+        found
     }
 
     /// Every action bound to `key`, in every context.
@@ -405,40 +576,112 @@ impl Keymap {
         self.bound(key).in_context(context).iter()
     }
 
+    /// This keymap with `preset`'s bindings added after each action's own keys (keys it
+    /// already has are not repeated).
+    pub fn with_preset(&self, preset: Preset) -> Keymap {
+        let table = match preset {
+            Preset::Default => return self.clone(),
+            Preset::Vim => VIM,
+        };
+        let mut bindings = self.bindings.clone();
+        let mut sequences = self.sequences.clone();
+        for &(action, keys, added) in table {
+            let own = &mut bindings[action as usize];
+            for key in parsed(keys) {
+                if !own.contains(&key) {
+                    own.push(key);
+                }
+            }
+            let own = &mut sequences[action as usize];
+            for added in added {
+                let keys: Box<[Key]> = parsed(added).into();
+                if !own.contains(&keys) {
+                    own.push(keys);
+                }
+            }
+        }
+        Keymap::from_bindings(bindings, sequences)
+    }
+
     /// This keymap with `overrides` applied: a JSON object
-    /// `{ "<context>.<action>": ["<key>", ...] }` whose lists replace the keys of the named
-    /// actions (an empty list unbinds; a single string is a one-key list). On any error
-    /// nothing is applied. An action takes at most [`MAX_KEYS_PER_ACTION`] keys, which keeps
-    /// the work bounded: a list longer than that is refused before any key is parsed.
+    /// `{ "<context>.<action>": ["<key>", ["<key>", "<key>"], ...] }` whose lists replace the
+    /// keys of the named actions (an empty list unbinds; a single string is a one-key list; an
+    /// inner list is a key sequence). On any error nothing is applied. An action takes at most
+    /// [`MAX_KEYS_PER_ACTION`] keys, those of its key sequences included, which keeps the work
+    /// bounded: a list of more is refused before any key is parsed.
     pub fn with_overrides(&self, overrides: &Value) -> Result<Keymap, KeymapError> {
         let entries = overrides.as_object().ok_or(KeymapError::NotAnObject)?;
         let mut bindings = self.bindings.clone();
+        let mut sequences = self.sequences.clone();
         for (name, value) in entries {
             let action =
                 Action::from_name(name).ok_or_else(|| KeymapError::UnknownAction(name.clone()))?;
-            if let Some(keys) = value.as_array()
-                && keys.len() > MAX_KEYS_PER_ACTION
-            {
-                return Err(KeymapError::TooManyKeys {
-                    action,
-                    count: keys.len(),
-                });
+            // Every key counts, those of key sequences too; a sequence's own length is checked
+            // once its keys are parsed.
+            if let Some(entries) = value.as_array() {
+                let count = entries
+                    .iter()
+                    .map(|entry| entry.as_array().map_or(1, Vec::len))
+                    .fold(0usize, usize::saturating_add);
+                if count > MAX_KEYS_PER_ACTION {
+                    return Err(KeymapError::TooManyKeys { action, count });
+                }
             }
-            bindings[action as usize] = parse_binding(action, value)?;
+            let (keys, seqs) = parse_binding(action, value)?;
+            bindings[action as usize] = keys;
+            sequences[action as usize] = seqs;
         }
-        Ok(Keymap::from_bindings(bindings))
+        let keymap = Keymap::from_bindings(bindings, sequences);
+        keymap.check_sequences()?;
+        Ok(keymap)
+    }
+
+    /// Refuses a keymap where a key or sequence would never be reached: a key that starts a
+    /// sequence of its own context, or a sequence that starts a longer one.
+    fn check_sequences(&self) -> Result<(), KeymapError> {
+        for (other, sequence) in &self.sequence_index {
+            let context = other.context();
+            let conflict = |action: Action, keys: String| KeymapError::SequenceConflict {
+                action,
+                keys,
+                sequence: sequence_name(sequence),
+                other: *other,
+            };
+            if let Some(action) = self.actions(context, sequence[0]).next() {
+                return Err(conflict(action, sequence[0].to_string()));
+            }
+            for (action, shorter) in &self.sequence_index {
+                if action.context() == context
+                    && shorter.len() < sequence.len()
+                    && sequence.starts_with(shorter)
+                {
+                    return Err(conflict(*action, sequence_name(shorter)));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The bindings that differ from the defaults, as an override object (in `Action::ALL`
-    /// order, keys by canonical name), so that `Keymap::default().with_overrides(&k.overrides())`
-    /// rebuilds `k`.
+    /// order, keys by canonical name, sequences as lists of them), so that
+    /// `Keymap::default().with_overrides(&k.overrides())` rebuilds `k`.
     pub fn overrides(&self) -> Value {
         let changed = Action::ALL
             .iter()
-            .filter(|&&action| self.keys(action) != DEFAULT.keys(action))
+            .filter(|&&action| {
+                self.keys(action) != DEFAULT.keys(action)
+                    || self.sequences(action) != DEFAULT.sequences(action)
+            })
             .map(|&action| {
                 let keys = self.keys(action).iter().map(|k| Value::from(k.to_string()));
-                (action.name().to_owned(), Value::Array(keys.collect()))
+                let sequences = self
+                    .sequences(action)
+                    .iter()
+                    .map(|s| Value::Array(s.iter().map(|k| Value::from(k.to_string())).collect()));
+                (
+                    action.name().to_owned(),
+                    Value::Array(keys.chain(sequences).collect()),
+                )
             });
         Value::Object(changed.collect::<Map<_, _>>())
     }
@@ -478,27 +721,50 @@ fn named_number(code: KeyCode) -> u32 {
     }
 }
 
-/// The keys an override value binds `action` to, in order, without repeats.
-fn parse_binding(action: Action, value: &Value) -> Result<Vec<Key>, KeymapError> {
-    let names: Vec<&str> = match value {
-        Value::String(name) => vec![name],
-        Value::Array(items) => items
-            .iter()
-            .map(|item| item.as_str().ok_or(KeymapError::BadValue(action)))
-            .collect::<Result<_, _>>()?,
+/// The keys and the key sequences of one action.
+type Binding = (Vec<Key>, Vec<Box<[Key]>>);
+
+/// The keys and key sequences an override value binds `action` to, each in order, without
+/// repeats.
+fn parse_binding(action: Action, value: &Value) -> Result<Binding, KeymapError> {
+    let items: Vec<&Value> = match value {
+        Value::String(_) => vec![value],
+        Value::Array(items) => items.iter().collect(),
         _ => return Err(KeymapError::BadValue(action)),
     };
-    let mut keys = Vec::with_capacity(names.len());
-    for name in names {
-        let key = Key::parse(name).map_err(|_| KeymapError::BadKey {
+    let key = |item: &Value| {
+        let name = item.as_str().ok_or(KeymapError::BadValue(action))?;
+        Key::parse(name).map_err(|_| KeymapError::BadKey {
             action,
             key: name.to_owned(),
-        })?;
-        if !keys.contains(&key) {
-            keys.push(key);
+        })
+    };
+    let mut keys = Vec::with_capacity(items.len());
+    let mut sequences: Vec<Box<[Key]>> = Vec::new();
+    for item in items {
+        match item {
+            Value::Array(parts) => {
+                let sequence = parts.iter().map(key).collect::<Result<Vec<_>, _>>()?;
+                if !(2..=MAX_SEQUENCE).contains(&sequence.len()) {
+                    return Err(KeymapError::SequenceLength(action));
+                }
+                if !action.context().takes_sequences() {
+                    return Err(KeymapError::SequenceContext(action));
+                }
+                let sequence: Box<[Key]> = sequence.into();
+                if !sequences.contains(&sequence) {
+                    sequences.push(sequence);
+                }
+            }
+            _ => {
+                let key = key(item)?;
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
         }
     }
-    Ok(keys)
+    Ok((keys, sequences))
 }
 
 #[cfg(test)]
@@ -546,6 +812,23 @@ mod tests {
         ),
         (MainDown, "main.down", Context::Main, "down", &["down"]),
         (MainUp, "main.up", Context::Main, "up", &["up"]),
+        (
+            MainPageDown,
+            "main.pageDown",
+            Context::Main,
+            "page down",
+            &["pagedown"],
+        ),
+        (
+            MainPageUp,
+            "main.pageUp",
+            Context::Main,
+            "page up",
+            &["pageup"],
+        ),
+        (MainFirst, "main.first", Context::Main, "first", &["home"]),
+        (MainLast, "main.last", Context::Main, "last", &["end"]),
+        (MainFilter, "main.filter", Context::Main, "filter", &["/"]),
         (
             MainConfirm,
             "main.confirm",
@@ -611,6 +894,20 @@ mod tests {
         ),
         (ReviewUp, "review.up", Context::Review, "up", &["up"]),
         (
+            ReviewFirst,
+            "review.first",
+            Context::Review,
+            "first",
+            &["home", "pageup"],
+        ),
+        (
+            ReviewLast,
+            "review.last",
+            Context::Review,
+            "last",
+            &["end", "pagedown"],
+        ),
+        (
             ReviewConfirm,
             "review.confirm",
             Context::Review,
@@ -645,6 +942,20 @@ mod tests {
             Context::Editor,
             "down",
             &["down"],
+        ),
+        (
+            EditorPageDown,
+            "editor.pageDown",
+            Context::Editor,
+            "page down",
+            &["pagedown"],
+        ),
+        (
+            EditorPageUp,
+            "editor.pageUp",
+            Context::Editor,
+            "page up",
+            &["pageup"],
         ),
         (
             EditorNextTab,
@@ -773,6 +1084,20 @@ mod tests {
             &["down"],
         ),
         (
+            NoteEditorPageDown,
+            "noteEditor.pageDown",
+            Context::NoteEditor,
+            "page down",
+            &["pagedown"],
+        ),
+        (
+            NoteEditorPageUp,
+            "noteEditor.pageUp",
+            Context::NoteEditor,
+            "page up",
+            &["pageup"],
+        ),
+        (
             NoteEditorNextTab,
             "noteEditor.nextTab",
             Context::NoteEditor,
@@ -785,6 +1110,42 @@ mod tests {
             Context::NoteEditor,
             "previous tab",
             &["shift+tab", "left"],
+        ),
+        (
+            FilterAccept,
+            "filter.accept",
+            Context::Filter,
+            "done",
+            &["enter"],
+        ),
+        (
+            FilterClear,
+            "filter.clear",
+            Context::Filter,
+            "clear filter",
+            &["escape"],
+        ),
+        (FilterUp, "filter.up", Context::Filter, "up", &["up"]),
+        (
+            FilterDown,
+            "filter.down",
+            Context::Filter,
+            "down",
+            &["down"],
+        ),
+        (
+            FilterNextTab,
+            "filter.nextTab",
+            Context::Filter,
+            "next tab",
+            &["tab"],
+        ),
+        (
+            FilterPrevTab,
+            "filter.prevTab",
+            Context::Filter,
+            "previous tab",
+            &["shift+tab"],
         ),
     ];
 
@@ -824,7 +1185,10 @@ mod tests {
     #[test]
     fn context_names() {
         let names: Vec<_> = Context::ALL.iter().map(|c| c.name()).collect();
-        assert_eq!(names, ["global", "main", "review", "editor", "noteEditor"]);
+        assert_eq!(
+            names,
+            ["global", "main", "review", "editor", "noteEditor", "filter"]
+        );
         for (i, &context) in Context::ALL.iter().enumerate() {
             assert_eq!(context as usize, i);
         }
@@ -991,6 +1355,13 @@ mod tests {
             (Main, "1", &[]),
             (Main, "x", &[]),
             (Main, "ctrl+n", &[]),
+            (Main, "pagedown", &[MainPageDown]),
+            (Main, "pageup", &[MainPageUp]),
+            (Main, "home", &[MainFirst]),
+            (Main, "end", &[MainLast]),
+            (Main, "/", &[MainFilter]),
+            (Main, "j", &[]),
+            (Main, "g", &[]),
             (Review, "tab", &[ReviewNextTab]),
             (Review, "right", &[ReviewNextTab]),
             (Review, "shift+tab", &[ReviewPrevTab]),
@@ -1002,6 +1373,10 @@ mod tests {
             (Review, "n", &[]),
             (Review, "N", &[]),
             (Review, "space", &[]),
+            (Review, "home", &[ReviewFirst]),
+            (Review, "pageup", &[ReviewFirst]),
+            (Review, "end", &[ReviewLast]),
+            (Review, "pagedown", &[ReviewLast]),
             (Editor, "enter", &[EditorSubmit]),
             (Editor, "escape", &[EditorClose]),
             (Editor, "up", &[EditorUp]),
@@ -1037,6 +1412,14 @@ mod tests {
             (NoteEditor, "shift+tab", &[NoteEditorPrevTab]),
             (NoteEditor, "left", &[NoteEditorPrevTab]),
             (NoteEditor, "ctrl+a", &[]),
+            (Filter, "enter", &[FilterAccept]),
+            (Filter, "escape", &[FilterClear]),
+            (Filter, "up", &[FilterUp]),
+            (Filter, "down", &[FilterDown]),
+            (Filter, "tab", &[FilterNextTab]),
+            (Filter, "shift+tab", &[FilterPrevTab]),
+            (Filter, "right", &[]),
+            (Filter, "home", &[]),
             (NoteEditor, "shift+enter", &[]),
         ];
         for &(context, key, expected) in cases {
@@ -1245,6 +1628,24 @@ mod tests {
                 })
             );
         }
+        // The keys of key sequences count: eight sequences of two keys are the most.
+        let pairs: Vec<Value> = "abcdefgh"
+            .chars()
+            .map(|c| json!(["z", c.to_string()]))
+            .collect();
+        let at_limit = Keymap::default()
+            .with_overrides(&json!({ "main.first": pairs }))
+            .unwrap();
+        assert_eq!(at_limit.sequences(MainFirst).len(), MAX_KEYS_PER_ACTION / 2);
+        let mut over = vec![json!("home")];
+        over.extend(pairs);
+        assert_eq!(
+            Keymap::default()
+                .with_overrides(&json!({ "main.first": over }))
+                .unwrap_err()
+                .to_string(),
+            r#"keymap action "main.first": 17 keys given; an action takes at most 16"#
+        );
         let repeated: Vec<&str> = vec!["j"; MAX_KEYS_PER_ACTION + 1];
         assert_eq!(
             Keymap::default()
@@ -1283,5 +1684,175 @@ mod tests {
             r#"{"main.nextTab":["ctrl+n","tab"],"main.optionNote":[],"editor.newline":["ctrl+j"]}"#
         );
         assert_eq!(Keymap::default().with_overrides(&saved), Ok(map));
+    }
+
+    fn seq(names: &[&str]) -> Box<[Key]> {
+        names.iter().map(|n| k(n)).collect()
+    }
+
+    #[test]
+    fn the_vim_preset_adds_its_keys_after_the_defaults() {
+        let vim = Keymap::default().with_preset(Preset::Vim);
+        assert_eq!(vim.keys(MainDown), [k("down"), k("j")]);
+        assert_eq!(vim.keys(MainUp), [k("up"), k("k")]);
+        assert_eq!(vim.keys(MainPrevTab), [k("shift+tab"), k("left"), k("h")]);
+        assert_eq!(vim.keys(MainNextTab), [k("tab"), k("right"), k("l")]);
+        assert_eq!(vim.keys(MainFirst), [k("home")]);
+        assert_eq!(vim.sequences(MainFirst), [seq(&["g", "g"])]);
+        assert_eq!(vim.keys(MainLast), [k("end"), k("G")]);
+        assert_eq!(vim.keys(MainPageDown), [k("pagedown"), k("ctrl+d")]);
+        assert_eq!(vim.keys(MainPageUp), [k("pageup"), k("ctrl+u")]);
+        assert_eq!(vim.keys(MainCancel), [k("escape"), k("q")]);
+        assert_eq!(vim.keys(ReviewFirst), [k("home"), k("pageup"), k("ctrl+u")]);
+        assert_eq!(vim.sequences(ReviewFirst), [seq(&["g", "g"])]);
+        assert_eq!(
+            vim.keys(ReviewLast),
+            [k("end"), k("pagedown"), k("G"), k("ctrl+d")]
+        );
+        assert_eq!(vim.keys(ReviewCancel), [k("escape"), k("q")]);
+        // Editors are unchanged: `ctrl+u` still deletes to the line start there.
+        for &action in Action::ALL {
+            if !action.context().takes_sequences() {
+                assert_eq!(
+                    vim.keys(action),
+                    Keymap::default().keys(action),
+                    "{}",
+                    action.name()
+                );
+            }
+        }
+        assert_eq!(
+            lookup(&vim, Context::Editor, "ctrl+u"),
+            [EditorDeleteToLineStart]
+        );
+        assert_eq!(lookup(&vim, Context::Main, "ctrl+u"), [MainPageUp]);
+        assert_eq!(lookup(&vim, Context::Main, "g"), []);
+        assert_eq!(&*vim.key_names(MainFirst), ["home", "g g"]);
+        assert_eq!(
+            Keymap::default().with_preset(Preset::Default),
+            Keymap::default()
+        );
+        // Applied twice, nothing repeats.
+        assert_eq!(vim.with_preset(Preset::Vim), vim);
+        assert!(vim.has_sequences());
+        assert!(!Keymap::default().has_sequences());
+    }
+
+    #[test]
+    fn sequences_are_matched_key_by_key_in_their_context() {
+        let vim = Keymap::default().with_preset(Preset::Vim);
+        let g = k("g");
+        assert_eq!(vim.sequence(Context::Main, &[g]), SequenceMatch::Prefix);
+        assert_eq!(
+            vim.sequence(Context::Main, &[g, g]),
+            SequenceMatch::Complete(MainFirst)
+        );
+        assert_eq!(
+            vim.sequence(Context::Review, &[g, g]),
+            SequenceMatch::Complete(ReviewFirst)
+        );
+        assert_eq!(
+            vim.sequence(Context::Main, &[g, k("j")]),
+            SequenceMatch::None
+        );
+        assert_eq!(vim.sequence(Context::Main, &[k("j")]), SequenceMatch::None);
+        assert_eq!(vim.sequence(Context::Main, &[g, g, g]), SequenceMatch::None);
+        assert_eq!(vim.sequence(Context::Editor, &[g]), SequenceMatch::None);
+    }
+
+    #[test]
+    fn overrides_bind_sequences_as_inner_lists_and_round_trip() {
+        let map = Keymap::default()
+            .with_overrides(&json!({
+                "main.last": ["end", ["g", "e"], ["g", "e"]],
+                "review.confirm": [["z", "<CR>"]],
+                "main.first": [["ctrl+w", "g", "g"]],
+            }))
+            .unwrap();
+        assert_eq!(map.keys(MainLast), [k("end")]);
+        assert_eq!(map.sequences(MainLast), [seq(&["g", "e"])]);
+        assert_eq!(map.keys(ReviewConfirm), []);
+        assert_eq!(map.sequences(ReviewConfirm), [seq(&["z", "enter"])]);
+        assert_eq!(&*map.key_names(MainFirst), ["ctrl+w g g"]);
+        assert_eq!(
+            map.sequence(Context::Main, &[k("ctrl+w"), k("g")]),
+            SequenceMatch::Prefix
+        );
+        let saved = map.overrides();
+        assert_eq!(
+            saved,
+            json!({
+                "main.first": [["ctrl+w", "g", "g"]],
+                "main.last": ["end", ["g", "e"]],
+                "review.confirm": [["z", "enter"]],
+            })
+        );
+        assert_eq!(Keymap::default().with_overrides(&saved), Ok(map));
+        let vim = Keymap::default().with_preset(Preset::Vim);
+        assert_eq!(Keymap::default().with_overrides(&vim.overrides()), Ok(vim));
+    }
+
+    #[test]
+    fn sequence_errors() {
+        let vim = Keymap::default().with_preset(Preset::Vim);
+        let cases = [
+            (
+                json!({ "main.first": [["g"]] }),
+                r#"keymap action "main.first": a key sequence holds 2 to 4 keys"#,
+            ),
+            (
+                json!({ "main.first": [["a", "b", "c", "d", "e"]] }),
+                r#"keymap action "main.first": a key sequence holds 2 to 4 keys"#,
+            ),
+            (
+                json!({ "editor.submit": [["g", "g"]] }),
+                r#"keymap action "editor.submit": key sequences bind only main and review actions"#,
+            ),
+            (
+                json!({ "global.dismiss": [["g", "g"]] }),
+                r#"keymap action "global.dismiss": key sequences bind only main and review actions"#,
+            ),
+            (
+                json!({ "main.first": [["g", "nope"]] }),
+                r#"keymap action "main.first": unknown key "nope""#,
+            ),
+            (
+                json!({ "main.first": [["g", 1]] }),
+                r#"keymap action "main.first": expected a list of key names"#,
+            ),
+            (
+                json!({ "main.toggle": ["g"] }),
+                r#"keymap action "main.toggle": "g" starts the sequence "g g" of "main.first""#,
+            ),
+            (
+                json!({ "main.last": [["g", "g", "x"]] }),
+                r#"keymap action "main.first": "g g" starts the sequence "g g x" of "main.last""#,
+            ),
+        ];
+        for (overrides, message) in cases {
+            assert_eq!(
+                vim.with_overrides(&overrides).unwrap_err().to_string(),
+                message,
+                "{overrides}"
+            );
+        }
+        // The same key alone in another context is no conflict.
+        let ok = vim
+            .with_overrides(&json!({ "noteEditor.submit": ["g"], "review.toggle": [] }))
+            .map(|_| ());
+        assert_eq!(ok, Err(KeymapError::UnknownAction("review.toggle".into())));
+        assert!(
+            vim.with_overrides(&json!({ "noteEditor.submit": ["g"] }))
+                .is_ok()
+        );
+        // Unbinding the sequence frees its first key.
+        let freed = vim
+            .with_overrides(&json!({ "main.first": ["home"], "main.toggle": ["g"] }))
+            .unwrap();
+        assert_eq!(lookup(&freed, Context::Main, "g"), [MainToggle]);
+        assert_eq!(
+            freed.sequence(Context::Main, &[k("g")]),
+            SequenceMatch::None
+        );
     }
 }

@@ -1,8 +1,9 @@
 //! The pure flow: what a flow asks, its state, and every key and direct operation applied to
-//! it (`protocol/behaviour.md` §2–§5), with the text editor, the keymap, `@` completion matching and the
-//! per-flow limits.
+//! it (`protocol/behaviour.md` §2–§5 and §10), with the text editor, the keymap, `@` completion
+//! matching, the filter of long lists and the per-flow limits.
 //!
-//! Values in, values out: nothing here reads a file, a clock or a socket, nothing is async,
+//! Values in, values out: nothing here reads a file, a clock or a socket (a deadline is
+//! checked against the time the shell hands [`Flow::expire`]), nothing is async,
 //! and nothing knows which dialect a flow came in or how it is shown. A dialect hands the core
 //! a [`FlowSpec`] with its [`Rules`]; the view layer reads a [`Flow`] to draw it.
 //!
@@ -13,6 +14,7 @@
 
 mod completion;
 mod editor;
+mod filter;
 mod flow;
 mod key;
 mod keymap;
@@ -24,12 +26,18 @@ pub use completion::{
     Completion, CompletionList, FileIndex, IndexEntry, MAX_ITEMS, MAX_QUERY_BYTES, at_word,
 };
 pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
-pub use flow::{EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, TypeChange};
+pub use filter::{FILTER_MIN_OPTIONS, RowFilter, contains_graphemes, fold_into};
+pub use flow::{
+    EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, ROW_WINDOW, Rows, TypeChange,
+};
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
-pub use keymap::{Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_KEYS_PER_ACTION};
+pub use keymap::{
+    Action, ActionSet, Context, KeyNames, Keymap, KeymapError, MAX_KEYS_PER_ACTION, MAX_SEQUENCE,
+    Preset, SequenceMatch, sequence_name,
+};
 pub use limits::Limits;
 pub use model::{
-    Answer, Behaviour, CUSTOM_LABEL, Checker, CustomRow, FlowSpec, HIDDEN, Intent, Issue,
-    OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType, ReviewAction, Rules,
+    Answer, Behaviour, CUSTOM_LABEL, CancelReason, Checker, CustomRow, FlowSpec, HIDDEN, Intent,
+    Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType, ReviewAction, Rules,
 };
 pub use text::{described, quoted};

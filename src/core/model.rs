@@ -466,18 +466,79 @@ impl Answer {
 }
 
 /// How a flow ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// The user chose Submit.
     Submit,
     /// The user chose Elaborate.
     Elaborate,
-    /// The user cancelled (Esc, Cancel action, Ctrl+C, or `cancel` with reason `user`).
-    Cancelled,
-    /// The asker withdrew the request (`cancel` with reason `abort`, or `$/cancelRequest`).
-    Aborted,
+    /// The flow ended without an answer, for the reason given.
+    Cancelled(CancelReason),
     /// The user declined the request explicitly (the Decline action, or `cancel` with reason
     /// `decline`).
     Declined,
+}
+
+impl Outcome {
+    /// The reason the flow was cancelled, when it was.
+    pub fn cancel_reason(self) -> Option<CancelReason> {
+        match self {
+            Outcome::Cancelled(reason) => Some(reason),
+            Outcome::Submit | Outcome::Elaborate | Outcome::Declined => None,
+        }
+    }
+}
+
+/// Why an ask ended without an answer: set by the key or operation that ended the flow (the
+/// first five), by opening without a UI, or by validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelReason {
+    /// The user cancelled: the Cancel action, or the keys of `main.cancel` / `review.cancel`
+    /// (`Esc`), or `cancel` with reason `user`.
+    User,
+    /// The user dismissed the flow with the keys of `global.dismiss` (`Ctrl+C`).
+    Dismissed,
+    /// The asker withdrew the request: `cancel` with reason `abort`, `$/cancelRequest`, or
+    /// `close` of a session with a pending `ask`.
+    Aborted,
+    /// The flow's deadline passed while it was still open.
+    Timeout,
+    /// The client closed the flow without an answer: `cancel` with reason `closed` (its window
+    /// went away).
+    Closed,
+    /// There is no UI to ask in: the flow was opened with `hasUI: false`.
+    NoUi,
+    /// The request failed validation; no flow ran.
+    InvalidInput,
+}
+
+impl CancelReason {
+    /// The wire name (`user`, `dismissed`, `aborted`, `timeout`, `closed`, `no_ui`,
+    /// `invalid_input`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CancelReason::User => "user",
+            CancelReason::Dismissed => "dismissed",
+            CancelReason::Aborted => "aborted",
+            CancelReason::Timeout => "timeout",
+            CancelReason::Closed => "closed",
+            CancelReason::NoUi => "no_ui",
+            CancelReason::InvalidInput => "invalid_input",
+        }
+    }
+
+    /// What transcripts and the rendered end of a flow say, in words: `Cancelled`,
+    /// `Cancelled (timed out)`, …
+    pub fn words(self) -> &'static str {
+        match self {
+            CancelReason::User => "Cancelled",
+            CancelReason::Dismissed => "Cancelled",
+            CancelReason::Aborted => "Cancelled (withdrawn by the asker)",
+            CancelReason::Timeout => "Cancelled (timed out)",
+            CancelReason::Closed => "Cancelled (closed)",
+            CancelReason::NoUi => "Cancelled",
+            CancelReason::InvalidInput => "Invalid input",
+        }
+    }
 }

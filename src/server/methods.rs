@@ -47,6 +47,7 @@ fn register<R: Answer + 'static>(
             .register_method(name, move |params: Params, ctx: &Shared, _| {
                 let mut state = lock(ctx);
                 let (mut reply, limit) = state.take_begun_reply();
+                state.expire_due_now();
                 let result = match handler(&mut state, params.as_str()) {
                     Ok(result) => result,
                     Err(e) => {

@@ -33,6 +33,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
+use std::time::Duration;
 
 use jsonrpsee::types::{Id, Params};
 use jsonrpsee::{Extensions, MethodCallback, RpcModule};
@@ -49,7 +50,7 @@ pub use protocol::{Answer, Bounded, METHODS, Step, StepResult, code, error};
 use crate::core::quoted;
 use crate::server::framing::{FrameError, FrameReader, write_frame};
 use crate::server::methods::{Shared, lock};
-use crate::server::state::{Config, State};
+use crate::server::state::{Config, State, now_ms};
 
 /// Most messages in one batch (each may answer a whole Step).
 pub const MAX_BATCH: usize = 100;
@@ -231,6 +232,7 @@ where
             ),
         ))
     };
+    let timer = tokio::spawn(expire_on_time(connection.state.clone()));
     let mut outgoing = Some(outgoing);
     // The framing is known once the first frame has been read; the writer starts then.
     let mut writer_task = None;
@@ -265,6 +267,7 @@ where
             Handled::Exit => break,
         }
     }
+    timer.abort();
     connection.finish().await;
     lock(&state).close_store();
     // The writer stops once everything queued is written.
@@ -273,6 +276,32 @@ where
         let _ = task.await;
     }
     Ok(())
+}
+
+/// Longest the timer sleeps at once; it then looks at the deadlines again (a wall clock that
+/// moved is caught up with at the latest then).
+const MAX_TIMER_SLEEP: Duration = Duration::from_secs(3600);
+
+/// The timer of a connection: sleeps until the earliest deadline of its flows (or until a
+/// deadline is added) and hands the time to the state, which completes every flow whose
+/// deadline has come and resolves its pending `ask`. The shell only tells the time: the rule
+/// is the flow's (`Flow::expire`).
+async fn expire_on_time(state: Shared) {
+    let wake = lock(&state).timer();
+    loop {
+        let next = lock(&state).next_deadline();
+        match next {
+            None => wake.notified().await,
+            Some(at) => {
+                let wait = Duration::from_millis(at.saturating_sub(now_ms())).min(MAX_TIMER_SLEEP);
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = wake.notified() => {}
+                }
+            }
+        }
+        lock(&state).expire_due(now_ms());
+    }
 }
 
 /// Polls a future once, catching a panic inside it.

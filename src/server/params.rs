@@ -13,7 +13,7 @@ use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::core::{described, quoted};
+use crate::core::{Preset, described, quoted};
 use crate::dialect::{DIALECTS, DialectId};
 use crate::session::BehaviourOptions;
 
@@ -254,8 +254,12 @@ pub struct Capabilities {
     /// Views carry every row of a question, not only the window of at most 10 rows that the
     /// screen shows (default `false`).
     pub all_rows: Option<bool>,
-    /// Keymap overrides `{ "<context>.<action>": ["<key>", ...] }`.
+    /// Keymap overrides `{ "<context>.<action>": ["<key>", ["<key>", "<key>"], ...] }` (an
+    /// inner list is a key sequence), applied after `keymapPreset`.
     pub keymap: Option<Value>,
+    /// Bindings added to the defaults before any override: `vim` (`j`/`k`, `h`/`l`, `gg`/`G`,
+    /// `ctrl+d`/`ctrl+u`, `q` in options and review focus) or `default` (none).
+    pub keymap_preset: Option<Preset>,
     /// Behaviour options for later `open`s: a profile and the four flags (replaces earlier
     /// ones whole).
     pub behaviour: Option<BehaviourOptions>,
@@ -284,8 +288,15 @@ pub struct OpenParams {
     pub all_rows: Option<bool>,
     /// Root directory for `@` file completion in editors.
     pub cwd: Option<String>,
-    /// Keymap overrides for this flow.
+    /// Keymap overrides for this flow, on top of the connection's.
     pub keymap: Option<Value>,
+    /// Bindings added to the defaults before any override, for this flow (default: the
+    /// connection's).
+    pub keymap_preset: Option<Preset>,
+    /// Milliseconds the user has to answer: once they pass with the flow still open, it
+    /// completes as cancelled with reason `timeout` (never with an answer). `0` times out at
+    /// once. Views carry the deadline.
+    pub timeout_ms: Option<u64>,
     /// Behaviour options for this flow, over the connection's: each field given replaces the
     /// connection's, each left out keeps it.
     pub behaviour: Option<BehaviourOptions>,
@@ -410,11 +421,14 @@ pub struct GetViewParams {
 /// Who ends a flow with `cancel`.
 #[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum CancelReason {
+pub enum CancelCause {
     /// The user cancelled (default).
     User,
     /// The asker withdrew the request (dsh `ASK_ABORTED`).
     Abort,
+    /// The client closed the flow without an answer, e.g. its window went away (pi
+    /// `cancelReason: "closed"`, dsh `ASK_CANCELLED`).
+    Closed,
     /// The user declined the request, in a dialect whose review offers Decline.
     Decline,
 }
@@ -424,8 +438,8 @@ pub enum CancelReason {
 pub struct CancelParams {
     /// The session id.
     pub session: String,
-    /// `user` (default), `abort` or `decline`.
-    pub reason: Option<CancelReason>,
+    /// `user` (default), `abort`, `closed` or `decline`.
+    pub reason: Option<CancelCause>,
 }
 
 /// `restore` params.
@@ -443,6 +457,7 @@ const KEYMAP: Field = optional("keymap", Expect::Any("keymap overrides"));
 const HAS_UI: Field = optional("hasUI", Expect::Flag);
 const WIDTH: Field = optional("width", Expect::Count);
 const ALL_ROWS: Field = optional("allRows", Expect::Flag);
+const KEYMAP_PRESET: Field = optional("keymapPreset", Expect::OneOf(&["default", "vim"]));
 const BEHAVIOUR: Field = optional(
     "behaviour",
     Expect::Closed(&[
@@ -459,7 +474,7 @@ impl Params for InitializeParams {
         optional("clientInfo", Expect::Any("any JSON value")),
         optional(
             "capabilities",
-            Expect::Object(&[HAS_UI, WIDTH, ALL_ROWS, KEYMAP, BEHAVIOUR]),
+            Expect::Object(&[HAS_UI, WIDTH, ALL_ROWS, KEYMAP, KEYMAP_PRESET, BEHAVIOUR]),
         ),
     ];
     const CHECK_FIRST: bool = true;
@@ -478,6 +493,8 @@ impl Params for OpenParams {
         ALL_ROWS,
         optional("cwd", Expect::Text),
         KEYMAP,
+        KEYMAP_PRESET,
+        optional("timeoutMs", Expect::Count),
         BEHAVIOUR,
     ];
     // `behaviour` is a struct, which serde would also read from an array.
@@ -554,7 +571,10 @@ impl Params for GetViewParams {
 impl Params for CancelParams {
     const FIELDS: &'static [Field] = &[
         SESSION,
-        optional("reason", Expect::OneOf(&["user", "abort", "decline"])),
+        optional(
+            "reason",
+            Expect::OneOf(&["user", "abort", "closed", "decline"]),
+        ),
     ];
 }
 

@@ -9,21 +9,23 @@
 //! would be over the budget, *rolls it back*, so a refused request changes nothing. The state on
 //! disk always describes what the client was last answered.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 
 use crate::core::{
-    FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, parse_sequence, quoted,
+    CancelReason, FileIndex, Flow, FlowError, Key, Keymap, Limits, Outcome, Preset, parse_sequence,
+    quoted,
 };
 use crate::server::files;
 use crate::server::params::{
-    CancelParams, CancelReason, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
+    CancelCause, CancelParams, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
     KeysParams, OpenParams, Params, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
     SubmitAnswersParams, SubmitMode,
 };
@@ -35,6 +37,18 @@ use crate::view::{self, ScreenCache, ViewOptions};
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
 pub const MAX_TRACED_KEYS: usize = 1000;
+
+/// The latest deadline a flow takes, in milliseconds since the Unix epoch: 2^53 − 1, so that
+/// JavaScript clients read every deadline exactly. Later ones are brought down to it.
+pub const MAX_DEADLINE: u64 = (1 << 53) - 1;
+
+/// The time now, in milliseconds since the Unix epoch (0 before it): the clock behind every
+/// deadline.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
 
 /// Server-wide settings, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +151,8 @@ enum Undo {
     /// `initialize` changed the connection's defaults; the earlier ones.
     Defaults {
         keymap: Arc<Keymap>,
+        preset: Option<Preset>,
+        overrides: Option<Value>,
         view: ViewOptions,
         has_ui: Option<bool>,
         behaviour: BehaviourOptions,
@@ -149,7 +165,12 @@ pub struct State {
     sessions: HashMap<String, Entry>,
     serial: u64,
     next_id: u64,
+    /// The connection's keymap: the defaults, its preset, its overrides.
     keymap: Arc<Keymap>,
+    /// The connection's preset and overrides, from `initialize`, which a session's own
+    /// preset or overrides are combined with.
+    preset: Option<Preset>,
+    overrides: Option<Value>,
     /// The behaviour options of later sessions, from `initialize`.
     behaviour: BehaviourOptions,
     /// What views of later sessions carry, from `initialize`.
@@ -163,6 +184,10 @@ pub struct State {
     /// The success reply of the synchronous method being called, begun by the shell and
     /// continued by the method (see `server::methods::register`).
     reply: ReplySlot,
+    /// The deadlines of open flows, earliest first, with their sessions.
+    deadlines: BTreeSet<(u64, String)>,
+    /// Wakes the timer (`server::expire_on_time`) when a deadline is added.
+    timer: Arc<Notify>,
     /// Most bytes the reply being written may hold, its envelope included.
     reply_limit: usize,
     /// Whether the reply being written is part of a batch's.
@@ -227,6 +252,21 @@ fn keymap_error(e: impl std::fmt::Display) -> ErrorObjectOwned {
     error(code::INVALID_PARAMS, format!("invalid params: keymap: {e}"))
 }
 
+/// The default keymap with `preset` added, then each of `overrides` applied in turn.
+fn keymap_of<'a>(
+    preset: Option<Preset>,
+    overrides: impl IntoIterator<Item = Option<&'a Value>>,
+) -> Result<Keymap, ErrorObjectOwned> {
+    let mut keymap = match preset {
+        Some(preset) => Keymap::default().with_preset(preset),
+        None => Keymap::default(),
+    };
+    for overrides in overrides.into_iter().flatten() {
+        keymap = keymap.with_overrides(overrides).map_err(keymap_error)?;
+    }
+    Ok(keymap)
+}
+
 impl State {
     /// Fresh state with the given settings. With a state directory, the sessions that ended
     /// processes left there are read back (as `recovered` sessions); a directory that cannot
@@ -239,6 +279,8 @@ impl State {
             serial: 0,
             next_id: 0,
             keymap: Arc::new(Keymap::default()),
+            preset: None,
+            overrides: None,
             behaviour: BehaviourOptions::default(),
             view: ViewOptions::default(),
             has_ui: None,
@@ -246,6 +288,8 @@ impl State {
             waiters: HashMap::new(),
             last_ask: None,
             reply: ReplySlot::Empty,
+            deadlines: BTreeSet::new(),
+            timer: Arc::new(Notify::new()),
             in_batch: false,
             undo: None,
             store: None,
@@ -254,6 +298,43 @@ impl State {
             state.open_store(&dir);
         }
         state
+    }
+
+    /// What wakes the timer when a deadline is added.
+    pub fn timer(&self) -> Arc<Notify> {
+        self.timer.clone()
+    }
+
+    /// The earliest deadline of an open flow, in milliseconds since the Unix epoch.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.deadlines.first().map(|&(at, _)| at)
+    }
+
+    /// Hands `now` (milliseconds since the Unix epoch) to every flow whose deadline has come,
+    /// which then completes as timed out (the rule is the flow's, [`Flow::expire`]); their
+    /// pending `ask`s are resolved and their state leaves the state directory.
+    pub fn expire_due(&mut self, now: u64) {
+        while let Some((at, _)) = self.deadlines.first()
+            && *at <= now
+        {
+            let Some((_, id)) = self.deadlines.pop_first() else {
+                break;
+            };
+            if let Some(entry) = self.sessions.get_mut(&id)
+                && entry.session.expire(now)
+            {
+                self.committed(&id);
+            }
+        }
+    }
+
+    /// [`State::expire_due`] at the time now, before a request acts: no request sees a flow
+    /// whose deadline has passed as open, whether or not the timer has run yet. Reads the
+    /// clock only while some flow has a deadline.
+    pub fn expire_due_now(&mut self) {
+        if !self.deadlines.is_empty() {
+            self.expire_due(now_ms());
+        }
     }
 
     /// Opens the state directory and takes in what it recovers.
@@ -291,6 +372,9 @@ impl State {
             }
             kept.push(r.id.clone());
             let session = self.limited(r.restored.session);
+            if let Some(at) = session.deadline() {
+                self.deadlines.insert((at, r.id.clone()));
+            }
             self.serial += 1;
             self.sessions.insert(
                 r.id,
@@ -316,6 +400,8 @@ impl State {
             tracing::info!("recovered {} open flows", kept.len());
         }
         self.store = Some(store);
+        // A recovered flow whose deadline passed while no process ran times out at once.
+        self.expire_due_now();
     }
 
     /// What the last views lend the next one, for writing a reply.
@@ -363,16 +449,19 @@ impl State {
     pub fn initialize(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
         let p: InitializeParams = parse(params)?;
         if let Some(c) = p.capabilities {
-            let keymap = match &c.keymap {
-                Some(overrides) => Arc::new(
-                    Keymap::default()
-                        .with_overrides(overrides)
-                        .map_err(keymap_error)?,
-                ),
-                None => self.keymap.clone(),
+            let (preset, overrides) = (
+                c.keymap_preset.or(self.preset),
+                c.keymap.or_else(|| self.overrides.clone()),
+            );
+            let keymap = if preset == self.preset && overrides == self.overrides {
+                self.keymap.clone()
+            } else {
+                Arc::new(keymap_of(preset, [overrides.as_ref()])?)
             };
             self.undo = Some(Undo::Defaults {
                 keymap: std::mem::replace(&mut self.keymap, keymap),
+                preset: std::mem::replace(&mut self.preset, preset),
+                overrides: std::mem::replace(&mut self.overrides, overrides),
                 view: self.view,
                 has_ui: self.has_ui,
                 behaviour: self.behaviour,
@@ -479,12 +568,21 @@ impl State {
         replaced: Option<Box<Entry>>,
         evict: Option<String>,
     ) {
+        let deadline = entry.session.deadline();
         self.sessions.insert(id.clone(), entry);
+        if let Some(at) = deadline {
+            self.deadlines.insert((at, id.clone()));
+            self.timer.notify_one();
+        }
         self.undo = Some(Undo::Added {
             id,
             replaced,
             evict,
         });
+        if deadline.is_some() {
+            // A deadline already past (`timeoutMs: 0`, a restored snapshot) ends the flow now.
+            self.expire_due_now();
+        }
     }
 
     /// `open`: validates the payload and creates a session.
@@ -502,18 +600,25 @@ impl State {
             .limits
             .check_payload(&payload)
             .map_err(|m| error(code::LIMIT, m))?;
-        let keymap = match &p.keymap {
-            Some(overrides) => Arc::new(
+        let keymap = match (&p.keymap, p.keymap_preset) {
+            (None, None) => self.keymap.clone(),
+            (Some(overrides), None) => Arc::new(
                 self.keymap
                     .with_overrides(overrides)
                     .map_err(keymap_error)?,
             ),
-            None => self.keymap.clone(),
+            (overrides, Some(preset)) => Arc::new(keymap_of(
+                Some(preset),
+                [self.overrides.as_ref(), overrides.as_ref()],
+            )?),
         };
         let options = OpenOptions {
             dialect: p.dialect,
             has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
             keymap,
+            deadline: p
+                .timeout_ms
+                .map(|ms| now_ms().saturating_add(ms).min(MAX_DEADLINE)),
             dialect_options: p.dialect_options.clone(),
             behaviour: p
                 .behaviour
@@ -595,6 +700,7 @@ impl State {
         &mut self,
         params: Option<&str>,
     ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
+        self.expire_due_now();
         let p: OpenParams = parse(params)?;
         let id = self.open_session(p)?;
         // No Step is sent for an `ask`: the change takes effect at once.
@@ -684,7 +790,7 @@ impl State {
                 if let Some((serial, tx)) = self.waiters.remove(&id) {
                     if serial == entry.serial {
                         if let Ok(flow) = entry.session.flow_mut() {
-                            let _ = flow.cancel(Outcome::Aborted);
+                            let _ = flow.cancel(CancelReason::Aborted);
                         }
                         let _ = tx.send(ask_reply(&entry.session));
                     } else {
@@ -723,11 +829,15 @@ impl State {
             }
             Some(Undo::Defaults {
                 keymap,
+                preset,
+                overrides,
                 view,
                 has_ui,
                 behaviour,
             }) => {
                 self.keymap = keymap;
+                self.preset = preset;
+                self.overrides = overrides;
                 self.view = view;
                 self.has_ui = has_ui;
                 self.behaviour = behaviour;
@@ -760,13 +870,16 @@ impl State {
         self.settle(id);
     }
 
-    /// Resolves the pending `ask` of a session once it is done.
+    /// Resolves the pending `ask` of a session once it is done, and forgets its deadline.
     fn settle(&mut self, id: &str) {
         let Some(entry) = self.sessions.get(id) else {
             return;
         };
         if entry.session.status() != Status::Done {
             return;
+        }
+        if let Some(at) = entry.session.flow().and_then(Flow::deadline) {
+            self.deadlines.remove(&(at, id.to_owned()));
         }
         if self
             .waiters
@@ -951,17 +1064,21 @@ impl State {
             .unwrap_or(Value::Null))
     }
 
-    /// `cancel`: the user cancels, or the asker aborts.
+    /// `cancel`: the user cancels, the asker aborts, or the client closes the flow.
     pub fn cancel(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
         let p: CancelParams = parse(params)?;
-        let outcome = match p.reason {
-            Some(CancelReason::Abort) => Outcome::Aborted,
-            Some(CancelReason::Decline) => Outcome::Declined,
-            Some(CancelReason::User) | None => Outcome::Cancelled,
+        let reason = match p.reason {
+            Some(CancelCause::Abort) => Some(CancelReason::Aborted),
+            Some(CancelCause::Closed) => Some(CancelReason::Closed),
+            Some(CancelCause::Decline) => None,
+            Some(CancelCause::User) | None => Some(CancelReason::User),
         };
         self.change(&p.session, |s, _| {
             s.flow_mut()
-                .and_then(|f| f.cancel(outcome))
+                .and_then(|f| match reason {
+                    Some(reason) => f.cancel(reason),
+                    None => f.decline(),
+                })
                 .map_err(flow_error)
         })
     }
@@ -975,7 +1092,7 @@ impl State {
         if let Some(entry) = self.sessions.get_mut(id)
             && let Ok(flow) = entry.session.flow_mut()
         {
-            let _ = flow.cancel(Outcome::Aborted);
+            let _ = flow.cancel(CancelReason::Aborted);
         }
         self.committed(id);
     }

@@ -9,7 +9,7 @@
 //!     s<n>.request.json      { format: "askd.state", version, session, dialect, request,
 //!                              options?, flow }: `options` those of its dialect, `flow`
 //!                              the members of the session's snapshot `flow` that stay as
-//!                              it opened (keymap, behaviour)
+//!                              it opened (keymap, behaviour, deadline)
 //!     s<n>.flow.log          the other members of its `flow` after each change, one line
 //!                            each (the time it was written, a space, the JSON), the last
 //!                            whole line the current one

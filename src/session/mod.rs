@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::core::{Behaviour, Flow, FlowError, FlowSpec, Issue, Key, Keymap, Outcome};
+use crate::core::{
+    Behaviour, CancelReason, Flow, FlowError, FlowSpec, Issue, Key, Keymap, Outcome,
+};
 use crate::dialect::{AskError, DialectId, Ending, Invalid, Rejection, Transcript};
 
 pub use behaviour::{BehaviourOptions, Profile};
@@ -29,6 +31,8 @@ pub struct OpenOptions {
     pub has_ui: bool,
     /// The keymap in force for this flow.
     pub keymap: Arc<Keymap>,
+    /// When the flow times out, in milliseconds since the Unix epoch (`None`: never).
+    pub deadline: Option<u64>,
     /// Options of the dialects by name (the `open` params named after a dialect); the
     /// request's dialect gets its own.
     pub dialect_options: Map<String, Value>,
@@ -42,6 +46,7 @@ impl Default for OpenOptions {
             dialect: None,
             has_ui: true,
             keymap: Arc::new(Keymap::default()),
+            deadline: None,
             dialect_options: Map::new(),
             behaviour: Behaviour::default(),
         }
@@ -108,9 +113,11 @@ impl Session {
     /// apply, not `options.behaviour`).
     pub fn from_spec(dialect: DialectId, spec: Arc<FlowSpec>, options: &OpenOptions) -> Session {
         let mut flow = Flow::new(spec, options.keymap.clone());
-        if !options.has_ui {
+        if options.has_ui {
+            flow.set_deadline(options.deadline);
+        } else {
             // A fresh flow is open, so cancelling cannot fail.
-            let _ = flow.cancel(Outcome::Cancelled);
+            let _ = flow.cancel(CancelReason::NoUi);
         }
         Session::Flow {
             dialect,
@@ -174,6 +181,30 @@ impl Session {
     /// Applies one key.
     pub fn press(&mut self, key: Key) -> Result<(), FlowError> {
         self.flow_mut()?.press(key)
+    }
+
+    /// Applies the timeout rule at `now` (milliseconds since the Unix epoch, see
+    /// [`Flow::expire`]); answers whether this ended the flow.
+    pub fn expire(&mut self, now: u64) -> bool {
+        self.flow_mut().is_ok_and(|flow| flow.expire(now))
+    }
+
+    /// When the open flow times out (milliseconds since the Unix epoch); `None` without a
+    /// timeout and once done.
+    pub fn deadline(&self) -> Option<u64> {
+        self.flow()
+            .filter(|flow| flow.outcome().is_none())
+            .and_then(Flow::deadline)
+    }
+
+    /// Why the ask ended without an answer: the reason its flow was cancelled with (`no_ui`
+    /// when opened without UI), `invalid_input` for a request that failed validation; `None`
+    /// while open and after a submit or an elaborate.
+    pub fn cancel_reason(&self) -> Option<CancelReason> {
+        match self {
+            Session::Flow { flow, .. } => flow.outcome().and_then(Outcome::cancel_reason),
+            Session::Invalid { .. } => Some(CancelReason::InvalidInput),
+        }
     }
 
     /// How a finished flow ended, as its dialect answers it; `None` while open or invalid.

@@ -21,8 +21,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::core::{
-    Action, Answer, Behaviour, EditorTarget, Flow, FlowSpec, Keymap, Limits, MAX_KEYS_PER_ACTION,
-    OpenEditor, Outcome, Prompts, Question, QuestionType, TextEditor, quoted,
+    Action, Answer, Behaviour, CancelReason, EditorTarget, Flow, FlowSpec, Key, Keymap, Limits,
+    MAX_KEYS_PER_ACTION, MAX_SEQUENCE, OpenEditor, Outcome, Prompts, Question, QuestionType,
+    TextEditor, quoted,
 };
 use crate::dialect::{DialectId, Rejection};
 use crate::session::{OpenOptions, Session};
@@ -62,6 +63,9 @@ struct ConstantOut {
     non_interactive: bool,
     #[serde(skip_serializing_if = "is_default")]
     behaviour: Behaviour,
+    /// When the flow times out, in milliseconds since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deadline: Option<u64>,
 }
 
 /// What changes as a flow is driven.
@@ -73,7 +77,16 @@ struct ChangingOut<'a> {
     review_action: usize,
     editor: Option<EditorOut<'a>>,
     answers: &'a [Answer],
-    outcome: Option<Outcome>,
+    outcome: Option<OutcomeState>,
+    /// Why a cancelled flow ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cancel_reason: Option<CancelReason>,
+    /// The filter of the active question's rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filter: Option<FilterOut<'a>>,
+    /// The keys of a key sequence pressed so far, by canonical name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pending_keys: Vec<String>,
     #[serde(skip_serializing_if = "is_default")]
     prompts: Prompts,
     #[serde(skip_serializing_if = "Presented::is_empty")]
@@ -118,6 +131,67 @@ struct EditorOut<'a> {
     refusal: Option<&'a str>,
 }
 
+#[derive(Serialize)]
+struct FilterOut<'a> {
+    question: usize,
+    text: &'a str,
+    cursor: usize,
+    editing: bool,
+}
+
+/// How a flow ended, as snapshots write it: a cancel's reason goes beside it (`aborted` alone
+/// is read as a cancel the asker withdrew).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum OutcomeState {
+    Submit,
+    Elaborate,
+    Cancelled,
+    Aborted,
+    Declined,
+}
+
+/// An outcome as a snapshot writes it: its name, and the reason of a cancel.
+fn outcome_state(outcome: Outcome) -> (OutcomeState, Option<CancelReason>) {
+    match outcome {
+        Outcome::Submit => (OutcomeState::Submit, None),
+        Outcome::Elaborate => (OutcomeState::Elaborate, None),
+        Outcome::Cancelled(reason) => (OutcomeState::Cancelled, Some(reason)),
+        Outcome::Declined => (OutcomeState::Declined, None),
+    }
+}
+
+/// The outcome a snapshot describes, checked: a reason only with a cancel, and one that a
+/// flow can end with. A cancel without a reason (written before reasons existed) is the
+/// user's, or, opened without UI, for want of one.
+fn outcome_of(
+    state: OutcomeState,
+    reason: Option<CancelReason>,
+    non_interactive: bool,
+) -> Result<Outcome, String> {
+    let outcome = match (state, reason) {
+        (OutcomeState::Submit, None) => Outcome::Submit,
+        (OutcomeState::Elaborate, None) => Outcome::Elaborate,
+        (OutcomeState::Cancelled, Some(CancelReason::InvalidInput)) => {
+            return Err("a flow cannot end as invalid_input".into());
+        }
+        (OutcomeState::Cancelled, Some(reason)) => Outcome::Cancelled(reason),
+        (OutcomeState::Cancelled, None) if non_interactive => {
+            Outcome::Cancelled(CancelReason::NoUi)
+        }
+        (OutcomeState::Cancelled, None) => Outcome::Cancelled(CancelReason::User),
+        (OutcomeState::Aborted, None) => Outcome::Cancelled(CancelReason::Aborted),
+        (OutcomeState::Declined, None) => Outcome::Declined,
+        (_, Some(reason)) => {
+            return Err(format!(
+                "a cancelReason ({}) belongs to a cancelled flow only",
+                reason.name()
+            ));
+        }
+    };
+    Ok(outcome)
+}
+
 /// A snapshot as it is read.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -144,13 +218,30 @@ struct FlowIn {
     review_action: usize,
     editor: Option<EditorIn>,
     answers: Vec<Answer>,
-    outcome: Option<Outcome>,
+    outcome: Option<OutcomeState>,
+    #[serde(default)]
+    cancel_reason: Option<CancelReason>,
+    #[serde(default)]
+    deadline: Option<u64>,
+    #[serde(default)]
+    filter: Option<FilterIn>,
+    #[serde(default)]
+    pending_keys: Vec<String>,
     #[serde(default)]
     behaviour: Behaviour,
     #[serde(default)]
     prompts: Prompts,
     #[serde(default)]
     presented: Vec<(usize, QuestionType)>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilterIn {
+    question: usize,
+    text: String,
+    cursor: usize,
+    editing: bool,
 }
 
 #[derive(Deserialize)]
@@ -201,6 +292,7 @@ fn constant_out(session: &Session) -> Option<ConstantOut> {
         keymap: flow.keymap().overrides(),
         non_interactive: *non_interactive,
         behaviour: flow.spec().behaviour,
+        deadline: flow.deadline(),
     })
 }
 
@@ -220,7 +312,19 @@ fn changing_out(session: &Session) -> Option<ChangingOut<'_>> {
             refusal: e.refusal.as_deref(),
         }),
         answers: flow.answers(),
-        outcome: flow.outcome(),
+        outcome: flow.outcome().map(|o| outcome_state(o).0),
+        cancel_reason: flow.outcome().and_then(|o| outcome_state(o).1),
+        filter: flow.filter().map(|f| FilterOut {
+            question: f.question,
+            text: f.text.text(),
+            cursor: f.text.cursor(),
+            editing: f.editing,
+        }),
+        pending_keys: flow
+            .pending_keys()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
         prompts: *flow.prompts(),
         presented: Presented(&flow.spec().questions),
     })
@@ -282,11 +386,12 @@ pub fn save(session: &Session, request: &RawValue, options: &Value) -> Value {
 const KEY_NAME_BYTES: usize = 24;
 
 /// Most bytes an action's name takes in a keymap override, with its quotes, colon and
-/// brackets.
+/// brackets, and the brackets of its key sequences (two keys each at least, so at most half
+/// of [`MAX_KEYS_PER_ACTION`] of them).
 const ACTION_BYTES: usize = 64;
 
 /// Most bytes one action's keys take in a snapshot's keymap: its name, and every key it may
-/// be bound to.
+/// be bound to (the brackets of its key sequences fit in what its name is given).
 pub const KEYMAP_ACTION_BYTES: usize = ACTION_BYTES + MAX_KEYS_PER_ACTION * (KEY_NAME_BYTES + 3);
 
 /// The most bytes [`write()`] writes for a session that `limits` let exist, whose request (kept
@@ -295,8 +400,9 @@ pub const KEYMAP_ACTION_BYTES: usize = ACTION_BYTES + MAX_KEYS_PER_ACTION * (KEY
 /// Every string is counted six times over (the longest JSON escape, `\u0001`, takes six
 /// bytes for one), with its quotes: the custom answers and notes (`max_flow_text_bytes` in
 /// all), an editor's text and the text it opened with (`max_text_bytes` each), the key names
-/// of the keymap (every action at its bound), and the numbers of the answers (every option of
-/// every question selected, and noted).
+/// of the keymap (every action at its bound), the filter's text (`max_text_bytes`), the keys
+/// of a key sequence begun, and the numbers of the answers (every option of every question
+/// selected, and noted).
 pub fn max_bytes(limits: &Limits, max_request_bytes: usize) -> usize {
     const ENVELOPE: usize = 1024;
     const PER_ANSWER: usize = 160;
@@ -310,7 +416,8 @@ pub fn max_bytes(limits: &Limits, max_request_bytes: usize) -> usize {
         .saturating_add(keymap)
         .saturating_add(answers)
         .saturating_add(limits.max_flow_text_bytes.saturating_mul(6))
-        .saturating_add(limits.max_text_bytes.saturating_mul(12))
+        .saturating_add(limits.max_text_bytes.saturating_mul(18))
+        .saturating_add(MAX_SEQUENCE * (KEY_NAME_BYTES + 3))
 }
 
 /// Rebuilds a session from the text of a snapshot, or says why it cannot: the request opens
@@ -500,6 +607,35 @@ fn restore_flow(
             })
         }
     };
+    let filter = match s.filter {
+        None => None,
+        Some(f) => {
+            limits
+                .check_text(&f.text, "the filter's text")
+                .map_err(RestoreError::Limit)?;
+            Some((
+                f.question,
+                TextEditor::from_parts(&f.text, f.cursor).ok_or_else(|| {
+                    invalid("the filter's cursor is not on a character boundary".into())
+                })?,
+                f.editing,
+            ))
+        }
+    };
+    let pending = s
+        .pending_keys
+        .iter()
+        .map(|name| Key::parse(name).map_err(|e| invalid(format!("pendingKeys: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let outcome = match s.outcome {
+        Some(state) => {
+            Some(outcome_of(state, s.cancel_reason, s.non_interactive).map_err(invalid)?)
+        }
+        None if s.cancel_reason.is_some() => {
+            return Err(invalid("an open flow has no cancelReason".into()));
+        }
+        None => None,
+    };
     let flow = Flow::from_parts(
         spec.clone(),
         keymap.clone(),
@@ -508,8 +644,11 @@ fn restore_flow(
         s.review_action,
         editor,
         s.answers,
-        s.outcome,
+        outcome,
         s.prompts,
+        s.deadline,
+        filter,
+        pending,
     )
     .map_err(invalid)?;
     let stored = flow.stored_bytes();
@@ -530,6 +669,7 @@ fn restore_flow(
             dialect: Some(dialect),
             has_ui: false,
             keymap,
+            deadline: None,
             dialect_options: serde_json::Map::new(),
             behaviour: s.behaviour,
         };
@@ -577,7 +717,11 @@ mod tests {
             assert!(name.len() - 2 <= KEY_NAME_BYTES, "{name}");
         }
         for action in Action::ALL {
-            assert!(action.name().len() + 6 <= ACTION_BYTES, "{}", action.name());
+            assert!(
+                action.name().len() + 6 + MAX_KEYS_PER_ACTION <= ACTION_BYTES,
+                "{}",
+                action.name()
+            );
         }
     }
 }

@@ -4,15 +4,17 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::core::{
-    Action, Answer, CUSTOM_LABEL, Context, CursorPosition, CustomRow, EditorTarget, Flow, Focus,
-    HIDDEN, Key, KeyNames, OpenEditor, PLAN_REVIEW, Question, ReviewAction, TypeChange,
+    Action, Answer, CUSTOM_LABEL, Context, CursorPosition, CustomRow, EditorTarget,
+    FILTER_MIN_OPTIONS, Flow, Focus, HIDDEN, Key, KeyNames, OpenEditor, OptionItem, PLAN_REVIEW,
+    Question, ReviewAction, TextEditor, TypeChange, sequence_name,
 };
 use crate::session::{Session, Status};
 use crate::view::model::{
     CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView, EditorView,
-    HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, NoticeKind, NoticeView,
-    OutcomeView, PlanReviewView, QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer,
-    ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind, TabView, View,
+    FilterView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, NoticeKind,
+    NoticeView, OutcomeView, PlanReviewView, ProgressView, QuestionView, ROW_WINDOW,
+    ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind,
+    TabView, View,
 };
 
 /// The digits that run the first review actions.
@@ -54,7 +56,9 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
     let title = session.title().map(str::to_owned);
     let requester = session.requester().map(str::to_owned);
     let dialect = session.dialect();
+    let cancel_reason = session.cancel_reason();
     let Some(flow) = session.flow().filter(|_| status == Status::Open) else {
+        let tabs = session.flow().map(tabs).unwrap_or_default();
         return View {
             session: id.to_owned(),
             status,
@@ -62,7 +66,8 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             title,
             requester,
             focus: Focus::Review,
-            tabs: session.flow().map(tabs).unwrap_or_default(),
+            progress: progress(&tabs),
+            tabs,
             active_tab: session.flow().map_or(0, Flow::tab),
             question: None,
             review: None,
@@ -71,9 +76,14 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             notices: Vec::new(),
             help: None,
             outcome,
+            cancel_reason,
+            deadline: None,
+            filter: None,
+            pending_keys: None,
             lines: None,
         };
     };
+    let tabs = tabs(flow);
     View {
         session: id.to_owned(),
         status,
@@ -81,7 +91,8 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         title,
         requester,
         focus: flow.focus(),
-        tabs: tabs(flow),
+        progress: progress(&tabs),
+        tabs,
         active_tab: flow.tab(),
         question: flow
             .current_question()
@@ -92,7 +103,26 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         notices: notices(flow),
         help: flow.prompts().help.then(|| help_view(flow)),
         outcome,
+        cancel_reason,
+        deadline: flow.deadline(),
+        filter: flow.filter().map(|f| FilterView {
+            text: f.text.text().to_owned(),
+            cursor: cursor_view(&f.text),
+            editing: f.editing,
+            matches: f.matches().len(),
+            total: flow.spec().questions[f.question].options.len(),
+        }),
+        pending_keys: (!flow.pending_keys().is_empty()).then(|| sequence_name(flow.pending_keys())),
         lines: None,
+    }
+}
+
+/// Questions answered, of all, as the tab bar shows them.
+fn progress(tabs: &[TabView]) -> ProgressView {
+    let questions = tabs.iter().filter(|t| t.kind == TabKind::Question);
+    ProgressView {
+        answered: questions.clone().filter(|t| t.answered).count(),
+        total: questions.count(),
     }
 }
 
@@ -172,6 +202,7 @@ fn context_label(context: Context) -> &'static str {
         Context::Review => "Review tab",
         Context::Editor => "Answer editor",
         Context::NoteEditor => "Note editor",
+        Context::Filter => "Filter editor",
     }
 }
 
@@ -185,7 +216,7 @@ fn help_view(flow: &Flow) -> HelpView {
             let mut bindings: Vec<Hint> = Action::ALL
                 .iter()
                 .filter(|a| a.context() == context && offered(flow, **a))
-                .filter(|a| !keymap.keys(**a).is_empty())
+                .filter(|a| !keymap.key_names(**a).is_empty())
                 .map(|&action| Hint {
                     action: action.name(),
                     keys: keymap.key_names(action),
@@ -262,54 +293,37 @@ fn tabs(flow: &Flow) -> Vec<TabView> {
 }
 
 fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> QuestionView {
-    let has_custom_row = flow.spec().has_custom_row(q);
-    let row_count = q.options.len() + usize::from(has_custom_row);
-    let (shown_start, shown_end) = row_window(row_count, flow.row());
+    // The rows keys move among: all of them, or those a filter keeps.
+    let shown = flow.rows();
+    let row_count = shown.len();
+    let (shown_start, shown_end) = row_window(row_count, shown.position(flow.row()).unwrap_or(0));
     let (start, end) = if all_rows {
         (0, row_count)
     } else {
         (shown_start, shown_end)
     };
-    let options_end = end.min(q.options.len());
     let mut rows: Vec<RowView> = Vec::with_capacity(end - start);
-    rows.extend(
-        q.options[start.min(options_end)..options_end]
-            .iter()
-            .zip(start..)
-            .map(|(o, i)| {
-                let (label, recommended) = strip_recommended(&o.label);
-                RowView {
-                    index: i + 1,
-                    value: o.value.clone(),
-                    label: label.to_owned(),
-                    description: o.description.clone(),
-                    preview: o.preview.clone(),
-                    selected: answer.selected.contains(&i),
-                    active: flow.row() == i,
-                    custom: false,
-                    note: answer.option_note(i).map(str::to_owned),
-                    recommended,
-                }
-            }),
-    );
-    if has_custom_row && end == row_count {
-        let i = q.options.len();
-        let (label, description) = match &q.custom_row {
-            CustomRow::Labelled { label, description } => (label.clone(), description.clone()),
-            CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL.to_owned(), None),
-        };
-        rows.push(RowView {
-            index: i + 1,
-            value: CUSTOM_VALUE.to_owned(),
-            label,
-            description,
-            preview: None,
-            selected: answer.chosen_custom().is_some(),
-            active: flow.row() == i,
-            custom: true,
-            note: None,
-            recommended: false,
-        });
+    if shown.is_filtered() {
+        // Position `at` among the rows kept is row `shown.row(at)` among all of them.
+        rows.extend((start..end).map(|at| {
+            let i = shown.row(at);
+            match q.options.get(i) {
+                Some(o) => option_row(flow, answer, o, i, at + 1),
+                None => custom_row(flow, q, answer, i, at + 1),
+            }
+        }));
+    } else {
+        let options_end = end.min(q.options.len());
+        rows.extend(
+            q.options[start.min(options_end)..options_end]
+                .iter()
+                .zip(start..)
+                .map(|(o, i)| option_row(flow, answer, o, i, i + 1)),
+        );
+        if flow.spec().has_custom_row(q) && end == row_count {
+            let i = q.options.len();
+            rows.push(custom_row(flow, q, answer, i, i + 1));
+        }
     }
     QuestionView {
         id: q.id.clone(),
@@ -343,6 +357,47 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
                 approve_label: intent.approve.clone(),
             }),
         rows,
+    }
+}
+
+/// The row of option `o` (row `i` among all rows), numbered `index`.
+// Inlined: a call per row would copy each row out, where the window builds them in place.
+#[inline(always)]
+fn option_row(flow: &Flow, answer: &Answer, o: &OptionItem, i: usize, index: usize) -> RowView {
+    let (label, recommended) = strip_recommended(&o.label);
+    RowView {
+        index,
+        value: o.value.clone(),
+        label: label.to_owned(),
+        description: o.description.clone(),
+        preview: o.preview.clone(),
+        selected: answer.selected.contains(&i),
+        active: flow.row() == i,
+        custom: false,
+        note: answer.option_note(i).map(str::to_owned),
+        recommended,
+    }
+}
+
+/// The custom row (row `i` among all rows), numbered `index`.
+// Inlined: a call per row would copy each row out, where the window builds them in place.
+#[inline(always)]
+fn custom_row(flow: &Flow, q: &Question, answer: &Answer, i: usize, index: usize) -> RowView {
+    let (label, description) = match &q.custom_row {
+        CustomRow::Labelled { label, description } => (label.clone(), description.clone()),
+        CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL.to_owned(), None),
+    };
+    RowView {
+        index,
+        value: CUSTOM_VALUE.to_owned(),
+        label,
+        description,
+        preview: None,
+        selected: answer.chosen_custom().is_some(),
+        active: flow.row() == i,
+        custom: true,
+        note: None,
+        recommended: false,
     }
 }
 
@@ -447,21 +502,14 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
             NOTE_PLACEHOLDER,
         ),
     };
-    let text = editor.text.text();
-    let position = editor.text.position();
-    let byte = editor.text.cursor();
     let (text, cursor) = if question.secret {
-        masked(text, byte, position)
+        masked(
+            editor.text.text(),
+            editor.text.cursor(),
+            editor.text.position(),
+        )
     } else {
-        let cursor = CursorView {
-            offset: position.offset,
-            byte,
-            utf16: text[..byte].encode_utf16().count(),
-            line: position.line,
-            grapheme: position.grapheme,
-            column: position.column,
-        };
-        (text.to_owned(), cursor)
+        (editor.text.text().to_owned(), cursor_view(&editor.text))
     };
     EditorView {
         target: EditorTargetView {
@@ -489,6 +537,20 @@ fn editor_view(flow: &Flow, editor: &OpenEditor) -> EditorView {
     }
 }
 
+/// Where the cursor of `text` is, in every unit a client may need.
+fn cursor_view(text: &TextEditor) -> CursorView {
+    let position = text.position();
+    let byte = text.cursor();
+    CursorView {
+        offset: position.offset,
+        byte,
+        utf16: text.text()[..byte].encode_utf16().count(),
+        line: position.line,
+        grapheme: position.grapheme,
+        column: position.column,
+    }
+}
+
 /// A secret editor's `text` as the view shows it, a `•` per grapheme with line breaks kept, and
 /// the cursor at `byte` (at `position` in the text) counted in it.
 #[cold]
@@ -513,23 +575,68 @@ fn masked(text: &str, byte: usize, position: CursorPosition) -> (String, CursorV
     (masked, cursor)
 }
 
-/// The actions a focus shows hints for, in display order.
+/// The actions a focus shows hints for, in display order: on a question tab the page and
+/// first/last keys only while more rows than a screen shows are to move among, and the filter
+/// key only on a question that takes a filter.
 fn hint_actions(flow: &Flow) -> &'static [Action] {
+    const OPTIONS: &[Action] = &[
+        Action::MainUp,
+        Action::MainDown,
+        Action::MainNextTab,
+        Action::MainPrevTab,
+        Action::MainConfirm,
+        Action::MainToggle,
+        Action::MainOptionNote,
+        Action::MainQuestionNote,
+        Action::MainChangeQuestionType,
+        Action::MainCancel,
+        Action::GlobalDismiss,
+        Action::GlobalHelp,
+    ];
+    const FILTERABLE: &[Action] = &[
+        Action::MainUp,
+        Action::MainDown,
+        Action::MainFilter,
+        Action::MainNextTab,
+        Action::MainPrevTab,
+        Action::MainConfirm,
+        Action::MainToggle,
+        Action::MainOptionNote,
+        Action::MainQuestionNote,
+        Action::MainChangeQuestionType,
+        Action::MainCancel,
+        Action::GlobalDismiss,
+        Action::GlobalHelp,
+    ];
+    const LONG: &[Action] = &[
+        Action::MainUp,
+        Action::MainDown,
+        Action::MainPageDown,
+        Action::MainPageUp,
+        Action::MainFirst,
+        Action::MainLast,
+        Action::MainFilter,
+        Action::MainNextTab,
+        Action::MainPrevTab,
+        Action::MainConfirm,
+        Action::MainToggle,
+        Action::MainOptionNote,
+        Action::MainQuestionNote,
+        Action::MainChangeQuestionType,
+        Action::MainCancel,
+        Action::GlobalDismiss,
+        Action::GlobalHelp,
+    ];
     match flow.focus() {
-        Focus::Options => &[
-            Action::MainUp,
-            Action::MainDown,
-            Action::MainNextTab,
-            Action::MainPrevTab,
-            Action::MainConfirm,
-            Action::MainToggle,
-            Action::MainOptionNote,
-            Action::MainQuestionNote,
-            Action::MainChangeQuestionType,
-            Action::MainCancel,
-            Action::GlobalDismiss,
-            Action::GlobalHelp,
-        ],
+        Focus::Options if flow.rows().len() > ROW_WINDOW => LONG,
+        Focus::Options
+            if flow
+                .current_question()
+                .is_some_and(|q| q.options.len() >= FILTER_MIN_OPTIONS) =>
+        {
+            FILTERABLE
+        }
+        Focus::Options => OPTIONS,
         Focus::Review => &[
             Action::ReviewUp,
             Action::ReviewDown,
@@ -537,6 +644,14 @@ fn hint_actions(flow: &Flow) -> &'static [Action] {
             Action::ReviewNextTab,
             Action::ReviewPrevTab,
             Action::ReviewCancel,
+            Action::GlobalDismiss,
+            Action::GlobalHelp,
+        ],
+        Focus::Filter => &[
+            Action::FilterUp,
+            Action::FilterDown,
+            Action::FilterAccept,
+            Action::FilterClear,
             Action::GlobalDismiss,
             Action::GlobalHelp,
         ],
@@ -564,10 +679,11 @@ fn help_hints(flow: &Flow) -> Vec<Hint> {
         Focus::Review => Action::ReviewCancel,
         Focus::Input => Action::EditorClose,
         Focus::Note => Action::NoteEditorClose,
+        Focus::Filter => Action::FilterClear,
     };
     [Action::GlobalHelp, close]
         .into_iter()
-        .filter(|a| !flow.keymap().keys(*a).is_empty())
+        .filter(|a| !flow.keymap().key_names(*a).is_empty())
         .map(|action| Hint {
             action: action.name(),
             keys: flow.keymap().key_names(action),
@@ -586,6 +702,8 @@ fn edits(flow: &Flow, key: &Key) -> bool {
                 | Action::EditorClose
                 | Action::EditorUp
                 | Action::EditorDown
+                | Action::EditorPageDown
+                | Action::EditorPageUp
                 | Action::EditorNextTab
                 | Action::EditorPrevTab
         )
@@ -642,7 +760,8 @@ fn hints(flow: &Flow) -> Vec<Hint> {
     let keymap = flow.keymap();
     let actions = hint_actions(flow);
     // `?` opens the help from an editor only while it is empty.
-    let editor_has_text = flow.editor().is_some_and(|e| !e.text.is_empty());
+    let editor_has_text = flow.editor().is_some_and(|e| !e.text.is_empty())
+        || (flow.focus() == Focus::Filter && flow.filter().is_some_and(|f| !f.text.is_empty()));
     // Room for the digits too.
     let mut hints = Vec::with_capacity(actions.len() + 1);
     hints.extend(
@@ -650,17 +769,19 @@ fn hints(flow: &Flow) -> Vec<Hint> {
             .iter()
             .filter(|a| offered(flow, **a))
             .filter(|a| !(editor_has_text && **a == Action::GlobalHelp))
-            .filter(|a| !keymap.keys(**a).is_empty())
+            .filter(|a| !keymap.key_names(**a).is_empty())
             .map(|&action| Hint {
                 action: action.name(),
                 keys: keymap.key_names(action),
-                label: action.description(),
+                label: match action {
+                    // While a filter is applied, cancel clears it first.
+                    Action::MainCancel if flow.filter().is_some() => "clear filter",
+                    _ => action.description(),
+                },
             }),
     );
     let digits = match flow.focus() {
-        Focus::Options => flow
-            .current_question()
-            .map(|q| flow.spec().row_count(q).min(9)),
+        Focus::Options => Some(flow.rows().len().min(9)),
         Focus::Review => Some(flow.review_actions().len()),
         _ => None,
     };

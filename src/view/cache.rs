@@ -196,7 +196,7 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = 15 + usize::from(view.lines.is_some()) + usize::from(view.requester.is_some());
+        let fields = 20 + usize::from(view.lines.is_some()) + usize::from(view.requester.is_some());
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
@@ -218,6 +218,11 @@ impl Serialize for CachedView<'_> {
         s.serialize_field("notices", &view.notices)?;
         s.serialize_field("help", &view.help)?;
         s.serialize_field("outcome", &view.outcome)?;
+        s.serialize_field("cancelReason", &view.cancel_reason)?;
+        s.serialize_field("deadline", &view.deadline)?;
+        s.serialize_field("progress", &view.progress)?;
+        s.serialize_field("filter", &view.filter)?;
+        s.serialize_field("pendingKeys", &view.pending_keys)?;
         match &view.lines {
             Some(lines) => match cache.lines_json(lines) {
                 Some(jsons) => s.serialize_field("lines", &JsonList(&jsons))?,

@@ -24,10 +24,10 @@ pub use cache::{CachedView, ScreenCache};
 pub use line::{Line, Span, Style};
 pub use model::{
     CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER, NoticeKind,
-    NoticeView, OutcomeView, PlanReviewView, QuestionView, ROW_WINDOW, ReviewActionView,
-    ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind, TabView, View,
-    ViewOptions,
+    EditorView, FilterView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER,
+    NoticeKind, NoticeView, OutcomeView, PlanReviewView, ProgressView, QuestionView, ROW_WINDOW,
+    ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind,
+    TabView, View, ViewOptions,
 };
 pub use render::{MAX_EDITOR_LINES, MAX_WIDTH, MIN_WIDTH, SIDE_BY_SIDE_WIDTH, plain, render};
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::core::{Focus, KeyNames, Outcome, QuestionType};
+use crate::core::{CancelReason, Focus, KeyNames, Outcome, QuestionType};
 use crate::dialect::DialectId;
 use crate::session::Status;
 use crate::view::line::Line;
@@ -53,6 +53,20 @@ pub struct View {
     pub help: Option<HelpView>,
     /// How the flow ended (`null` while it is open).
     pub outcome: Option<OutcomeView>,
+    /// Why the flow ended without an answer (`null` while open and after a submit or an
+    /// elaborate).
+    pub cancel_reason: Option<CancelReason>,
+    /// When the open flow times out, in milliseconds since the Unix epoch (`null` without a
+    /// timeout, and once done).
+    pub deadline: Option<u64>,
+    /// How many questions are answered, of how many.
+    pub progress: ProgressView,
+    /// The filter of the active question's rows, while one is open or applied (`null`
+    /// otherwise).
+    pub filter: Option<FilterView>,
+    /// The keys of a key sequence pressed so far, waiting for the next (`g` of `g g`), by
+    /// canonical name separated by spaces; `null` when none wait.
+    pub pending_keys: Option<String>,
     /// The screen rendered at the known width (omitted when no width is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<Vec<crate::view::line::Span<'static>>>>")]
@@ -82,11 +96,39 @@ impl From<Outcome> for OutcomeView {
         match outcome {
             Outcome::Submit => OutcomeView::Submit,
             Outcome::Elaborate => OutcomeView::Elaborate,
-            Outcome::Cancelled => OutcomeView::Cancelled,
-            Outcome::Aborted => OutcomeView::Aborted,
+            Outcome::Cancelled(CancelReason::Aborted) => OutcomeView::Aborted,
+            Outcome::Cancelled(_) => OutcomeView::Cancelled,
             Outcome::Declined => OutcomeView::Declined,
         }
     }
+}
+
+/// How far the user has come: questions answered (a selection or non-blank custom text), of
+/// all the questions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgressView {
+    /// Questions answered.
+    pub answered: usize,
+    /// Questions in all (0 for a request that failed validation).
+    pub total: usize,
+}
+
+/// The `/` filter of a long list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterView {
+    /// The filter text.
+    pub text: String,
+    /// Where the cursor is in it.
+    pub cursor: CursorView,
+    /// The filter editor is open: keys type into it (focus `filter`); otherwise the filter is
+    /// applied and the rows are those that match.
+    pub editing: bool,
+    /// Options whose label or description contains the text (0: nothing matches).
+    pub matches: usize,
+    /// Options of the question in all.
+    pub total: usize,
 }
 
 /// One tab of the tab bar.
@@ -536,8 +578,9 @@ impl PartialEq for Hint {
     }
 }
 
-/// Most rows a view carries unless asked for all: the window the rendered screen shows.
-pub const ROW_WINDOW: usize = 10;
+/// Most rows a view carries unless asked for all: the window the rendered screen shows, which
+/// is also how far the page keys move.
+pub use crate::core::ROW_WINDOW;
 
 /// What a view carries beyond the state of the flow.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -31,8 +31,10 @@
 //! it while one is open, the preview of the active row beside the rows from
 //! [`SIDE_BY_SIDE_WIDTH`] columns and below them otherwise), or the review screen, or the help
 //! overlay in their place (the bindings by context, keys in a column), or the end of the flow;
-//! then the notices of the behaviour options, the key hints and a closing rule. At most
-//! [`ROW_WINDOW`] rows show
+//! then the notices of the behaviour options, the key hints, the status line of an open flow
+//! (the progress when it has more than one question, the keys of a key sequence waiting) and a
+//! closing rule. While a `/` filter is open or applied, the line under the prompt shows its
+//! text and how many options match. At most [`ROW_WINDOW`] rows show
 //! at once, as a window around the active row with `↑ N more` / `↓ N more` markers.
 
 use std::borrow::Cow;
@@ -40,22 +42,24 @@ use std::borrow::Cow;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::core::QuestionType;
+use crate::core::{CancelReason, QuestionType};
 use crate::session::Status;
 use crate::view::line::{Line, Style};
 use crate::view::model::{
-    CompletionView, EditorView, HelpView, Hint, NoticeKind, NoticeView, OutcomeView, QuestionView,
-    ROW_WINDOW, ReviewView, RowView, TabKind, TabView, View,
+    CompletionView, EditorView, FilterView, HelpView, Hint, NoticeKind, NoticeView, OutcomeView,
+    ProgressView, QuestionView, ROW_WINDOW, ReviewView, RowView, TabKind, TabView, View,
 };
 use crate::view::recent::Recent;
 
 /// Parts of screens as laid out, kept to be reused for equal parts at the same width: the last
-/// tab bars and hint lists (a flow moves between a few tabs and focuses, each with its own
-/// hints), and the last rows (a key changes one or two rows of a screen, if any).
+/// tab bars, hint lists and status lines (a flow moves between a few tabs and focuses, each with
+/// its own hints), and the last rows (a key changes one or two rows of a screen, if any).
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     tabs: PartLayouts<TabView>,
     hints: PartLayouts<Hint>,
+    /// The last status lines, by progress, keys waiting and width.
+    status: Recent<KeptLines<StatusKey>, REMEMBERED_LAYOUTS>,
     rows: Recent<KeptLines<RowKey>, REMEMBERED_ROWS>,
 }
 
@@ -63,6 +67,9 @@ pub(crate) struct Layouts {
 const REMEMBERED_LAYOUTS: usize = 4;
 /// How many rows [`Layouts`] keeps: the rows of two screens.
 const REMEMBERED_ROWS: usize = 2 * ROW_WINDOW;
+
+/// What a status line is laid out from: the progress, the keys waiting and the width.
+type StatusKey = (ProgressView, Option<String>, usize);
 
 /// The last layouts of a part of the screen (a tab bar, a hint list), by the part and width.
 type PartLayouts<T> = Recent<KeptLines<(Vec<T>, usize)>, REMEMBERED_LAYOUTS>;
@@ -200,12 +207,19 @@ fn screen(
     });
     out.push(Laid::default());
     if view.status == Status::Done {
-        ending(&mut out, view.outcome, width);
+        ending(&mut out, view.outcome, view.cancel_reason, width);
     } else if let Some(help) = &view.help {
         help_screen(&mut out, help, width);
     } else if let Some(question) = &view.question {
         let row_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.rows);
-        question_screen(&mut out, question, view.editor.as_ref(), width, row_memo);
+        question_screen(
+            &mut out,
+            question,
+            view.editor.as_ref(),
+            view.filter.as_ref(),
+            width,
+            row_memo,
+        );
     } else if let Some(review) = &view.review {
         review_screen(&mut out, review, width);
     }
@@ -214,10 +228,22 @@ fn screen(
     }
     if !view.hints.is_empty() {
         out.push(Laid::default());
-        let hint_memo = layouts.map(|layouts| &mut layouts.hints);
+        let hint_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.hints);
         remembered_part(&mut out, hint_memo, &view.hints, width, |out| {
             hints(out, &view.hints, width)
         });
+    }
+    if view.status == Status::Open {
+        let pending = view.pending_keys.as_deref();
+        remembered(
+            &mut out,
+            layouts.map(|layouts| &mut layouts.status),
+            |(progress, keys, at)| {
+                *at == width && *progress == view.progress && keys.as_deref() == pending
+            },
+            || (view.progress, view.pending_keys.clone(), width),
+            |out| status_line(out, view.progress, pending, width),
+        );
     }
     rule(&mut out, width);
     out.into_iter()
@@ -882,6 +908,7 @@ fn question_screen(
     out: &mut Vec<Laid>,
     q: &QuestionView,
     editor: Option<&EditorView>,
+    filter: Option<&FilterView>,
     width: usize,
     row_memo: Option<&mut Recent<KeptLines<RowKey>, REMEMBERED_ROWS>>,
 ) {
@@ -912,6 +939,9 @@ fn question_screen(
         );
     } else if let Some(detail) = &q.detail {
         block(out, MARGIN, detail, Style::Text, width);
+    }
+    if let Some(filter) = filter {
+        filter_line(out, filter, width);
     }
     out.push(Laid::default());
     let approve = q
@@ -956,6 +986,65 @@ fn question_screen(
                 wrap(out, first, MARGIN + 2, &[seg(note, Style::Warning)], width);
             }
         }
+    }
+}
+
+/// The filter of a long list: `/ text` (with the cursor while its editor is open), then how
+/// many options match (`12 of 1000 match`), or that none does.
+fn filter_line(out: &mut Vec<Laid>, filter: &FilterView, width: usize) {
+    let text = filter.text.as_str();
+    let byte = filter.cursor.byte.min(text.len());
+    let (before, after) = text.split_at(byte);
+    let mut segs = Vec::with_capacity(6);
+    let slash = if filter.editing {
+        Style::Accent
+    } else {
+        Style::Dim
+    };
+    segs.push(seg("/ ", slash));
+    if filter.editing {
+        segs.push(seg(before, Style::Text));
+        let under = after.graphemes(true).next().unwrap_or(" ");
+        segs.push(seg(under, Style::Cursor));
+        segs.push(seg(&after[under.len().min(after.len())..], Style::Text));
+    } else {
+        segs.push(seg(text, Style::Text));
+    }
+    let count = if filter.matches == 0 {
+        "no option matches".to_owned()
+    } else {
+        format!("{} of {} match", filter.matches, filter.total)
+    };
+    segs.push(seg("   ", Style::Text));
+    let style = if filter.matches == 0 {
+        Style::Warning
+    } else {
+        Style::Dim
+    };
+    segs.push(glued(&count, style));
+    wrap(out, margin(), MARGIN + 2, &segs, width);
+}
+
+/// The status line under the hints of an open flow: the progress (`1/3 answered`) when the flow
+/// has more than one question, then the keys of a key sequence waiting for the next
+/// (`pending: g`, as Vim's `showcmd`); no line when there is neither.
+fn status_line(out: &mut Vec<Laid>, progress: ProgressView, pending: Option<&str>, width: usize) {
+    let answered =
+        (progress.total > 1).then(|| format!("{}/{} answered", progress.answered, progress.total));
+    let shown: Option<String> = pending.map(|keys| keys.split(' ').map(key_label).collect());
+    let mut segs = Vec::with_capacity(4);
+    if let Some(answered) = &answered {
+        segs.push(glued(answered, Style::Dim));
+    }
+    if let Some(keys) = &shown {
+        if answered.is_some() {
+            segs.push(seg(" · ", Style::Dim));
+        }
+        segs.push(glued("pending: ", Style::Muted));
+        segs.push(glued(keys, Style::Accent));
+    }
+    if !segs.is_empty() {
+        wrap(out, margin(), MARGIN, &segs, width);
     }
 }
 
@@ -1437,18 +1526,27 @@ fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
     }
 }
 
-/// The end of a flow.
-fn ending(out: &mut Vec<Laid>, outcome: Option<OutcomeView>, width: usize) {
-    let (text, style) = match outcome {
-        Some(OutcomeView::Submit) => ("✓ Submitted", Style::Success),
-        Some(OutcomeView::Elaborate) => ("✓ Sent back for elaboration", Style::Success),
-        Some(OutcomeView::Cancelled) => ("✗ Cancelled", Style::Warning),
-        Some(OutcomeView::Aborted) => ("✗ Withdrawn by the asker", Style::Warning),
-        Some(OutcomeView::Declined) => ("✗ Declined", Style::Warning),
-        Some(OutcomeView::Invalid) => ("✗ Invalid input", Style::Warning),
-        None => ("Done", Style::Text),
+/// The end of a flow: submitted, sent back, declined, or the words of why it was cancelled.
+fn ending(
+    out: &mut Vec<Laid>,
+    outcome: Option<OutcomeView>,
+    reason: Option<CancelReason>,
+    width: usize,
+) {
+    let (text, style) = match (outcome, reason) {
+        (Some(OutcomeView::Submit), _) => ("✓ Submitted", Style::Success),
+        (Some(OutcomeView::Elaborate), _) => ("✓ Sent back for elaboration", Style::Success),
+        (Some(OutcomeView::Declined), _) => ("Declined", Style::Warning),
+        (_, Some(reason)) => (reason.words(), Style::Warning),
+        (Some(OutcomeView::Aborted), None) => (CancelReason::Aborted.words(), Style::Warning),
+        (Some(OutcomeView::Invalid), None) => (CancelReason::InvalidInput.words(), Style::Warning),
+        (Some(OutcomeView::Cancelled), None) => (CancelReason::User.words(), Style::Warning),
+        (None, None) => ("Done", Style::Text),
     };
-    wrap(out, margin(), MARGIN + 2, &[seg(text, style)], width);
+    let mark = if style == Style::Warning { "✗ " } else { "" };
+    let mut first = margin();
+    first.text(mark, style);
+    wrap(out, first, MARGIN + 2, &[seg(text, style)], width);
 }
 
 /// How a key name shows in the footer.
@@ -1459,6 +1557,8 @@ fn key_label(key: &str) -> &str {
         "left" => "←",
         "right" => "→",
         "escape" => "esc",
+        "pagedown" => "pgdn",
+        "pageup" => "pgup",
         other => other,
     }
 }
@@ -1473,7 +1573,10 @@ fn hint_keys(hint: &Hint) -> String {
                 if i > 0 {
                     text.push('/');
                 }
-                text.push_str(key_label(key));
+                // A key sequence (`g g`) shows as its keys one after the other (`gg`).
+                for part in key.split(' ') {
+                    text.push_str(key_label(part));
+                }
             }
             text
         }

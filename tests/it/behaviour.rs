@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use crate::common::*;
-use askd::core::{Answer, Behaviour, EditorTarget, Focus, Keymap, Outcome, QuestionType};
+use askd::core::{
+    Answer, Behaviour, CancelReason, EditorTarget, Focus, Keymap, Outcome, QuestionType,
+};
 use askd::dialect::DialectId;
 use askd::session::{BehaviourOptions, OpenOptions, Profile, Session};
 use askd::view;
@@ -169,7 +171,10 @@ fn the_seed_profile_ignores_the_type_and_help_keys() {
 fn a_clean_flow_ends_at_the_first_cancel_even_with_the_guard() {
     let mut s = seed(json!({ "confirmDismissWhenDirty": true }));
     press(&mut s, "<Esc>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
 }
 
 #[test]
@@ -183,7 +188,10 @@ fn a_dirty_flow_asks_once_then_the_next_cancel_ends_it() {
     press(&mut s, "<Down>");
     assert_eq!(notices(&s), json!([dismiss_notice()]));
     press(&mut s, "<Esc>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
     assert_eq!(
         s.result().expect("done")["details"]["answers"],
         json!({ "scope": { "values": ["small"], "labels": ["Small"], "indices": [1] } })
@@ -194,12 +202,18 @@ fn a_dirty_flow_asks_once_then_the_next_cancel_ends_it() {
 fn either_cancel_or_dismiss_confirms_the_other() {
     let mut s = seed(json!({ "confirmDismissWhenDirty": true }));
     press(&mut s, "<Space><Esc><C-c>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::Dismissed))
+    );
     let mut s = seed(json!({ "confirmDismissWhenDirty": true }));
     press(&mut s, "<Space><C-c>");
     assert_eq!(flow(&s).outcome(), None);
     press(&mut s, "<Esc>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
 }
 
 #[test]
@@ -222,7 +236,10 @@ fn an_editor_draft_makes_the_flow_dirty_and_survives_the_first_dismiss() {
     assert_eq!(editor(&s), ed(Custom, "draft", 5));
     assert_eq!(notices(&s), json!([dismiss_notice()]));
     press(&mut s, "<C-c>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::Dismissed))
+    );
     // The draft was not saved.
     assert_eq!(s.result().expect("done")["details"]["answers"], json!({}));
 }
@@ -256,14 +273,20 @@ fn the_review_cancel_action_is_guarded_too() {
     assert_eq!(flow(&s).outcome(), None);
     assert_eq!(notices(&s), json!([dismiss_notice()]));
     press(&mut s, "<Down><Down><CR>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
 }
 
 #[test]
 fn without_the_flag_a_dirty_flow_ends_at_once() {
     let mut s = open_main();
     press(&mut s, "<Space><Esc>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
 }
 
 // doublePressReviewShortcuts --------------------------------------------------------------------
@@ -314,7 +337,10 @@ fn another_digit_rearms_and_moves_clear_the_armed_digit() {
 fn enter_after_arming_runs_the_armed_action() {
     let mut s = seed(json!({ "doublePressReviewShortcuts": true }));
     press(&mut s, "<S-Tab>3<CR>");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
 }
 
 #[test]
@@ -330,7 +356,10 @@ fn a_guarded_cancel_keeps_its_digit_armed_so_the_same_digit_discards() {
         json!([dismiss_notice(), shortcut("Press 3 again to Cancel.")])
     );
     press(&mut s, "3");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
 }
 
 #[test]
@@ -855,10 +884,11 @@ fn question_mark_opens_the_help_overlay_listing_every_binding_by_context() {
         contexts,
         [
             (json!("global"), json!("Everywhere"), 2),
-            (json!("main"), json!("Question tab"), 11),
-            (json!("review"), json!("Review tab"), 7),
-            (json!("editor"), json!("Answer editor"), 18),
-            (json!("noteEditor"), json!("Note editor"), 6),
+            (json!("main"), json!("Question tab"), 16),
+            (json!("review"), json!("Review tab"), 9),
+            (json!("editor"), json!("Answer editor"), 20),
+            (json!("noteEditor"), json!("Note editor"), 8),
+            (json!("filter"), json!("Filter editor"), 6),
         ]
     );
     assert_eq!(
@@ -869,15 +899,15 @@ fn question_mark_opens_the_help_overlay_listing_every_binding_by_context() {
         ])
     );
     assert_eq!(
-        help["sections"][1]["bindings"][8],
+        help["sections"][1]["bindings"][13],
         json!({ "action": "main.changeQuestionType", "keys": ["t"], "label": "question type" })
     );
     assert_eq!(
-        help["sections"][1]["bindings"][10],
+        help["sections"][1]["bindings"][15],
         json!({ "action": "digits", "keys": ["1", "2", "3", "4", "5", "6", "7", "8", "9"], "label": "quick select" })
     );
     assert_eq!(
-        help["sections"][2]["bindings"][6],
+        help["sections"][2]["bindings"][8],
         json!({ "action": "digits", "keys": ["1", "2", "3"], "label": "run action" })
     );
     let text = screen(&s);
@@ -955,6 +985,11 @@ fn the_overlay_follows_the_keymap_and_the_dialect() {
             "main.prevTab",
             "main.down",
             "main.up",
+            "main.pageDown",
+            "main.pageUp",
+            "main.first",
+            "main.last",
+            "main.filter",
             "main.toggle",
             "main.changeQuestionType",
             "main.cancel",
@@ -1037,7 +1072,10 @@ fn direct_operations_follow_the_options_too() {
     press(&mut s, "<Space>");
     s.flow_mut()
         .expect("a flow")
-        .cancel(Outcome::Cancelled)
+        .cancel(CancelReason::User)
         .expect("cancelled");
-    assert_eq!(flow(&s).outcome(), Some(Outcome::Cancelled));
+    assert_eq!(
+        flow(&s).outcome(),
+        Some(Outcome::Cancelled(CancelReason::User))
+    );
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::common::{flow, open, press};
-use askd::core::{Action, Behaviour, Context, Outcome, QuestionType};
+use askd::core::{Action, Behaviour, CancelReason, Context, Outcome, QuestionType};
 use askd::dialect::pi;
 use askd::session::{BehaviourOptions, OpenOptions, Session};
 use askd::view::{self, View};
@@ -647,6 +647,7 @@ fn the_key_tables_name_the_default_keys_of_their_actions() {
     check_key_tables(3, &[Context::Main]);
     check_key_tables(4, &[Context::Review]);
     check_key_tables(5, &[Context::Editor, Context::NoteEditor]);
+    check_key_tables(10, &[Context::Filter]);
     let text = page();
     for number in [3, 4] {
         let rows = table(&section(&text, number), "| keys | action | effect |");
@@ -674,10 +675,21 @@ fn down_on_the_closed_custom_row_opens_its_editor_again() {
 
 #[test]
 fn ctrl_c_and_escape_end_the_flow_the_same_way() {
-    for keys in ["<Esc>", "<C-c>", "<Down>n<C-c>", "<S-Tab><Esc>", "<S-Tab>3"] {
+    use CancelReason::{Dismissed, User};
+    for (keys, reason) in [
+        ("<Esc>", User),
+        ("<C-c>", Dismissed),
+        ("<Down>n<C-c>", Dismissed),
+        ("<S-Tab><Esc>", User),
+        ("<S-Tab>3", User),
+    ] {
         let mut session = example_after("");
         press(&mut session, keys);
-        assert_eq!(flow(&session).outcome(), Some(Outcome::Cancelled), "{keys}");
+        assert_eq!(
+            flow(&session).outcome(),
+            Some(Outcome::Cancelled(reason)),
+            "{keys}"
+        );
         assert_eq!(summary(&session), "User cancelled the ask flow", "{keys}");
     }
 }
@@ -776,7 +788,7 @@ fn the_end_of_a_flow_shows_the_lines_listed() {
     let mut aborted = example_after("");
     aborted
         .flow_mut()
-        .and_then(|f| f.cancel(Outcome::Aborted))
+        .and_then(|f| f.cancel(CancelReason::Aborted))
         .expect("an open flow can be aborted");
     let invalid = open(&json!({ "questions": [] }));
     let mut shown = Vec::new();
@@ -793,6 +805,130 @@ fn the_end_of_a_flow_shows_the_lines_listed() {
         shown.push((view["outcome"].as_str().unwrap().to_owned(), line));
     }
     assert_eq!(listed, shown);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §10 unanswered endings and Vim keys
+// ---------------------------------------------------------------------------------------------
+
+/// A pi session and a dsh session ended for `reason`, as the §10 table says it is set.
+fn ended_for(reason: &str) -> (Session, Session) {
+    let dsh_request =
+        json!({ "questions": [{ "id": "q", "question": "Go?", "options": [{ "label": "Yes" }] }] });
+    let pi_payload = example_payload();
+    let end = |payload: &Value| -> Session {
+        let mut session = open(payload);
+        match reason {
+            "user" => press(&mut session, "<Esc>"),
+            "dismissed" => press(&mut session, "<C-c>"),
+            "timeout" => {
+                let flow = session.flow_mut().expect("a flow");
+                flow.set_deadline(Some(1));
+                assert!(session.expire(1));
+            }
+            "aborted" | "closed" => {
+                let reason = if reason == "aborted" {
+                    CancelReason::Aborted
+                } else {
+                    CancelReason::Closed
+                };
+                session
+                    .flow_mut()
+                    .and_then(|f| f.cancel(reason))
+                    .expect("an open flow can be ended");
+            }
+            "no_ui" => {
+                let options = OpenOptions {
+                    has_ui: false,
+                    ..OpenOptions::default()
+                };
+                session = Session::open(payload, &options).expect("opens");
+            }
+            other => panic!("no way to end a flow as {other}"),
+        }
+        session
+    };
+    (end(&pi_payload), end(&dsh_request))
+}
+
+#[test]
+fn every_unanswered_ending_is_reported_as_the_table_says() {
+    let text = section(&page(), 10);
+    let rows = table(&text, "| reason | set by | pi summary | dsh code | words |");
+    let names: Vec<String> = rows.iter().map(|r| unticked(&r[0])).collect();
+    let expected: Vec<&str> = [
+        CancelReason::User,
+        CancelReason::Dismissed,
+        CancelReason::Aborted,
+        CancelReason::Timeout,
+        CancelReason::Closed,
+        CancelReason::NoUi,
+        CancelReason::InvalidInput,
+    ]
+    .iter()
+    .map(|r| r.name())
+    .collect();
+    assert_eq!(names, expected);
+    for row in rows.iter().filter(|r| r[0] != "`invalid_input`") {
+        let reason = unticked(&row[0]);
+        let (pi_session, dsh_session) = ended_for(&reason);
+        let details = &result(&pi_session)["details"];
+        assert_eq!(details["cancelled"], json!(true), "{reason}");
+        assert_eq!(details["cancelReason"], json!(reason), "{reason}");
+        assert_eq!(view_json(&pi_session)["cancelReason"], json!(reason));
+        if reason != "no_ui" {
+            assert_eq!(summary(&pi_session), unticked(&row[2]), "{reason}");
+        }
+        assert_eq!(transcript(&pi_session).1, unticked(&row[4]), "{reason}");
+        let ending = screen(&pi_session, 60);
+        assert!(
+            ending.contains(&format!(" ✗ {}\n", unticked(&row[4]))),
+            "{reason}: {ending}"
+        );
+        assert_eq!(
+            result(&dsh_session)["error"]["code"],
+            json!(unticked(&row[3])),
+            "{reason}"
+        );
+    }
+    let invalid = open(&json!({ "questions": [] }));
+    assert_eq!(result(&invalid)["details"]["cancelReason"], "invalid_input");
+    assert_eq!(transcript(&invalid).1, "Invalid input");
+    let (_, closed) = ended_for("closed");
+    assert_quoted(
+        &text,
+        result(&closed)["error"]["message"]
+            .as_str()
+            .expect("a message"),
+    );
+}
+
+#[test]
+fn the_vim_table_is_what_the_preset_adds() {
+    use askd::core::{Keymap, Preset};
+    let text = section(&page(), 10);
+    let mut listed: Vec<(String, String)> = Vec::new();
+    for row in table(&text, "| action | adds |") {
+        for action in ticked(&row[0]) {
+            for key in ticked(&row[1]) {
+                listed.push((action.clone(), key));
+            }
+        }
+    }
+    let defaults = Keymap::default();
+    let vim = defaults.with_preset(Preset::Vim);
+    let mut added: Vec<(String, String)> = Vec::new();
+    for &action in Action::ALL {
+        let before = defaults.key_names(action);
+        for name in vim.key_names(action).iter() {
+            if !before.contains(name) {
+                added.push((action.name().to_owned(), name.clone()));
+            }
+        }
+    }
+    listed.sort();
+    added.sort();
+    assert_eq!(listed, added);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1226,11 +1362,17 @@ fn dsh_flows_that_do_not_submit_end_with_the_codes_listed() {
     let request = json_blocks(&text)[0].clone();
     let mut cancelled = open(&request);
     press(&mut cancelled, "<S-Tab>2");
-    let mut aborted = open(&request);
-    aborted
-        .flow_mut()
-        .and_then(|f| f.cancel(Outcome::Aborted))
-        .expect("an open flow can be aborted");
+    let ended = |reason: CancelReason| {
+        let mut session = open(&request);
+        session
+            .flow_mut()
+            .and_then(|f| f.cancel(reason))
+            .expect("an open flow can be ended");
+        session
+    };
+    let closed = ended(CancelReason::Closed);
+    let aborted = ended(CancelReason::Aborted);
+    let timed_out = ended(CancelReason::Timeout);
     let options = OpenOptions {
         has_ui: false,
         ..OpenOptions::default()
@@ -1238,7 +1380,7 @@ fn dsh_flows_that_do_not_submit_end_with_the_codes_listed() {
     let no_ui = Session::open(&request, &options).expect("opens");
     let mut shown = Vec::new();
     let mut transcripts = Vec::new();
-    for session in [&cancelled, &aborted, &no_ui] {
+    for session in [&cancelled, &closed, &aborted, &timed_out, &no_ui] {
         let error = &result(session)["error"];
         assert_eq!(error["name"], "UserQuestionError");
         shown.push((
@@ -1248,10 +1390,21 @@ fn dsh_flows_that_do_not_submit_end_with_the_codes_listed() {
         transcripts.push(transcript(session).1);
     }
     assert_eq!(listed, shown);
-    assert_eq!(transcripts, ["Cancelled", "Aborted", "No provider"]);
+    assert_eq!(
+        transcripts,
+        [
+            "Cancelled",
+            "Cancelled (closed)",
+            "Cancelled (withdrawn by the asker)",
+            "Cancelled (timed out)",
+            "No provider"
+        ]
+    );
     for quoted in [
         "Cancelled",
-        "Aborted",
+        "Cancelled (closed)",
+        "Cancelled (withdrawn by the asker)",
+        "Cancelled (timed out)",
         "No provider",
         "- <label>: (skipped)",
     ] {

@@ -2,7 +2,7 @@
 //! every ending, the answer encoding, answer sets, transcripts and snapshots.
 
 use crate::common::*;
-use askd::core::{Outcome, QuestionType};
+use askd::core::{CancelReason, Outcome, QuestionType};
 use askd::dialect::DialectId;
 use askd::dialect::claude::{self, CANCEL_MESSAGE, join, split};
 use askd::session::{OpenOptions, Session, Status};
@@ -451,12 +451,15 @@ fn cancel_abort_and_no_ui_deny() {
     assert_eq!(s.transcript().unwrap().result, "Cancelled");
 
     let mut s = open_in("claude", &example());
-    s.flow_mut().unwrap().cancel(Outcome::Aborted).unwrap();
+    s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
     assert_eq!(
         s.result().unwrap(),
         json!({ "behavior": "deny", "message": "The request was withdrawn before the user answered", "interrupt": true })
     );
-    assert_eq!(s.transcript().unwrap().result, "Aborted");
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "Cancelled (withdrawn by the asker)"
+    );
 
     let s = open_without_ui("claude", &example());
     assert_eq!(
@@ -471,11 +474,7 @@ fn cancel_abort_and_no_ui_deny() {
     // Decline is not offered.
     let mut s = open_in("claude", &example());
     assert_eq!(
-        s.flow_mut()
-            .unwrap()
-            .cancel(Outcome::Declined)
-            .unwrap_err()
-            .to_string(),
+        s.flow_mut().unwrap().decline().unwrap_err().to_string(),
         "decline is not part of the claude dialect"
     );
 }
@@ -681,6 +680,6 @@ fn the_screen_offers_the_question_note_and_the_preview() {
     let s = open_in("claude", &example());
     assert_eq!(
         screen(&s, 60),
-        "────────────────────────────────────────────────────────────\n [□ Database]  □ Features   ✓ Submit\n\n Which database should we use?\n\n ❯ 1. ○ Postgres (recommended)\n        Full SQL, runs as a server\n   2. ○ SQLite\n        A single file, no server\n   3. ○ Type your own\n\n ╭─ Preview ──────────────────────────────────────────────╮\n │ DATABASE_URL=postgres://localhost/app                  │\n ╰────────────────────────────────────────────────────────╯\n\n ↑ up · ↓ down · tab/→ next tab · shift+tab/← previous tab ·\n enter confirm · space toggle · N question note ·\n 1-3 quick select · esc cancel · ctrl+c dismiss\n────────────────────────────────────────────────────────────\n"
+        "────────────────────────────────────────────────────────────\n [□ Database]  □ Features   ✓ Submit\n\n Which database should we use?\n\n ❯ 1. ○ Postgres (recommended)\n        Full SQL, runs as a server\n   2. ○ SQLite\n        A single file, no server\n   3. ○ Type your own\n\n ╭─ Preview ──────────────────────────────────────────────╮\n │ DATABASE_URL=postgres://localhost/app                  │\n ╰────────────────────────────────────────────────────────╯\n\n ↑ up · ↓ down · tab/→ next tab · shift+tab/← previous tab ·\n enter confirm · space toggle · N question note ·\n 1-3 quick select · esc cancel · ctrl+c dismiss\n 0/2 answered\n────────────────────────────────────────────────────────────\n"
     );
 }

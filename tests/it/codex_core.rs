@@ -3,7 +3,7 @@
 //! transcripts and snapshots.
 
 use crate::common::*;
-use askd::core::{CustomRow, Focus, HIDDEN, Outcome};
+use askd::core::{CancelReason, CustomRow, Focus, HIDDEN, Outcome};
 use askd::dialect::DialectId;
 use askd::session::{OpenOptions, Session, Status};
 use askd::view;
@@ -342,9 +342,12 @@ fn nothing_but_a_submit_has_answers() {
     assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
     assert_eq!(s.transcript().unwrap().result, "Cancelled");
     let mut s = open_in("codex", &arguments());
-    s.flow_mut().unwrap().cancel(Outcome::Aborted).unwrap();
+    s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
     assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
-    assert_eq!(s.transcript().unwrap().result, "Aborted");
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "Cancelled (withdrawn by the asker)"
+    );
     let s = open_without_ui("codex", &arguments());
     assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
     assert_eq!(s.transcript().unwrap().result, "Not asked: no UI");

@@ -133,12 +133,12 @@ fn decline_is_an_outcome_of_its_own() {
         Some(askd::view::OutcomeView::Declined)
     );
     let mut s = checked(vec![free("n")]);
-    s.flow_mut().unwrap().cancel(Outcome::Declined).unwrap();
+    s.flow_mut().unwrap().decline().unwrap();
     assert_eq!(flow(&s).outcome(), Some(Outcome::Declined));
     // A dialect without Decline refuses it.
     let mut s = open_main();
     assert_eq!(
-        s.flow_mut().unwrap().cancel(Outcome::Declined),
+        s.flow_mut().unwrap().decline(),
         Err(FlowError::NoDecline("pi"))
     );
 }

@@ -87,6 +87,8 @@ fn the_tables_quote_the_engines_strings() {
     for quoted in [
         claude::CANCEL_MESSAGE,
         claude::ABORT_MESSAGE,
+        claude::TIMEOUT_MESSAGE,
+        claude::CLOSED_MESSAGE,
         claude::NO_UI_HEADING,
         claude::INVALID_HEADING,
         claude::NOTES_ONLY,

@@ -7,7 +7,7 @@ use askd::core::Focus;
 use askd::core::PLAN_REVIEW;
 use askd::core::parse_sequence;
 use askd::core::{
-    Answer, CustomRow, FlowSpec, Intent, OptionItem, Outcome, Question, QuestionType,
+    Answer, CancelReason, CustomRow, FlowSpec, Intent, OptionItem, Outcome, Question, QuestionType,
 };
 use askd::dialect::DialectId;
 use askd::dialect::dsh::{
@@ -752,7 +752,7 @@ fn results_on_submit_cancel_and_abort() {
         Ok(answer_json.clone())
     );
     assert_eq!(
-        dsh::result(&spec, &answers, Outcome::Cancelled),
+        dsh::result(&spec, &answers, Outcome::Cancelled(CancelReason::User)),
         json!({ "error": {
             "name": "UserQuestionError",
             "code": "ASK_CANCELLED",
@@ -760,11 +760,11 @@ fn results_on_submit_cancel_and_abort() {
         } })
     );
     assert_eq!(
-        ask_outcome(&spec, &answers, Outcome::Cancelled),
+        ask_outcome(&spec, &answers, Outcome::Cancelled(CancelReason::User)),
         Err(ask_cancelled())
     );
     assert_eq!(
-        dsh::result(&spec, &answers, Outcome::Aborted),
+        dsh::result(&spec, &answers, Outcome::Cancelled(CancelReason::Aborted)),
         json!({ "error": {
             "name": "UserQuestionError",
             "code": "ASK_ABORTED",
@@ -772,9 +772,33 @@ fn results_on_submit_cancel_and_abort() {
         } })
     );
     assert_eq!(
-        ask_outcome(&spec, &answers, Outcome::Aborted),
+        ask_outcome(&spec, &answers, Outcome::Cancelled(CancelReason::Aborted)),
         Err(ask_aborted())
     );
+    // Every other reason: the user dismissing, the client closing, the deadline passing.
+    for (reason, code, message) in [
+        (
+            CancelReason::Dismissed,
+            "ASK_CANCELLED",
+            "The user cancelled the questions",
+        ),
+        (
+            CancelReason::Closed,
+            "ASK_CANCELLED",
+            "The questions were closed before the user answered",
+        ),
+        (
+            CancelReason::Timeout,
+            "ASK_TIMEOUT",
+            "The questions timed out before the user answered",
+        ),
+    ] {
+        assert_eq!(
+            dsh::result(&spec, &answers, Outcome::Cancelled(reason)),
+            json!({ "error": { "name": "UserQuestionError", "code": code, "message": message } }),
+            "{reason:?}"
+        );
+    }
     // Elaborate never ends a dsh flow; were it to, the answers would still be delivered.
     assert_eq!(
         dsh::result(&spec, &answers, Outcome::Elaborate),
@@ -1210,7 +1234,7 @@ fn escape_cancels_and_an_abort_aborts() {
     session
         .flow_mut()
         .expect("a flow")
-        .cancel(Outcome::Aborted)
+        .cancel(CancelReason::Aborted)
         .expect("open");
     assert_eq!(
         result_of(&session),
@@ -1218,13 +1242,24 @@ fn escape_cancels_and_an_abort_aborts() {
     );
     let flow = session.flow().expect("a flow");
     assert_eq!(
-        transcript_result(flow.spec(), flow.answers(), Outcome::Aborted),
-        "Aborted"
+        transcript_result(
+            flow.spec(),
+            flow.answers(),
+            Outcome::Cancelled(CancelReason::Aborted)
+        ),
+        "Cancelled (withdrawn by the asker)"
     );
-    assert_eq!(
-        transcript_result(flow.spec(), flow.answers(), Outcome::Cancelled),
-        "Cancelled"
-    );
+    for (reason, words) in [
+        (CancelReason::User, "Cancelled"),
+        (CancelReason::Dismissed, "Cancelled"),
+        (CancelReason::Timeout, "Cancelled (timed out)"),
+        (CancelReason::Closed, "Cancelled (closed)"),
+    ] {
+        assert_eq!(
+            transcript_result(flow.spec(), flow.answers(), Outcome::Cancelled(reason)),
+            words
+        );
+    }
 }
 
 #[test]
@@ -1317,9 +1352,12 @@ fn a_dsh_session_reports_its_result_and_transcript_in_its_own_dialect() {
     aborted
         .flow_mut()
         .expect("a flow")
-        .cancel(Outcome::Aborted)
+        .cancel(CancelReason::Aborted)
         .expect("open");
-    assert_eq!(aborted.transcript().expect("done").result, "Aborted");
+    assert_eq!(
+        aborted.transcript().expect("done").result,
+        "Cancelled (withdrawn by the asker)"
+    );
 
     let without_ui = Session::open(
         &request,

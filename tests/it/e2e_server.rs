@@ -65,13 +65,19 @@ fn submitted_result() -> Value {
     })
 }
 
-/// The pi result of [`payload`] cancelled (or aborted) with nothing entered.
-fn cancelled_result() -> Value {
+/// The pi result of [`payload`] cancelled for `reason` with nothing entered.
+fn cancelled_result(reason: &str) -> Value {
+    let text = match reason {
+        "user" | "dismissed" | "aborted" | "closed" => "User cancelled the ask flow",
+        "timeout" => "The ask flow timed out before the user answered",
+        other => panic!("no flow is cancelled as {other}"),
+    };
     json!({
-        "content": [{ "type": "text", "text": "User cancelled the ask flow" }],
+        "content": [{ "type": "text", "text": text }],
         "details": {
             "title": "Setup",
             "cancelled": true,
+            "cancelReason": reason,
             "mode": "submit",
             "questions": detail_questions(),
             "answers": {}
@@ -100,6 +106,7 @@ fn non_interactive_result() -> Value {
         "details": {
             "title": "Setup",
             "cancelled": true,
+            "cancelReason": "no_ui",
             "mode": "submit",
             "questions": detail_questions(),
             "answers": {}
@@ -132,6 +139,7 @@ fn invalid_result() -> Value {
         "details": {
             "title": "Broken",
             "cancelled": true,
+            "cancelReason": "invalid_input",
             "mode": "submit",
             "questions": [],
             "answers": {},
@@ -894,6 +902,7 @@ fn open_with_an_invalid_pi_payload_is_a_done_step_not_an_error() {
             "content": [{ "type": "text", "text": "Invalid ask_user payload:\n- questions: questions must be an array" }],
             "details": {
                 "cancelled": true,
+                "cancelReason": "invalid_input",
                 "mode": "submit",
                 "questions": [],
                 "answers": {},
@@ -984,12 +993,15 @@ fn cancel_request_aborts_a_pending_ask() {
     assert_eq!(s.take_stash(), Vec::<Value>::new());
 
     s.notify("$/cancelRequest", json!({ "id": 7 }));
-    assert_eq!(s.recv(), ok_reply(json!(7), cancelled_result()));
+    assert_eq!(s.recv(), ok_reply(json!(7), cancelled_result("aborted")));
     s.notify("$/cancelRequest", json!({ "id": "str" }));
-    assert_eq!(s.recv(), ok_reply(json!("str"), cancelled_result()));
+    assert_eq!(
+        s.recv(),
+        ok_reply(json!("str"), cancelled_result("aborted"))
+    );
     assert_eq!(
         s.ok("getResult", json!({ "session": "q" })),
-        cancelled_result()
+        cancelled_result("aborted")
     );
     assert_eq!(
         s.ok("sessions", json!({})),
@@ -1023,7 +1035,7 @@ fn close_resolves_a_pending_ask_on_its_session() {
     );
     assert_eq!(
         s.reply_to(&json!("a-2")),
-        ok_reply(json!("a-2"), cancelled_result())
+        ok_reply(json!("a-2"), cancelled_result("aborted"))
     );
     assert_eq!(s.ok("sessions", json!({})), json!([]));
     assert_eq!(
@@ -1086,7 +1098,7 @@ fn several_asks_resolve_independently() {
     s.ok("cancel", json!({ "session": "two" }));
     assert_eq!(
         s.reply_to(&json!(2)),
-        ok_reply(json!(2), cancelled_result())
+        ok_reply(json!(2), cancelled_result("user"))
     );
     s.ok(
         "keys",
@@ -1720,7 +1732,7 @@ fn cancel_by_the_user_and_abort_by_the_asker() {
     let done = s.ok("cancel", json!({ "session": "user", "reason": "user" }));
     assert_eq!(done["status"], json!("done"));
     assert_eq!(done["view"]["status"], json!("done"));
-    let mut expected = cancelled_result();
+    let mut expected = cancelled_result("user");
     expected["details"]["answers"] = json!({
         "db": { "values": ["MariaDB"], "labels": ["MariaDB"], "indices": [], "customText": "MariaDB" }
     });
@@ -1733,11 +1745,23 @@ fn cancel_by_the_user_and_abort_by_the_asker() {
     s.open("asker", payload());
     let aborted = s.ok("cancel", json!({ "session": "asker", "reason": "abort" }));
     assert_eq!(aborted["status"], json!("done"));
-    assert_eq!(aborted["result"], cancelled_result());
+    assert_eq!(aborted["result"], cancelled_result("aborted"));
+    assert_eq!(
+        aborted["transcript"]["result"],
+        json!("Cancelled (withdrawn by the asker)")
+    );
+
+    s.open("window", payload());
+    let closed = s.ok("cancel", json!({ "session": "window", "reason": "closed" }));
+    assert_eq!(closed["result"], cancelled_result("closed"));
+    assert_eq!(closed["view"]["cancelReason"], json!("closed"));
+    assert_eq!(closed["transcript"]["result"], json!("Cancelled (closed)"));
 
     s.open("plain", payload());
     let cancelled = s.ok("cancel", json!({ "session": "plain" }));
-    assert_eq!(cancelled["result"], cancelled_result());
+    assert_eq!(cancelled["result"], cancelled_result("user"));
+    assert_eq!(cancelled["view"]["cancelReason"], json!("user"));
+    assert_eq!(cancelled["view"]["outcome"], json!("cancelled"));
 
     assert_eq!(
         s.err("cancel", json!({ "session": "plain" })),
@@ -1747,7 +1771,7 @@ fn cancel_by_the_user_and_abort_by_the_asker() {
         s.err("cancel", json!({ "session": "plain", "reason": "bogus" })),
         error(
             -32602,
-            "invalid params: reason: expected one of \"user\", \"abort\", \"decline\", got the string \"bogus\""
+            "invalid params: reason: expected one of \"user\", \"abort\", \"closed\", \"decline\", got the string \"bogus\""
         )
     );
 }
@@ -3084,10 +3108,7 @@ fn an_ask_completed_just_before_end_of_input_is_still_answered() {
     ));
     s.close_stdin();
     let reply = s.reply_to(&json!("x"));
-    assert_eq!(
-        reply["result"]["content"],
-        json!([{ "type": "text", "text": "User cancelled the ask flow" }])
-    );
+    assert_eq!(reply["result"], cancelled_result("aborted"));
     let (status, rest) = s.finish();
     assert!(status.success());
     assert_eq!(

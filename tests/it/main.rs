@@ -18,6 +18,11 @@ mod claude_core;
 mod codex_core;
 /// What dialects hand the core as data: checkers, review labels, custom rows, secrets.
 mod core_rules;
+/// Timeouts and the reasons a flow ends unanswered (behaviour §10), through the core, the
+/// session table and the binary.
+mod deadlines;
+/// Why a flow of the claude, codex, opencode and mcp dialects ended unanswered (behaviour §10).
+mod dialect_endings;
 /// `protocol/dialects.md` against the engine: its examples and quoted strings.
 mod dialects_doc;
 /// The dsh dialect (behaviour §7).
@@ -28,6 +33,8 @@ mod editors;
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
+/// Long lists: page keys, first and last, the `/` filter, progress (behaviour §10).
+mod long_lists;
 /// The mcp dialect (`protocol/dialects.md`).
 mod mcp_core;
 /// The opencode dialect (`protocol/dialects.md`).
@@ -40,6 +47,8 @@ mod results_e2e_core;
 mod screens;
 /// Six rules of the seed profile the reference pins down (behaviour §1, §3, §5, §6).
 mod seed_rules;
+/// The vim keymap preset and key sequences with their pending keys (behaviour §10).
+mod vim_keys;
 
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.

@@ -3,7 +3,7 @@
 //! requests it cannot ask, the result of every ending, answer sets, transcripts and snapshots.
 
 use crate::common::*;
-use askd::core::{FlowError, Focus, Outcome, QuestionType};
+use askd::core::{CancelReason, FlowError, Focus, Outcome, QuestionType};
 use askd::dialect::mcp::{is_date, is_date_time, is_email, is_uri};
 use askd::session::{OpenOptions, Session, Status};
 use askd::view;
@@ -93,11 +93,14 @@ fn decline_and_cancel_carry_no_content() {
     press(&mut s, "<Esc><Esc>");
     assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
     let mut s = open_form(&form());
-    s.flow_mut().unwrap().cancel(Outcome::Aborted).unwrap();
+    s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
     assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
-    assert_eq!(s.transcript().unwrap().result, "Aborted");
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "Cancelled (withdrawn by the asker)"
+    );
     let mut s = open_form(&form());
-    s.flow_mut().unwrap().cancel(Outcome::Declined).unwrap();
+    s.flow_mut().unwrap().decline().unwrap();
     assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
     let options = OpenOptions {
         dialect: askd::dialect::DialectId::named("mcp"),
@@ -149,7 +152,7 @@ fn the_form_maps_onto_tabs_with_defaults_filled_in() {
     );
     assert_eq!(
         screen(&s, 70),
-        "──────────────────────────────────────────────────────────────────────\n Set up the deployment\n Requested by deploy-server\n [■ App name]  □ Contact   ■ Replicas   ■ Public URL   □ Region\n  □ size   ■ Features   ✓ Accept\n\n App name\n\n ❯ 1. ● Enter a value\n        3 to 30 characters\n   ╭─ Your answer ──────────────────────────────────────────────────╮\n   │ demo                                                           │\n   ╰────────────────────────────────────────────────────────────────╯\n\n enter save · shift+enter/alt+enter new line · esc close ·\n ctrl+c dismiss\n──────────────────────────────────────────────────────────────────────\n"
+        "──────────────────────────────────────────────────────────────────────\n Set up the deployment\n Requested by deploy-server\n [■ App name]  □ Contact   ■ Replicas   ■ Public URL   □ Region\n  □ size   ■ Features   ✓ Accept\n\n App name\n\n ❯ 1. ● Enter a value\n        3 to 30 characters\n   ╭─ Your answer ──────────────────────────────────────────────────╮\n   │ demo                                                           │\n   ╰────────────────────────────────────────────────────────────────╯\n\n enter save · shift+enter/alt+enter new line · esc close ·\n ctrl+c dismiss\n 4/7 answered\n──────────────────────────────────────────────────────────────────────\n"
     );
 }
 

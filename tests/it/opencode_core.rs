@@ -2,7 +2,7 @@
 //! the result of every ending, answer sets, transcripts and snapshots.
 
 use crate::common::*;
-use askd::core::{CustomRow, Focus, Outcome, QuestionType};
+use askd::core::{CancelReason, CustomRow, Focus, Outcome, QuestionType};
 use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
@@ -123,9 +123,12 @@ fn every_ending_but_a_submit_rejects() {
     press(&mut s, "<Esc>");
     assert_eq!(s.result().unwrap(), json!({ "rejected": true }));
     let mut s = open_in("opencode", &input());
-    s.flow_mut().unwrap().cancel(Outcome::Aborted).unwrap();
+    s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
     assert_eq!(s.result().unwrap(), json!({ "rejected": true }));
-    assert_eq!(s.transcript().unwrap().result, "Aborted");
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "Cancelled (withdrawn by the asker)"
+    );
     let s = open_without_ui("opencode", &input());
     assert_eq!(s.result().unwrap(), json!({ "rejected": true }));
     let mut s = open_in("opencode", &input());

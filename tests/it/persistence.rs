@@ -521,3 +521,57 @@ fn a_refused_draft_in_an_mcp_form_survives_a_kill() {
         json!({ "action": "accept", "content": { "n": 3 } })
     );
 }
+
+/// The deadline of a flow (`timeoutMs`) is kept with what the flow keeps as it opened: a flow
+/// recovered before its deadline keeps it, and one whose deadline passed while no server ran
+/// times out as soon as a server reads it back, its files leaving the directory.
+#[test]
+fn a_recovered_flow_keeps_its_deadline_and_times_out_once_past_it() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    let open =
+        |session: &str| json!({ "session": session, "payload": payload(), "timeoutMs": 3_600_000 });
+    let opened = first.ok("open", open("later"));
+    let deadline = opened["view"]["deadline"].as_u64().expect("a deadline");
+    let past = first.ok("open", open("past"))["view"]["deadline"].clone();
+    first.ok("keys", json!({ "session": "past", "keys": "2" }));
+    first.kill();
+    // The deadline of `past` goes by while no server runs.
+    let path = dir
+        .files()
+        .into_iter()
+        .map(|f| dir.path().join(f))
+        .find(|f| {
+            f.to_string_lossy().ends_with(".request.json")
+                && fs::read_to_string(f).is_ok_and(|t| t.contains(r#""session":"past""#))
+        })
+        .expect("the request file of the second flow");
+    let mut stored: Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("readable")).expect("JSON");
+    assert_eq!(stored["flow"]["deadline"], past, "kept as it opened");
+    stored["flow"]["deadline"] = json!(1);
+    fs::write(&path, stored.to_string()).expect("writable");
+
+    let mut second = dir.start();
+    let resumed = second.ok("open", open("later"));
+    assert_eq!(resumed["status"], json!("open"));
+    assert_eq!(resumed["view"]["deadline"], json!(deadline));
+    let timed_out = second.ok("open", open("past"));
+    assert_eq!(timed_out["status"], json!("done"));
+    assert_eq!(timed_out["view"]["cancelReason"], json!("timeout"));
+    assert_eq!(
+        timed_out["result"]["content"],
+        json!([{ "type": "text", "text": "The ask flow timed out before the user answered" }])
+    );
+    assert_eq!(
+        timed_out["result"]["details"]["answers"]["env"]["values"],
+        json!(["dev"])
+    );
+    // Only the flow still open is on disk.
+    let kept: Vec<String> = dir
+        .shapes()
+        .into_iter()
+        .filter(|f| f.ends_with(".request.json"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+}

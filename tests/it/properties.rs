@@ -341,6 +341,42 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
         };
         Session::from_spec(DialectId::DSH, Arc::new(spec), &OpenOptions::default())
     });
+    // A long question (a filter, pages) before a short one, with the Vim keys or without.
+    let long = (
+        prop::sample::select(vec!["single", "multi", "preview"]),
+        10..25usize,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(kind, n, vim, pi09)| {
+            let options: Vec<Value> = (0..n)
+                .map(|j| {
+                    json!({
+                        "value": format!("v{j}"),
+                        "label": format!("Item {j}"),
+                        "description": if j % 3 == 0 { "third" } else { "other" },
+                        "preview": format!("preview {j}"),
+                    })
+                })
+                .collect();
+            let payload = json!({ "questions": [
+                { "id": "long", "prompt": "Which?", "type": kind, "options": options },
+                { "id": "short", "prompt": "And?", "options": [{ "value": "a", "label": "A" }] }
+            ] });
+            let mut keymap = askd::core::Keymap::default();
+            if vim {
+                keymap = keymap.with_preset(askd::core::Preset::Vim);
+            }
+            let mut options = OpenOptions {
+                keymap: Arc::new(keymap),
+                ..OpenOptions::default()
+            };
+            // The profile's custom row on preview questions and its type toggle, under a filter.
+            if pi09 {
+                options.behaviour = Profile::Pi09.behaviour();
+            }
+            Session::open(&payload, &options).expect("a pi payload opens")
+        });
     let others = prop::sample::select(other_dialect_requests()).prop_map(|(name, payload)| {
         let options = OpenOptions {
             dialect: DialectId::named(name),
@@ -353,6 +389,7 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
             Session::open(&p, &OpenOptions::default()).expect("a pi payload opens")
         }),
         1 => dsh,
+        2 => long,
         2 => others,
     ]
 }
@@ -451,6 +488,8 @@ static KEY_POOL: LazyLock<Vec<Key>> = LazyLock::new(|| {
         .collect();
     names.extend("abnNxZ0123456789".chars().map(String::from));
     names.extend(["é", "한", "😀", "pageup", "pagedown", "ctrl+x", "alt+1"].map(String::from));
+    // The Vim preset's keys (`g` twice makes `g g`), and the profile's toggle and help.
+    names.extend(["j", "k", "h", "l", "g", "G", "ctrl+d", "t", "?"].map(String::from));
     let mut keys: Vec<Key> = Vec::new();
     for name in names.iter().filter(|n| !ENDING_KEYS.contains(&n.as_str())) {
         let key = Key::parse(name).expect("pool keys parse");
@@ -494,6 +533,7 @@ fn apply(session: &mut Session, op: &Op) -> Result<(), TestCaseError> {
         Err(FlowError::NoEditor) => {
             prop_assert!(matches!(op, Op::Paste(_)));
             prop_assert!(session.flow().is_some_and(|f| f.editor().is_none()));
+            prop_assert!(session.flow().is_some_and(|f| f.focus() != Focus::Filter));
         }
         Err(e) => prop_assert!(false, "unexpected error {e}"),
     }
@@ -513,6 +553,10 @@ fn check_flow(session: &Session) -> Result<(), TestCaseError> {
     match (flow.focus(), flow.editor()) {
         (Focus::Options, None) => prop_assert!(flow.tab() < count),
         (Focus::Review, None) => prop_assert_eq!(flow.tab(), count),
+        (Focus::Filter, None) => {
+            prop_assert!(flow.tab() < count);
+            prop_assert!(flow.filter().is_some_and(|f| f.editing));
+        }
         (Focus::Input, Some(e)) => {
             prop_assert_eq!(e.target, EditorTarget::Custom);
             prop_assert_eq!(e.question, flow.tab());
@@ -591,8 +635,10 @@ fn check_result(session: &Session) -> Result<(), TestCaseError> {
     prop_assert_eq!(&content[0]["type"], &json!("text"));
     prop_assert!(content[0]["text"].as_str().is_some_and(|t| !t.is_empty()));
     let details = &result["details"];
-    let cancelled = matches!(outcome, Outcome::Cancelled | Outcome::Aborted);
-    prop_assert_eq!(&details["cancelled"], &json!(cancelled));
+    let reason = outcome.cancel_reason();
+    prop_assert_eq!(&details["cancelled"], &json!(reason.is_some()));
+    let expected_reason = reason.map(|r| json!(r.name()));
+    prop_assert_eq!(details.get("cancelReason"), expected_reason.as_ref());
     prop_assert!(details.get("error").is_none());
     let ids: Vec<&str> = flow
         .spec()

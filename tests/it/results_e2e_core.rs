@@ -2,7 +2,7 @@
 //! `ask_user` result JSON and transcript lines.
 
 use crate::common::*;
-use askd::core::Outcome;
+use askd::core::CancelReason;
 use askd::dialect::Transcript;
 use askd::session::{OpenOptions, Session};
 use askd::view;
@@ -372,12 +372,13 @@ fn partly_answered() -> Session {
     s
 }
 
-fn cancelled_result() -> Value {
+fn cancelled_result(text: &str, reason: &str) -> Value {
     json!({
-        "content": [{ "type": "text", "text": "User cancelled the ask flow" }],
+        "content": [{ "type": "text", "text": text }],
         "details": {
             "title": "Setup",
             "cancelled": true,
+            "cancelReason": reason,
             "mode": "submit",
             "questions": questions_json(),
             "answers": {
@@ -388,22 +389,80 @@ fn cancelled_result() -> Value {
     })
 }
 
+/// Every way a flow ends without an answer keeps what was entered, and says why: in
+/// `cancelReason`, in the summary text, and in the transcript's words.
 #[test]
 fn every_way_of_cancelling_keeps_what_was_entered() {
-    let endings: [(&str, Step); 5] = [
-        ("esc", |s| press(s, "<Esc>")),
-        ("ctrl+c", |s| press(s, "<C-c>")),
-        ("review cancel", |s| press(s, "<Tab><Tab><Down><Down><CR>")),
-        ("review 3", |s| press(s, "<Tab><Tab>3")),
-        ("abort", |s| {
-            s.flow_mut().unwrap().cancel(Outcome::Aborted).unwrap();
-        }),
+    const USER: &str = "User cancelled the ask flow";
+    let endings: [(&str, Step, &str, &str, &str); 8] = [
+        ("esc", |s| press(s, "<Esc>"), "user", USER, "Cancelled"),
+        (
+            "ctrl+c",
+            |s| press(s, "<C-c>"),
+            "dismissed",
+            USER,
+            "Cancelled",
+        ),
+        (
+            "review cancel",
+            |s| press(s, "<Tab><Tab><Down><Down><CR>"),
+            "user",
+            USER,
+            "Cancelled",
+        ),
+        (
+            "review 3",
+            |s| press(s, "<Tab><Tab>3"),
+            "user",
+            USER,
+            "Cancelled",
+        ),
+        (
+            "abort",
+            |s| s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap(),
+            "aborted",
+            USER,
+            "Cancelled (withdrawn by the asker)",
+        ),
+        (
+            "closed",
+            |s| s.flow_mut().unwrap().cancel(CancelReason::Closed).unwrap(),
+            "closed",
+            USER,
+            "Cancelled (closed)",
+        ),
+        (
+            "timeout",
+            |s| {
+                s.flow_mut().unwrap().set_deadline(Some(1_000));
+                assert!(s.expire(1_000));
+            },
+            "timeout",
+            "The ask flow timed out before the user answered",
+            "Cancelled (timed out)",
+        ),
+        (
+            "timeout with a draft",
+            |s| {
+                s.flow_mut().unwrap().set_deadline(Some(1_000));
+                press(s, "4typed");
+                assert!(s.expire(5_000));
+            },
+            "timeout",
+            "The ask flow timed out before the user answered",
+            "Cancelled (timed out)",
+        ),
     ];
-    for (name, end) in endings {
+    for (name, end, reason, text, words) in endings {
         let mut s = partly_answered();
         end(&mut s);
-        assert_eq!(result(&s), cancelled_result(), "{name}");
-        assert_eq!(s.transcript(), transcript(CALL, "Cancelled"), "{name}");
+        assert_eq!(result(&s), cancelled_result(text, reason), "{name}");
+        assert_eq!(s.transcript(), transcript(CALL, words), "{name}");
+        assert_eq!(
+            s.cancel_reason().map(CancelReason::name),
+            Some(reason),
+            "{name}"
+        );
     }
 }
 
@@ -415,7 +474,7 @@ fn ctrl_c_in_an_editor_drops_the_draft_from_the_result() {
     press(&mut s, "<Esc><CR>");
     type_text(&mut s, " and more");
     press(&mut s, "<C-c>");
-    let mut expected = cancelled_result();
+    let mut expected = cancelled_result("User cancelled the ask flow", "dismissed");
     expected["details"]["answers"] = json!({
         "scope": { "values": ["saved"], "labels": ["saved"], "indices": [], "customText": "saved" }
     });
@@ -441,6 +500,7 @@ fn invalid_result(title: Option<&str>, issues: &[(&str, &str)]) -> Value {
         .collect();
     let mut details = json!({
         "cancelled": true,
+        "cancelReason": "invalid_input",
         "error": { "kind": "invalid_input", "issues": issues },
         "mode": "submit",
         "questions": [],
@@ -624,6 +684,7 @@ fn without_ui_the_flow_completes_at_once_with_the_pending_questions() {
             "details": {
                 "title": "Setup",
                 "cancelled": true,
+                "cancelReason": "no_ui",
                 "mode": "submit",
                 "questions": questions_json(),
                 "answers": {}
@@ -659,6 +720,7 @@ fn without_ui_the_questions_are_normalised() {
             }],
             "details": {
                 "cancelled": true,
+                "cancelReason": "no_ui",
                 "mode": "submit",
                 "questions": [{ "id": "pick", "label": "Q1", "prompt": "Pick one?", "type": "multi" }],
                 "answers": {}

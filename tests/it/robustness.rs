@@ -674,6 +674,12 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("initialize", json!({}), "capabilities.width", "count"),
         ("initialize", json!({}), "capabilities.allRows", "flag"),
         ("initialize", json!({}), "capabilities.behaviour", "object"),
+        (
+            "initialize",
+            json!({}),
+            "capabilities.keymapPreset",
+            "preset",
+        ),
         ("open", json!({ "payload": small() }), "behaviour", "object"),
         ("ask", json!({ "payload": small() }), "behaviour", "object"),
         ("open", json!({ "payload": small() }), "session", "string"),
@@ -682,12 +688,26 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("open", json!({ "payload": small() }), "allRows", "flag"),
         ("open", json!({ "payload": small() }), "cwd", "string"),
         ("open", json!({ "payload": small() }), "dialect", "dialect"),
+        (
+            "open",
+            json!({ "payload": small() }),
+            "keymapPreset",
+            "preset",
+        ),
+        ("open", json!({ "payload": small() }), "timeoutMs", "count"),
         ("ask", json!({ "payload": small() }), "session", "string"),
         ("ask", json!({ "payload": small() }), "hasUI", "flag"),
         ("ask", json!({ "payload": small() }), "width", "count"),
         ("ask", json!({ "payload": small() }), "allRows", "flag"),
         ("ask", json!({ "payload": small() }), "cwd", "string"),
         ("ask", json!({ "payload": small() }), "dialect", "dialect"),
+        (
+            "ask",
+            json!({ "payload": small() }),
+            "keymapPreset",
+            "preset",
+        ),
+        ("ask", json!({ "payload": small() }), "timeoutMs", "count"),
         ("open", claude.clone(), "claude", "object"),
         ("open", claude.clone(), "claude.unansweredV1", "flag"),
         ("ask", claude.clone(), "claude", "object"),
@@ -802,10 +822,16 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
                     r#"expected "submit" or "elaborate", got the string "later""#.into(),
                 )]
             }
+            "preset" => {
+                cases = vec![(
+                    json!("emacs"),
+                    r#"expected "default" or "vim", got the string "emacs""#.into(),
+                )]
+            }
             "reason" => {
                 cases = vec![(
                     json!({}),
-                    r#"expected one of "user", "abort", "decline", got an object"#.into(),
+                    r#"expected one of "user", "abort", "closed", "decline", got an object"#.into(),
                 )]
             }
             "keys" => {
@@ -1087,7 +1113,7 @@ fn every_limit_is_documented_with_its_default() {
     )));
     assert!(readme.contains(&format!("{restore} bytes at the defaults")));
     assert!(protocol_words.contains(&format!(
-        "{} bytes for every keymap action (16 keys each)",
+        "{} bytes for every keymap action (16 keys each, those of its key sequences included)",
         askd::session::snapshot::KEYMAP_ACTION_BYTES
     )));
 }

@@ -193,6 +193,8 @@ fn openrpc_describes_every_method_in_order() {
         ("allRows", false),
         ("cwd", false),
         ("keymap", false),
+        ("keymapPreset", false),
+        ("timeoutMs", false),
         ("behaviour", false),
         ("claude", false),
         ("mcp", false),

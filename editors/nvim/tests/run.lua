@@ -394,20 +394,6 @@ end
 
 --- What each feature needs of the engine, and how to tell.
 local FEATURES = {
-  deadline = {
-    reason = "the engine takes no timeoutMs (its views carry no deadline)",
-    probe = function()
-      return type(view_of(probe_open({ timeoutMs = 60000 })[1]).deadline) == "number"
-    end,
-  },
-  cancel_reason = {
-    reason = "the engine's cancelled results carry no details.cancelReason",
-    probe = function()
-      local answers = probe_open({}, { { method = "cancel" } })
-      local step = answers[2] and answers[2].result
-      return step ~= nil and step.result.details.cancelReason ~= nil
-    end,
-  },
   confirm_dismiss = {
     reason = "the engine has no behaviour.confirmDismissWhenDirty",
     probe = function()
@@ -416,24 +402,6 @@ local FEATURES = {
         { method = "key", params = { key = "escape" } },
       })
       return answers[3] ~= nil and answers[3].result ~= nil and answers[3].result.status == "open"
-    end,
-  },
-  vim_preset = {
-    reason = 'the engine has no keymapPreset "vim"',
-    probe = function()
-      local answers =
-        probe_open({ keymapPreset = "vim" }, { { method = "key", params = { key = "j" } } })
-      return view_of(answers[2]).question ~= nil and view_of(answers[2]).question.activeOption == 1
-    end,
-  },
-  paging = {
-    reason = "PageDown does not move the active row in this engine",
-    probe = function()
-      local payload = { questions = { { id = "a", prompt = "A?", options = many_options(15) } } }
-      local answers =
-        probe_open({ payload = payload }, { { method = "key", params = { key = "pagedown" } } })
-      local q = view_of(answers[2]).question
-      return q ~= nil and q.activeOption > 0
     end,
   },
   help = {
@@ -1953,45 +1921,46 @@ local function timers_made(fn)
 end
 
 case("the countdown in the float is redrawn every second and stops with the flow", function()
-  -- The engine's views get a deadline 65 s ahead, as an engine with timeouts sends.
-  local file = vim.fn.tempname()
-  askd.setup({
-    cmd = {
-      "sh",
-      "-c",
-      'd=$(( $(date +%s) * 1000 + 65000 )); echo "$d" > "$1"; "$0" | sed -u "s/$2/$3$d,/g"',
-      ASKD,
-      file,
-      '"status":"open",',
-      '"status":"open","deadline":',
-    },
-  })
-  local run
-  local timers = timers_made(function()
-    run = start(payload(SIZE), { width = 40 })
-    wait_screen("Pick a size")
-  end)
-  eq(#timers, 1, "one countdown timer")
-  local deadline = tonumber(vim.fn.readfile(file)[1])
-  local function top_line()
-    return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(floats()[1]), 0, 1, false)[1]
+  -- The deadline of the views the float draws, as the engine sent it (65 s ahead).
+  local screen_of = ui.screen
+  local deadline
+  ui.screen = function(view, frame)
+    deadline = view.deadline
+    return screen_of(view, frame)
   end
-  local function expected()
-    return string.rep("─", 33) .. " " .. layout.countdown(deadline, ui.now_ms()) .. " ─"
-  end
-  wait_for(function()
-    return "the countdown " .. expected() .. "; the float shows " .. top_line()
-  end, function()
-    return top_line() == expected()
+  local ok, err = pcall(function()
+    local run
+    local timers = timers_made(function()
+      run = start(payload(SIZE), { width = 40, timeout_ms = 65000 })
+      wait_screen("Pick a size")
+    end)
+    eq(#timers, 1, "one countdown timer")
+    local function top_line()
+      return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(floats()[1]), 0, 1, false)[1]
+    end
+    local function expected()
+      return string.rep("─", 33) .. " " .. layout.countdown(deadline, ui.now_ms()) .. " ─"
+    end
+    wait_for(function()
+      return "the countdown " .. expected() .. "; the float shows " .. top_line()
+    end, function()
+      return top_line() == expected()
+    end)
+    truthy(
+      vim.tbl_contains({ "1:05", "1:04", "1:03" }, top_line():match("%d:%d%d")),
+      "a countdown of the 65 s asked: " .. top_line()
+    )
+    local shown = top_line()
+    wait_for("the next second", function()
+      return top_line() ~= shown
+    end)
+    eq(top_line(), expected(), "the countdown a second later")
+    feed("<Esc>")
+    wait_done(run)
+    eq(timers[1]:is_closing(), true, "the timer is closed once the flow is done")
   end)
-  local shown = top_line()
-  wait_for("the next second", function()
-    return top_line() ~= shown
-  end)
-  eq(top_line(), expected(), "the countdown a second later")
-  feed("<Esc>")
-  wait_done(run)
-  eq(timers[1]:is_closing(), true, "the timer is closed once the flow is done")
+  ui.screen = screen_of
+  assert(ok, err)
 end)
 
 ---------------------------------------------------------------------------------------------
@@ -2182,12 +2151,11 @@ case(":checkhealth askd finds the engine and its answer", function()
 end)
 
 ---------------------------------------------------------------------------------------------
--- Engine features not in every askd. Each case needs one feature (see FEATURES) and is
--- skipped, with the reason printed, against an engine that lacks it.
+-- Timeouts, why a flow ends unanswered, the vim preset, long lists (behaviour §10)
 
 local CLOSED_BY_CLIENT = "closed"
 
-engine_case("cancel reasons: user, dismissed, aborted, closed", "cancel_reason", function()
+case("cancel reasons: user, dismissed, aborted, closed", function()
   local function reason_of(run)
     wait_done(run)
     return run.result.details.cancelReason
@@ -2219,6 +2187,83 @@ engine_case("cancel reasons: user, dismissed, aborted, closed", "cancel_reason",
   eq(run.calls, 1, "on_done calls")
 end)
 
+case('keymap_preset = "vim": j/k move, q cancels', function()
+  local run = start(payload(SIZE), { keymap_preset = "vim" })
+  wait_screen("Pick a size")
+  feed("jj")
+  wait_screen("❯ 3. ")
+  feed("k")
+  wait_screen("❯ 2. ")
+  feed("G")
+  wait_screen("❯ 4. ○ Type your own")
+  -- The first key of gg waits for the next, and the screen says so.
+  feed("g")
+  wait_screen("\n pending: g\n")
+  feed("g")
+  wait_screen("❯ 1. ○ Small")
+  wait_no_screen("pending: g")
+  feed("q")
+  wait_done(run)
+  eq(run.result.details.cancelled, true, "q cancels")
+end)
+
+case("PageDown, End, PageUp and Home move the active row", function()
+  local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(15) } } })
+  wait_screen("❯ 1. ")
+  -- Rows past the ninth carry no digit: digits select only the first nine.
+  feed("<PageDown>")
+  wait_screen("❯    ○ Option 11\n")
+  feed("<End>")
+  wait_screen("❯    ○ Type your own\n")
+  feed("<Home>")
+  wait_screen("❯ 1. ○ Option 1\n")
+  feed("<End><PageUp>")
+  wait_screen("❯ 6. ○ Option 6\n")
+  feed("<Esc>")
+  wait_done(run)
+end)
+
+case("timeout_ms: the engine's deadline as a countdown, then the flow times out", function()
+  -- The deadline of the views the float draws, as the engine sent it.
+  local screen_of = ui.screen
+  local deadline
+  ui.screen = function(view, frame)
+    deadline = view.deadline
+    return screen_of(view, frame)
+  end
+  local ok, err = pcall(function()
+    local run = start(payload(SIZE), { timeout_ms = 2500, width = 40 })
+    wait_screen("Pick a size")
+    local function top_line()
+      return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(floats()[1]), 0, 1, false)[1]
+    end
+    local function expected()
+      return string.rep("─", 33) .. " " .. layout.countdown(deadline, ui.now_ms()) .. " ─"
+    end
+    wait_for(function()
+      return "the countdown " .. expected() .. "; the float shows " .. top_line()
+    end, function()
+      return top_line() == expected()
+    end)
+    truthy(
+      vim.tbl_contains({ "0:03", "0:02", "0:01" }, top_line():match("%d:%d%d")),
+      "a countdown of at most the 2.5 s asked: " .. top_line()
+    )
+    wait_done(run)
+    eq(run.result.content, {
+      { type = "text", text = "The ask flow timed out before the user answered" },
+    }, "the result's text")
+    eq(run.result.details.cancelled, true, "cancelled")
+    eq(run.result.details.cancelReason, "timeout", "reason")
+  end)
+  ui.screen = screen_of
+  assert(ok, err)
+end)
+
+---------------------------------------------------------------------------------------------
+-- Engine features not in every askd. Each case needs one feature (see FEATURES) and is
+-- skipped, with the reason printed, against an engine that lacks it.
+
 engine_case("by default the first Esc on a dirty flow only warns", "confirm_dismiss", function()
   local run = start(payload(SIZE, LANGS))
   wait_screen("Pick a size")
@@ -2242,33 +2287,6 @@ engine_case("confirm_dismiss = false: one Esc ends a dirty flow", "confirm_dismi
   feed("<Esc>")
   wait_done(run)
   eq(run.result.details.cancelled, true, "cancelled")
-end)
-
-engine_case('keymap_preset = "vim": j/k move, q cancels', "vim_preset", function()
-  local run = start(payload(SIZE), { keymap_preset = "vim" })
-  wait_screen("Pick a size")
-  feed("jj")
-  wait_screen("❯ 3. ")
-  feed("k")
-  wait_screen("❯ 2. ")
-  feed("q")
-  wait_done(run)
-  eq(run.result.details.cancelled, true, "q cancels")
-end)
-
-engine_case("PageDown, End, PageUp and Home move the active row", "paging", function()
-  local run = start({ questions = { { id = "a", prompt = "Pick", options = many_options(15) } } })
-  wait_screen("❯ 1. ")
-  feed("<PageDown>")
-  wait_screen("❯ 11. ")
-  feed("<End>")
-  wait_screen("❯ 16. ")
-  feed("<Home>")
-  wait_screen("❯ 1. ")
-  feed("<End><PageUp>")
-  wait_screen("❯ 6. ")
-  feed("<Esc>")
-  wait_done(run)
 end)
 
 engine_case("? opens the help overlay and closes it again (pi-0.9 profile)", "help", function()
@@ -2329,16 +2347,6 @@ engine_case("? opens the help overlay and closes it again (pi-0.9 profile)", "he
   feed("<Esc>")
   wait_done(run)
   eq(run.result.details.cancelled, true, "Esc cancels after the overlay closed")
-end)
-
-engine_case("timeout_ms: a countdown, then the flow times out", "deadline", function()
-  local run = start(payload(SIZE), { timeout_ms = 2500, width = 40 })
-  wait_screen("Pick a size")
-  local top = screen():match("^[^\n]*")
-  truthy(top:match("^─+ 0:0[0-3] ─$"), "a countdown in the top rule: " .. top)
-  wait_done(run)
-  eq(run.result.details.cancelled, true, "cancelled")
-  eq(run.result.details.cancelReason, "timeout", "reason")
 end)
 
 engine_case("claude, codex, opencode and mcp results in their own shapes", "dialects", function()

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::core::{Answer, FlowSpec, Issue, Outcome, Question, QuestionType};
+use crate::core::{Answer, CancelReason, FlowSpec, Issue, Outcome, Question, QuestionType};
 use crate::dialect::shape::{
     QUESTIONS, Reported, answer_text, call_line, issue_list, result_lines,
 };
@@ -13,6 +13,10 @@ use crate::dialect::shape::{
 pub const CANCEL_MESSAGE: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
 /// The message of a flow the asker withdrew.
 pub const ABORT_MESSAGE: &str = "The request was withdrawn before the user answered";
+/// The message of a flow whose deadline passed: nothing was chosen for the user.
+pub const TIMEOUT_MESSAGE: &str = "The user did not answer before the question timed out, and nothing was chosen on their behalf. Do not assume an answer: STOP what you are doing and wait for the user to tell you how to proceed.";
+/// The message of a flow the client closed before the user answered.
+pub const CLOSED_MESSAGE: &str = "The question was closed before the user answered. STOP what you are doing and wait for the user to tell you how to proceed.";
 /// The first line of the message of a flow opened without UI; the questions follow.
 pub const NO_UI_HEADING: &str = "AskUserQuestion needs an interactive user and none is available. Ask the user these questions in plain text instead:";
 /// The first line of the message of an invalid input; the issues follow.
@@ -49,12 +53,29 @@ pub fn no_ui_result(spec: &FlowSpec) -> Value {
     deny(&text, false)
 }
 
-/// The result of a finished flow: `allow` with the answers on submit, `deny` otherwise.
+/// The result of a finished flow: `allow` with the answers on submit, otherwise a `deny`
+/// whose message says why the flow ended unanswered.
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Value {
     match outcome {
         Outcome::Submit | Outcome::Elaborate => allow(spec, answers),
-        Outcome::Cancelled | Outcome::Declined => deny(CANCEL_MESSAGE, true),
-        Outcome::Aborted => deny(ABORT_MESSAGE, true),
+        Outcome::Cancelled(CancelReason::NoUi) => no_ui_result(spec),
+        Outcome::Cancelled(reason) => deny(cancel_message(reason), true),
+        // The tool offers no Decline; a decline would be the user's cancel.
+        Outcome::Declined => deny(CANCEL_MESSAGE, true),
+    }
+}
+
+/// The `deny` message of a flow cancelled for `reason` (the user's cancel and dismiss, and an
+/// invalid input, which never ends a flow, read as Claude Code's own rejection).
+pub fn cancel_message(reason: CancelReason) -> &'static str {
+    match reason {
+        CancelReason::Aborted => ABORT_MESSAGE,
+        CancelReason::Timeout => TIMEOUT_MESSAGE,
+        CancelReason::Closed => CLOSED_MESSAGE,
+        CancelReason::User
+        | CancelReason::Dismissed
+        | CancelReason::NoUi
+        | CancelReason::InvalidInput => CANCEL_MESSAGE,
     }
 }
 
@@ -170,12 +191,12 @@ pub fn transcript_call(labels: &[&str]) -> String {
     call_line(TOOL, QUESTIONS, labels)
 }
 
-/// The transcript result of a finished flow: one line per question on submit, else
-/// `Cancelled` or `Aborted`.
+/// The transcript result of a finished flow: one line per question on submit, else why it
+/// ended in words (`Cancelled`, `Cancelled (timed out)`, …).
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled | Outcome::Declined => "Cancelled".to_owned(),
-        Outcome::Aborted => "Aborted".to_owned(),
+        Outcome::Cancelled(reason) => reason.words().to_owned(),
+        Outcome::Declined => CancelReason::User.words().to_owned(),
         Outcome::Submit | Outcome::Elaborate => {
             let reported: Vec<Reported> = spec
                 .questions

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::core::{Answer, FlowSpec, HIDDEN, Outcome, Question, quoted};
+use crate::core::{Answer, CancelReason, FlowSpec, HIDDEN, Outcome, Question, quoted};
 use crate::dialect::codex::validate::OTHER_LABEL;
 use crate::dialect::shape::{QUESTIONS, Reported, answer_text, call_line, result_lines};
 
@@ -70,7 +70,7 @@ pub fn response(spec: &FlowSpec, answers: &[Answer]) -> Value {
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Value {
     match outcome {
         Outcome::Submit | Outcome::Elaborate => response(spec, answers),
-        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => empty_response(),
+        Outcome::Cancelled(_) | Outcome::Declined => empty_response(),
     }
 }
 
@@ -80,11 +80,11 @@ pub fn transcript_call(labels: &[&str]) -> String {
 }
 
 /// The transcript result: a line per question on submit (`[hidden]` for secret text), else
-/// `Cancelled` or `Aborted`.
+/// why the flow ended in words (`Cancelled`, `Cancelled (timed out)`, …).
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled | Outcome::Declined => "Cancelled".to_owned(),
-        Outcome::Aborted => "Aborted".to_owned(),
+        Outcome::Cancelled(reason) => reason.words().to_owned(),
+        Outcome::Declined => CancelReason::User.words().to_owned(),
         Outcome::Submit | Outcome::Elaborate => {
             let reported: Vec<Reported> = spec
                 .questions

@@ -37,8 +37,8 @@ use serde_json::{Map, Value, json};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::{
-    Answer, Behaviour, CustomRow, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW, Question,
-    QuestionType, ReviewAction, Rules, quoted,
+    Answer, Behaviour, CancelReason, CustomRow, FlowSpec, Intent, OptionItem, Outcome, PLAN_REVIEW,
+    Question, QuestionType, ReviewAction, Rules, quoted,
 };
 use crate::dialect::{
     AskError, Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript,
@@ -183,6 +183,8 @@ pub enum ErrorCode {
     AskCancelled,
     /// The asker withdrew the request.
     AskAborted,
+    /// The engine's own code: the flow's deadline (`timeoutMs`) passed before the user answered.
+    AskTimeout,
     /// No UI can ask the user.
     NoProvider,
 }
@@ -196,6 +198,7 @@ impl ErrorCode {
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::AskCancelled => "ASK_CANCELLED",
             ErrorCode::AskAborted => "ASK_ABORTED",
+            ErrorCode::AskTimeout => "ASK_TIMEOUT",
             ErrorCode::NoProvider => "NO_PROVIDER",
         }
     }
@@ -260,6 +263,37 @@ pub fn ask_aborted() -> UserQuestionError {
     )
 }
 
+/// `ASK_TIMEOUT`: the deadline passed before the user answered.
+pub fn ask_timeout() -> UserQuestionError {
+    UserQuestionError::new(
+        ErrorCode::AskTimeout,
+        "The questions timed out before the user answered",
+    )
+}
+
+/// `ASK_CANCELLED` for a flow the client closed: its window went away before the user answered.
+pub fn ask_closed() -> UserQuestionError {
+    UserQuestionError::new(
+        ErrorCode::AskCancelled,
+        "The questions were closed before the user answered",
+    )
+}
+
+/// The error a flow cancelled for `reason` fails with: `ASK_CANCELLED` when the user or the
+/// client ended it, `ASK_ABORTED` when the asker withdrew, `ASK_TIMEOUT` when its deadline
+/// passed, `NO_PROVIDER` without UI.
+pub fn cancelled_error(reason: CancelReason) -> UserQuestionError {
+    match reason {
+        CancelReason::User | CancelReason::Dismissed | CancelReason::InvalidInput => {
+            ask_cancelled()
+        }
+        CancelReason::Aborted => ask_aborted(),
+        CancelReason::Timeout => ask_timeout(),
+        CancelReason::Closed => ask_closed(),
+        CancelReason::NoUi => no_provider(),
+    }
+}
+
 /// Validates an `AskUserQuestionRequest` given as arbitrary JSON and maps it onto a flow spec.
 pub fn validate(request: &Value) -> Result<FlowSpec, UserQuestionError> {
     let Some(root) = request.as_object() else {
@@ -322,7 +356,7 @@ pub fn answer(spec: &FlowSpec, answers: &[Answer]) -> Value {
     json!({ "answers": items })
 }
 
-/// How an `ask` ends: the answer on submit, or `ASK_CANCELLED` / `ASK_ABORTED`.
+/// How an `ask` ends: the answer on submit, or the error of its cancel ([`cancelled_error`]).
 ///
 /// `Elaborate` does not exist in this dialect (the flow never ends with it); it is treated as
 /// a submit.
@@ -333,9 +367,9 @@ pub fn ask_outcome(
 ) -> Result<Value, UserQuestionError> {
     match outcome {
         Outcome::Submit | Outcome::Elaborate => Ok(answer(spec, answers)),
+        Outcome::Cancelled(reason) => Err(cancelled_error(reason)),
         // dsh flows never end declined; a decline would be the user's cancel.
-        Outcome::Cancelled | Outcome::Declined => Err(ask_cancelled()),
-        Outcome::Aborted => Err(ask_aborted()),
+        Outcome::Declined => Err(ask_cancelled()),
     }
 }
 
@@ -352,7 +386,7 @@ fn ending_reply(
 }
 
 /// The result of a finished dsh flow: `{ answer: <answer> }` on submit, or
-/// `{ error: { name, code, message } }` when cancelled or aborted.
+/// `{ error: { name, code, message } }` when it ended without an answer.
 pub fn result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Value {
     match ask_outcome(spec, answers, outcome) {
         Ok(answer) => json!({ "answer": answer }),
@@ -417,14 +451,15 @@ pub fn transcript_call(spec: &FlowSpec) -> String {
     )
 }
 
-/// The transcript result text of a finished dsh flow: `Cancelled`, `Aborted`, or one line per
+/// The transcript result text of a finished dsh flow: the words of its cancel reason
+/// (`Cancelled`, `Cancelled (timed out)`, …, see [`CancelReason::words`]), or one line per
 /// question in the order asked, as sent in the answer: `✓ Label: l1, l2` for selected labels,
 /// `(wrote) <text>` for custom text (after the labels on a multi question), and
 /// `- Label: (skipped)` for a question left unanswered.
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled | Outcome::Declined => "Cancelled".to_owned(),
-        Outcome::Aborted => "Aborted".to_owned(),
+        Outcome::Cancelled(reason) => reason.words().to_owned(),
+        Outcome::Declined => CancelReason::User.words().to_owned(),
         Outcome::Submit | Outcome::Elaborate => spec
             .questions
             .iter()

@@ -105,8 +105,9 @@ pub struct AskUserQuestionAnswerItem {
 pub enum DshResult {
     /// The user submitted.
     Answer(AskUserQuestionAnswer),
-    /// The user cancelled (`ASK_CANCELLED`), the asker aborted (`ASK_ABORTED`), or the flow
-    /// was opened without UI (`NO_PROVIDER`).
+    /// The user cancelled or the client closed the flow (`ASK_CANCELLED`), the asker aborted
+    /// (`ASK_ABORTED`), the deadline passed (`ASK_TIMEOUT`), or the flow was opened without UI
+    /// (`NO_PROVIDER`).
     Error(UserQuestionErrorObject),
 }
 

@@ -77,17 +77,16 @@ pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Val
     match outcome {
         Outcome::Submit | Outcome::Elaborate => accept(spec, answers),
         Outcome::Declined => action("decline"),
-        Outcome::Cancelled | Outcome::Aborted => action("cancel"),
+        Outcome::Cancelled(_) => action("cancel"),
     }
 }
 
-/// The transcript result: a line per field on accept, else `Declined`, `Cancelled` or
-/// `Aborted`.
+/// The transcript result: a line per field on accept, else `Declined`, or why the flow was
+/// cancelled in words (`Cancelled`, `Cancelled (timed out)`, …).
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
         Outcome::Declined => "Declined".to_owned(),
-        Outcome::Cancelled => "Cancelled".to_owned(),
-        Outcome::Aborted => "Aborted".to_owned(),
+        Outcome::Cancelled(reason) => reason.words().to_owned(),
         Outcome::Submit | Outcome::Elaborate if spec.questions.is_empty() => "Accepted".to_owned(),
         Outcome::Submit | Outcome::Elaborate => {
             let reported: Vec<Reported> = spec

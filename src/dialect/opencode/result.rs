@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use crate::core::{Answer, FlowSpec, Outcome, Question, QuestionType, quoted};
+use crate::core::{Answer, CancelReason, FlowSpec, Outcome, Question, QuestionType, quoted};
 use crate::dialect::shape::{QUESTIONS, Reported, answer_text, result_lines};
 
 /// The result of every flow that does not submit: the host rejects the question.
@@ -53,7 +53,7 @@ pub fn reply(spec: &FlowSpec, answers: &[Answer]) -> Value {
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Value {
     match outcome {
         Outcome::Submit | Outcome::Elaborate => reply(spec, answers),
-        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => rejected(),
+        Outcome::Cancelled(_) | Outcome::Declined => rejected(),
     }
 }
 
@@ -63,11 +63,17 @@ pub fn transcript_call(labels: &[&str]) -> String {
     crate::dialect::shape::call_line("question: Asked", QUESTIONS, labels)
 }
 
-/// The transcript result: a line per question on submit, else `Dismissed` or `Aborted`.
+/// What the transcript says of a flow the user dismissed.
+pub const DISMISSED: &str = "Dismissed";
+
+/// The transcript result: a line per question on submit, `Dismissed` when the user dismissed
+/// the flow, else why it ended in words (`Cancelled (timed out)`, …).
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled | Outcome::Declined => "Dismissed".to_owned(),
-        Outcome::Aborted => "Aborted".to_owned(),
+        Outcome::Cancelled(CancelReason::User | CancelReason::Dismissed) | Outcome::Declined => {
+            DISMISSED.to_owned()
+        }
+        Outcome::Cancelled(reason) => reason.words().to_owned(),
         Outcome::Submit | Outcome::Elaborate => {
             let reported: Vec<Reported> = spec
                 .questions

@@ -11,7 +11,7 @@ mod validate;
 
 use serde_json::Value;
 
-use crate::core::{Answer, FlowSpec, Issue, Outcome, ReviewAction, Rules};
+use crate::core::{Answer, CancelReason, FlowSpec, Issue, Outcome, ReviewAction, Rules};
 use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
 pub use answers::parse_answers;
@@ -150,7 +150,7 @@ impl Dialect for Pi {
     fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {
         let labels: Vec<&str> = spec.questions.iter().map(|q| q.label.as_str()).collect();
         let outcome = match ending {
-            Ending::NoUi => Outcome::Cancelled,
+            Ending::NoUi => Outcome::Cancelled(CancelReason::NoUi),
             Ending::Outcome(outcome) => outcome,
         };
         Transcript {

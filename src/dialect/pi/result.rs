@@ -8,7 +8,9 @@ use std::marker::PhantomData;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::core::{Answer, FlowSpec, Issue, OptionItem, Outcome, Question, QuestionType, quoted};
+use crate::core::{
+    Answer, CancelReason, FlowSpec, Issue, OptionItem, Outcome, Question, QuestionType, quoted,
+};
 use crate::dialect::shape::call_line;
 
 /// Transcript result text of an invalid payload.
@@ -49,8 +51,12 @@ pub struct Details {
     /// The flow title, when the payload had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// Dismissed, cancelled, aborted, without UI, or invalid.
+    /// Dismissed, cancelled, aborted, timed out, closed, without UI, or invalid.
     pub cancelled: bool,
+    /// The engine's addition: why the flow ended without an answer; present exactly when
+    /// `cancelled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_reason: Option<CancelReason>,
     /// Present only for an invalid payload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<InputError>,
@@ -326,24 +332,25 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
 }
 
 /// The result of a finished flow; `answers[i]` belongs to `spec.questions[i]` (a missing answer
-/// counts as empty). `Outcome::Aborted` (and `Outcome::Declined`, which pi flows never end with) is
-/// reported exactly like `Outcome::Cancelled`.
+/// counts as empty). A cancelled flow keeps what was entered, and says why it ended in
+/// `cancelReason` and in its text (`cancelled_text`); `Outcome::Declined`, which pi flows never
+/// end with, is reported as the user's cancel.
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> ToolResult {
     // Elaborate keeps only committed answers; every other outcome keeps every answer whose
     // serialised form holds anything.
     let keep: fn(&SerializedAnswer) -> bool = match outcome {
         Outcome::Elaborate => SerializedAnswer::is_committed,
-        Outcome::Submit | Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => {
-            |a| !a.is_empty()
-        }
+        Outcome::Submit | Outcome::Cancelled(_) | Outcome::Declined => |a| !a.is_empty(),
     };
-    let mut details = bare_details(spec.title.clone(), false, summaries(spec));
+    let mut details = bare_details(spec.title.clone(), None, summaries(spec));
     details.answers = serialized_answers(spec, answers, keep).collect();
     let text = match outcome {
         Outcome::Submit => or_default(submit_lines(spec, answers), "User submitted the ask flow"),
-        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => {
+        Outcome::Cancelled(_) | Outcome::Declined => {
+            let reason = outcome.cancel_reason().unwrap_or(CancelReason::User);
             details.cancelled = true;
-            "User cancelled the ask flow".to_owned()
+            details.cancel_reason = Some(reason);
+            cancelled_text(reason).to_owned()
         }
         Outcome::Elaborate => {
             let items = elaboration_items(spec, answers);
@@ -376,7 +383,11 @@ pub fn invalid_input_result(title: Option<&str>, issues: &[Issue]) -> ToolResult
             kind: ErrorKind::InvalidInput,
             issues: issues.to_vec(),
         }),
-        ..bare_details(title.map(str::to_owned), true, Vec::new())
+        ..bare_details(
+            title.map(str::to_owned),
+            Some(CancelReason::InvalidInput),
+            Vec::new(),
+        )
     };
     tool_result(text, details)
 }
@@ -403,7 +414,11 @@ pub fn non_interactive_result(spec: &FlowSpec) -> ToolResult {
         "details.questions contains normalized pending questions. details.answers stays empty until user responds."
             .to_owned(),
     );
-    let details = bare_details(spec.title.clone(), true, summaries(spec));
+    let details = bare_details(
+        spec.title.clone(),
+        Some(CancelReason::NoUi),
+        summaries(spec),
+    );
     tool_result(lines.join("\n"), details)
 }
 
@@ -421,7 +436,8 @@ pub fn transcript_call(labels: &[&str]) -> String {
 /// note lines still appear under the question they belong to.
 pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> String {
     match outcome {
-        Outcome::Cancelled | Outcome::Aborted | Outcome::Declined => "Cancelled".to_owned(),
+        Outcome::Cancelled(reason) => reason.words().to_owned(),
+        Outcome::Declined => CancelReason::User.words().to_owned(),
         Outcome::Elaborate => elaborate_text(spec, answers, &elaboration_items(spec, answers)),
         Outcome::Submit => {
             let mut lines = Vec::new();
@@ -450,6 +466,21 @@ pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) 
             }
             or_default(lines, "Submitted")
         }
+    }
+}
+
+/// The summary text of a flow cancelled for `reason`: the contract's
+/// `User cancelled the ask flow`, except (the engine's own text) for a timeout, so that the
+/// agent never reads the lack of an answer in time as the user's decision.
+pub fn cancelled_text(reason: CancelReason) -> &'static str {
+    match reason {
+        CancelReason::User
+        | CancelReason::Dismissed
+        | CancelReason::Aborted
+        | CancelReason::Closed => "User cancelled the ask flow",
+        CancelReason::Timeout => "The ask flow timed out before the user answered",
+        CancelReason::NoUi => "Needs user input: ask_user requires interactive UI.",
+        CancelReason::InvalidInput => "Invalid ask_user payload",
     }
 }
 
@@ -492,15 +523,17 @@ impl SerializedAnswer {
     }
 }
 
-/// `submit`-mode details with no answers, error, continuation or elaboration.
+/// `submit`-mode details with no answers, error, continuation or elaboration; cancelled for
+/// `cancel` when one is given.
 fn bare_details(
     title: Option<String>,
-    cancelled: bool,
+    cancel: Option<CancelReason>,
     questions: Vec<QuestionSummary>,
 ) -> Details {
     Details {
         title,
-        cancelled,
+        cancelled: cancel.is_some(),
+        cancel_reason: cancel,
         error: None,
         mode: Mode::Submit,
         questions,
@@ -1001,7 +1034,7 @@ mod tests {
             transcript_result(&spec, &answers, Outcome::Submit),
             "Submitted"
         );
-        let cancelled = flow_result(&spec, &answers, Outcome::Cancelled);
+        let cancelled = flow_result(&spec, &answers, Outcome::Cancelled(CancelReason::User));
         assert_eq!(cancelled.details.answers, OrderedMap::default());
         assert!(cancelled.details.cancelled);
     }
@@ -1070,13 +1103,14 @@ mod tests {
     #[test]
     fn cancelled_keeps_answers() {
         let (spec, answers) = cancel_case();
-        let result = flow_result(&spec, &answers, Outcome::Cancelled);
+        let result = flow_result(&spec, &answers, Outcome::Cancelled(CancelReason::User));
         assert_json(
             &result,
             json!({
                 "content": [{ "type": "text", "text": "User cancelled the ask flow" }],
                 "details": {
                     "cancelled": true,
+                    "cancelReason": "user",
                     "mode": "submit",
                     "questions": [
                         { "id": "feat", "label": "Features", "prompt": "Which?", "type": "multi" },
@@ -1095,22 +1129,56 @@ mod tests {
             }),
         );
         assert_eq!(
-            transcript_result(&spec, &answers, Outcome::Cancelled),
+            transcript_result(&spec, &answers, Outcome::Cancelled(CancelReason::User)),
             "Cancelled"
         );
     }
 
+    /// Every reason keeps the same answers; the reason, the summary text and the transcript's
+    /// words say why the flow ended.
     #[test]
-    fn aborted_is_reported_like_cancelled() {
+    fn every_cancel_reason_is_reported() {
         let (spec, answers) = cancel_case();
-        assert_eq!(
-            flow_result(&spec, &answers, Outcome::Aborted),
-            flow_result(&spec, &answers, Outcome::Cancelled)
-        );
-        assert_eq!(
-            transcript_result(&spec, &answers, Outcome::Aborted),
-            "Cancelled"
-        );
+        let user = flow_result(&spec, &answers, Outcome::Cancelled(CancelReason::User));
+        let cases = [
+            (
+                CancelReason::Dismissed,
+                "dismissed",
+                "User cancelled the ask flow",
+                "Cancelled",
+            ),
+            (
+                CancelReason::Aborted,
+                "aborted",
+                "User cancelled the ask flow",
+                "Cancelled (withdrawn by the asker)",
+            ),
+            (
+                CancelReason::Timeout,
+                "timeout",
+                "The ask flow timed out before the user answered",
+                "Cancelled (timed out)",
+            ),
+            (
+                CancelReason::Closed,
+                "closed",
+                "User cancelled the ask flow",
+                "Cancelled (closed)",
+            ),
+        ];
+        for (reason, name, text, words) in cases {
+            let outcome = Outcome::Cancelled(reason);
+            let mut expected = user.clone();
+            expected.content[0].text = text.to_owned();
+            expected.details.cancel_reason = Some(reason);
+            assert_eq!(flow_result(&spec, &answers, outcome), expected, "{name}");
+            assert_eq!(
+                serde_json::to_value(reason).expect("a reason serialises"),
+                json!(name)
+            );
+            assert_eq!(reason.name(), name);
+            assert_eq!(transcript_result(&spec, &answers, outcome), words);
+        }
     }
 
     #[test]
@@ -1328,7 +1396,7 @@ mod tests {
         let result = invalid_input_result(None, &issues());
         assert_eq!(
             json_of(&result),
-            r#"{"content":[{"type":"text","text":"Invalid ask_user payload:\n- questions[0].id: Question 1: id is required\n- questions[0].options: Question 1: at least one option is required"}],"details":{"cancelled":true,"error":{"kind":"invalid_input","issues":[{"path":"questions[0].id","message":"Question 1: id is required"},{"path":"questions[0].options","message":"Question 1: at least one option is required"}]},"mode":"submit","questions":[],"answers":{}}}"#
+            r#"{"content":[{"type":"text","text":"Invalid ask_user payload:\n- questions[0].id: Question 1: id is required\n- questions[0].options: Question 1: at least one option is required"}],"details":{"cancelled":true,"cancelReason":"invalid_input","error":{"kind":"invalid_input","issues":[{"path":"questions[0].id","message":"Question 1: id is required"},{"path":"questions[0].options","message":"Question 1: at least one option is required"}]},"mode":"submit","questions":[],"answers":{}}}"#
         );
     }
 
@@ -1337,7 +1405,7 @@ mod tests {
         let result = invalid_input_result(Some("Plan"), &issues()[..1]);
         assert_eq!(
             json_of(&result),
-            r#"{"content":[{"type":"text","text":"Invalid ask_user payload:\n- questions[0].id: Question 1: id is required"}],"details":{"title":"Plan","cancelled":true,"error":{"kind":"invalid_input","issues":[{"path":"questions[0].id","message":"Question 1: id is required"}]},"mode":"submit","questions":[],"answers":{}}}"#
+            r#"{"content":[{"type":"text","text":"Invalid ask_user payload:\n- questions[0].id: Question 1: id is required"}],"details":{"title":"Plan","cancelled":true,"cancelReason":"invalid_input","error":{"kind":"invalid_input","issues":[{"path":"questions[0].id","message":"Question 1: id is required"}]},"mode":"submit","questions":[],"answers":{}}}"#
         );
     }
 
@@ -1384,6 +1452,7 @@ mod tests {
                 "details": {
                     "title": "Plan",
                     "cancelled": true,
+                    "cancelReason": "no_ui",
                     "mode": "submit",
                     "questions": [
                         { "id": "scope", "label": "Scope", "prompt": "How big?", "type": "single" },

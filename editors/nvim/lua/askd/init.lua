@@ -284,6 +284,9 @@ local function gone(F)
   ui.close(F.win, F.buf)
   if F.client:running() then
     F.close_sent = true
+    -- The flow ends as closed by the client (the pending `ask` answers with that result),
+    -- then the engine forgets the session; the engine answers requests in order.
+    F.client:request("cancel", { session = F.id, reason = "closed" }, function() end)
     F.client:request("close", { session = F.id }, function() end)
   else
     fail(F, "askd is not running")
