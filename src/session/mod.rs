@@ -186,7 +186,35 @@ impl Session {
     /// Applies the timeout rule at `now` (milliseconds since the Unix epoch, see
     /// [`Flow::expire`]); answers whether this ended the flow.
     pub fn expire(&mut self, now: u64) -> bool {
-        self.flow_mut().is_ok_and(|flow| flow.expire(now))
+        match self {
+            Session::Flow { dialect, flow, .. } if dialect.submits_at_deadline(flow.spec()) => {
+                flow.expire_submitting(now)
+            }
+            Session::Flow { flow, .. } => flow.expire(now),
+            Session::Invalid { .. } => false,
+        }
+    }
+
+    /// The milliseconds the request itself gives the user, when its dialect reads one from it
+    /// (codex's `autoResolutionMs`): the shell sets the deadline from it when `open` gives no
+    /// `timeoutMs`. `None` once done.
+    pub fn time_limit(&self) -> Option<u64> {
+        match self {
+            Session::Flow { dialect, flow, .. } if flow.outcome().is_none() => {
+                dialect.time_limit(flow.spec())
+            }
+            _ => None,
+        }
+    }
+
+    /// Sets the deadline of the open flow (milliseconds since the Unix epoch); nothing once
+    /// done.
+    pub fn set_deadline(&mut self, deadline: u64) {
+        if let Session::Flow { flow, .. } = self
+            && flow.outcome().is_none()
+        {
+            flow.set_deadline(Some(deadline));
+        }
     }
 
     /// When the open flow times out (milliseconds since the Unix epoch); `None` without a

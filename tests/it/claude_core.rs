@@ -328,7 +328,7 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
             .map(|(i, h)| json!({ "question": format!("Q{i}?"), "header": h, "options": abc() }))
             .collect();
         let mut s = open_in("claude", &json!({ "questions": questions }));
-        s.flow_mut().unwrap().cancel(Outcome::Cancelled).unwrap();
+        s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
         s.transcript().unwrap().call
     };
     // 15 + 2 + 17 + 2 + 13 = 49 columns: shown whole.

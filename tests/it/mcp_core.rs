@@ -482,7 +482,7 @@ fn without_a_requester_the_view_names_none_and_the_call_line_no_server() {
     assert_eq!(v.requester, None);
     assert_eq!(
         screen(&s, 70),
-        "──────────────────────────────────────────────────────────────────────\n Set up the deployment\n [■ App name]  □ Contact   ■ Replicas   ■ Public URL   □ Region\n  □ size   ■ Features   ✓ Accept\n\n App name\n\n ❯ 1. ● Enter a value\n        3 to 30 characters\n   ╭─ Your answer ──────────────────────────────────────────────────╮\n   │ demo                                                           │\n   ╰────────────────────────────────────────────────────────────────╯\n\n enter save · shift+enter/alt+enter new line · esc close ·\n ctrl+c dismiss\n──────────────────────────────────────────────────────────────────────\n"
+        "──────────────────────────────────────────────────────────────────────\n Set up the deployment\n [■ App name]  □ Contact   ■ Replicas   ■ Public URL   □ Region\n  □ size   ■ Features   ✓ Accept\n\n App name\n\n ❯ 1. ● Enter a value\n        3 to 30 characters\n   ╭─ Your answer ──────────────────────────────────────────────────╮\n   │ demo                                                           │\n   ╰────────────────────────────────────────────────────────────────╯\n\n enter save · shift+enter/alt+enter new line · esc close ·\n ctrl+c dismiss\n 4/7 answered\n──────────────────────────────────────────────────────────────────────\n"
     );
     press(&mut s, "<Esc><S-Tab>3");
     assert_eq!(
@@ -501,7 +501,7 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
             .collect();
         let params = json!({ "message": "m", "requestedSchema": { "type": "object", "properties": properties } });
         let mut s = open_form(&params);
-        s.flow_mut().unwrap().cancel(Outcome::Cancelled).unwrap();
+        s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
         s.transcript().unwrap().call
     };
     let (ten, twenty) = ("x".repeat(10), "y".repeat(20));

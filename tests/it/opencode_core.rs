@@ -241,7 +241,7 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
             .map(|h| json!({ "question": format!("{h}?"), "header": h, "options": [{ "label": "A", "description": "" }] }))
             .collect();
         let mut s = open_in("opencode", &json!({ "questions": questions }));
-        s.flow_mut().unwrap().cancel(Outcome::Cancelled).unwrap();
+        s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
         s.transcript().unwrap().call
     };
     // 8 + 2 + 8 + 2 + 10 + 2 + 10 + 2 + 6 = 50 columns: shown whole.
