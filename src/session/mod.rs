@@ -183,8 +183,10 @@ impl Session {
         self.flow_mut()?.press(key)
     }
 
-    /// Applies the timeout rule at `now` (milliseconds since the Unix epoch, see
-    /// [`Flow::expire`]); answers whether this ended the flow.
+    /// Applies the deadline rule at `now` (milliseconds since the Unix epoch): the timeout
+    /// ([`Flow::expire`]), or, for a request its dialect says does not wait for its answer, the
+    /// submit of what the user committed ([`Flow::expire_submitting`]); answers whether this
+    /// ended the flow.
     pub fn expire(&mut self, now: u64) -> bool {
         match self {
             Session::Flow { dialect, flow, .. } if dialect.submits_at_deadline(flow.spec()) => {
