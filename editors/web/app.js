@@ -18,6 +18,8 @@ const sessions = new Map();
 let shownSession = query.get("session");
 /** The controller of the flow shown. */
 let flow = null;
+/** The width this page's connection has asked askd to render Steps and notifications at. */
+let connectionWidth = null;
 
 /**
  * Says something about the connection above the flow, or clears it with `""`.
@@ -66,7 +68,21 @@ function showFlow(transport, session) {
   back.addEventListener("click", () => showList(transport));
   const element = document.createElement("div");
   main.replaceChildren(back, element);
-  flow = mountFlow(element, transport, { session, autofocus: true });
+  flow = mountFlow(element, transport, {
+    session,
+    autofocus: true,
+    // The connection's width is the width of every Step and notification askd sends it.
+    stepWidth: connectionWidth ?? undefined,
+    async setStepWidth(width) {
+      await transport.request("initialize", { capabilities: { width } });
+      connectionWidth = width;
+    },
+    // askd does not notify a connection of its own changes: their Steps say them.
+    onStep(step) {
+      const entry = sessions.get(session);
+      if (entry !== undefined && typeof step.status === "string") entry.status = step.status;
+    },
+  });
 }
 
 /**
@@ -147,13 +163,18 @@ async function start() {
   say("Connecting to askd…");
   const transport = connectRpc(new WebSocket(socketAddress(location, token)));
   transport.onClose(({ opened, code, reason }) => {
+    const ended = `${code}${reason ? `: ${reason}` : ""}`;
+    if (flow !== null && flow.view?.status === "done") {
+      // The flow is answered: its last screen and result stay.
+      say(`This flow is complete, and askd has closed the connection (${ended}).`);
+      return;
+    }
     flow?.dispose();
     flow = null;
     main.replaceChildren();
     say(
       opened
-        ? `The connection to askd closed (${code}${reason ? `: ${reason}` : ""}). ` +
-            "Reload the page to connect again."
+        ? `The connection to askd closed (${ended}). Reload the page to connect again.`
         : "askd refused the connection: the token in this page's address is wrong or out of " +
             "date, or askd is no longer running.",
       true,
@@ -163,10 +184,12 @@ async function start() {
   transport.onNotification((method, params) => onNotification(transport, method, params));
   try {
     await transport.opened;
+    const width = columnsFor(main);
     await transport.request("initialize", {
       clientInfo: { name: "askd-web", version: "0.1.0" },
-      capabilities: { width: columnsFor(main) },
+      capabilities: { width },
     });
+    connectionWidth = width;
     await transport.request("subscribe", {});
     for (const entry of await transport.request("sessions")) sessions.set(entry.session, entry);
   } catch (error) {

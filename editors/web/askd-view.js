@@ -483,6 +483,11 @@ const ACTIONS = Object.freeze({
  * @property {number} [stepWidth] the width the session's Steps arrive rendered at (the `width`
  *   it was opened with, or the connection's); while it equals the element's columns, Steps are
  *   drawn as they come, otherwise each change is followed by a `getView` at the element's columns
+ * @property {(columns: number) => Promise<unknown>} [setStepWidth] makes the session's Steps
+ *   (and its notifications) arrive rendered at `columns` from then on — over askd's listener,
+ *   `initialize { capabilities: { width } }`. When given, it is called whenever the element's
+ *   columns differ from the Steps' width (at mount and on resize), and once it has resolved
+ *   Steps are taken to arrive at those columns
  * @property {(step: object) => void} [onStep] called after each Step (or view) is shown
  * @property {(message: string) => void} [onError] called with the words of each error shown
  * @property {boolean} [autofocus] focus the flow once mounted
@@ -544,6 +549,8 @@ export function mountFlow(element, transport, options) {
   let status = "open";
   let columns = columnsFor(element);
   element.dataset.columns = String(columns);
+  /** The width the session's Steps arrive rendered at, when known. */
+  let stepWidth = options.stepWidth;
 
   /**
    * Shows the words of an error, or hides the error line with `null`.
@@ -637,7 +644,7 @@ export function mountFlow(element, transport, options) {
 
   /** Whether Steps arrive at the element's columns, so that no `getView` need follow them. */
   function stepsFit() {
-    return options.stepWidth === columns;
+    return stepWidth === columns;
   }
 
   /**
@@ -787,6 +794,17 @@ export function mountFlow(element, transport, options) {
     if (disposed) return;
     columns = columnsFor(element);
     element.dataset.columns = String(columns);
+    if (options.setStepWidth && stepWidth !== columns) {
+      const wanted = columns;
+      try {
+        await options.setStepWidth(wanted);
+        // Requests are answered in order: Steps sent from now on are at this width.
+        stepWidth = wanted;
+      } catch {
+        // Steps stay at their width, and each change is followed by a view at the columns.
+      }
+      if (disposed) return;
+    }
     const ticket = ++tickets;
     try {
       const fresh = await transport.request("getView", { session, width: columns });

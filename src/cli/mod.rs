@@ -1,6 +1,7 @@
-//! The command line: `askd` (serve JSON-RPC on stdin/stdout), and the tools around the engine
-//! — a flow answered in the terminal ([`ask`]), scripted flows ([`play`]), the conformance
-//! runner ([`conformance`]) and the protocol's generated documents ([`schema`]).
+//! The command line: `askd` (serve JSON-RPC on stdin/stdout, and over WebSocket with
+//! `--listen`), and the tools around the engine — a flow answered in the terminal ([`ask`]) or
+//! in a browser ([`web`]), scripted flows ([`play`]), the conformance runner ([`conformance`])
+//! and the protocol's generated documents ([`schema`]).
 //!
 //! Architecture invariant: `cli` is the top layer; nothing imports it. Its tools read and
 //! write files and spawn processes; the engine below never calls them.
@@ -10,12 +11,19 @@ pub mod conformance;
 pub mod docs;
 pub mod play;
 pub mod schema;
+pub mod web;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::cli::play::Format;
 use crate::core::Limits;
-use crate::server::{self, state::Config};
+use crate::server::access::{Token, parse_origin};
+use crate::server::listener::{DEFAULT_MAX_CONNECTIONS, ListenError, ListenOptions, Listener};
+use crate::server::{self, state::Config, state::State};
 
 /// A headless ask-flow engine speaking JSON-RPC 2.0 on stdin/stdout.
 #[derive(Parser)]
@@ -24,16 +32,20 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
-    serve: ServeArgs,
+    serve: ServeCommand,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve JSON-RPC on stdin/stdout (the default).
-    Serve(ServeArgs),
+    /// Serve JSON-RPC on stdin/stdout (the default), and over WebSocket with --listen.
+    Serve(ServeCommand),
     /// Answer a flow in this terminal; the result JSON goes to stdout (exit 0 submitted,
     /// 1 cancelled, 2 invalid payload, 3 no terminal).
     Ask(ask::AskArgs),
+    /// Answer a flow in a browser: prints the page's address on stderr and, once the flow
+    /// completes, the result JSON on stdout (exit 0 submitted, 1 cancelled, 2 invalid payload,
+    /// 3 no listener).
+    Web(WebCommand),
     /// Run a payload through a key script, printing every screen and the result.
     Play(PlayArgs),
     /// Play the built-in example flow.
@@ -140,6 +152,62 @@ fn print_play(output: Result<String, play::PlayError>) -> std::process::ExitCode
     }
 }
 
+/// `askd serve`: the limits, and the WebSocket listener.
+#[derive(Args)]
+struct ServeCommand {
+    #[command(flatten)]
+    limits: ServeArgs,
+    #[command(flatten)]
+    listen: ListenArgs,
+}
+
+/// `askd web`: the flow, the listener, and the limits.
+#[derive(Args)]
+struct WebCommand {
+    #[command(flatten)]
+    web: web::WebArgs,
+    #[command(flatten)]
+    limits: ServeArgs,
+}
+
+/// The WebSocket listener beside stdin/stdout (`protocol/README.md`, "WebSocket").
+#[derive(Args)]
+#[command(next_help_heading = "WebSocket listener")]
+struct ListenArgs {
+    /// Also take WebSocket connections, and serve the browser client, at HOST:PORT
+    /// (e.g. 127.0.0.1:8080, localhost:0; port 0 picks a free one). The address with the
+    /// token goes to stderr.
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_listen)]
+    listen: Option<SocketAddr>,
+    /// Read the token from FILE (created with a fresh token, mode 0600, when missing) instead
+    /// of making a new one per start.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    token_file: Option<PathBuf>,
+    /// Let pages of this origin connect too, e.g. https://editor.example (repeatable); the
+    /// listener's own origin always may.
+    #[arg(long, value_name = "ORIGIN", value_parser = parse_origin, requires = "listen")]
+    allow_origin: Vec<String>,
+    /// Listen on an address that is not a loopback one (anyone who can reach it and holds the
+    /// token may answer flows).
+    #[arg(long, requires = "listen")]
+    allow_remote: bool,
+    /// Most WebSocket connections open at once.
+    #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS, requires = "listen")]
+    max_connections: usize,
+}
+
+/// `--listen`: `HOST:PORT` with an IP address (IPv6 in brackets) or `localhost`.
+fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    if let Some(port) = text.strip_prefix("localhost:") {
+        let port = port
+            .parse::<u16>()
+            .map_err(|_| format!("{port:?} is not a port"))?;
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    text.parse()
+        .map_err(|_| format!("{text:?} is not HOST:PORT (an IP address or localhost, and a port)"))
+}
+
 /// Limits of the server (exceeding one is refused with error -32004), and where it keeps open
 /// flows.
 #[derive(Args, Clone)]
@@ -233,6 +301,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
         Some(Command::Ask(args)) => return ask::run(&args),
+        Some(Command::Web(args)) => return web::run(&args.web, args.limits.config()),
         Some(Command::Play(args)) => {
             let output = play::read_payload(&args.file).and_then(|payload| {
                 play::play(
@@ -253,7 +322,21 @@ pub fn main() -> std::process::ExitCode {
         }
         Some(Command::Man(args)) => return man(args),
     };
-    // The server waits on pipes and on the deadlines of flows asked with a timeout.
+    serve(args)
+}
+
+/// `askd serve`: JSON-RPC on stdin/stdout until its end or `exit`, and the WebSocket listener
+/// beside it with `--listen`, every connection on one session table.
+fn serve(args: ServeCommand) -> std::process::ExitCode {
+    let listen = match listen_options(&args.listen) {
+        Ok(listen) => listen,
+        Err(message) => {
+            eprintln!("askd: {message}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    // The server waits on pipes, on the deadlines of flows asked with a timeout, and with a
+    // listener on its sockets (HTTP keeps timers of its own too).
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -265,18 +348,60 @@ pub fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(async {
+    let config = args.limits.config();
+    runtime.block_on(async {
         let (input, output) = stdio();
         let stdin = tokio::io::BufReader::with_capacity(64 * 1024, input);
-        server::serve(stdin, output, args.config()).await
-    });
-    match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("askd: {e}");
-            std::process::ExitCode::FAILURE
+        let served = match listen {
+            None => server::serve(stdin, output, config).await,
+            Some(options) => {
+                let listener = match Listener::bind(options).await {
+                    Ok(listener) => listener,
+                    Err(e) => {
+                        eprintln!("askd: {e}");
+                        return std::process::ExitCode::from(match e {
+                            ListenError::Remote(_) => 2,
+                            ListenError::Bind { .. } => 1,
+                        });
+                    }
+                };
+                eprintln!("askd: listening on {}", listener.page_url(None));
+                eprintln!("askd: WebSocket endpoint {}", listener.socket_url());
+                let state = Arc::new(Mutex::new(State::new(config)));
+                let serving = listener.serve(state.clone());
+                let served = server::serve_shared(stdin, output, state).await;
+                serving.stop("askd stopped").await;
+                served
+            }
+        };
+        match served {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("askd: {e}");
+                std::process::ExitCode::FAILURE
+            }
         }
+    })
+}
+
+/// The listener's options from the command line (`None` without `--listen`); the token is
+/// made or read here.
+fn listen_options(args: &ListenArgs) -> Result<Option<ListenOptions>, String> {
+    let Some(addr) = args.listen else {
+        return Ok(None);
+    };
+    let token = match &args.token_file {
+        Some(path) => Token::from_file(path),
+        None => Token::generate(),
     }
+    .map_err(|e| e.to_string())?;
+    Ok(Some(ListenOptions {
+        addr,
+        token,
+        allowed_origins: args.allow_origin.clone(),
+        allow_remote: args.allow_remote,
+        max_connections: args.max_connections,
+    }))
 }
 
 /// `askd conformance`: prints the report; fails unless every scenario passed.

@@ -28,6 +28,7 @@ use crate::dialect::{DIALECTS, Shape};
 use crate::server::params::{
     CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
     RestoreParams, SaveCustomParams, SessionParams, SetNoteParams, SubmitAnswersParams,
+    SubscribeParams,
 };
 use crate::server::state::ListedStatus;
 use crate::server::{METHODS, Step, StepResult, code};
@@ -545,6 +546,28 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
                 "sessions",
                 "Every session held, oldest first.",
                 |g| json_schema!({ "type": "array", "items": g.subschema_for::<SessionSummary>() }),
+            )),
+            errors: &[],
+        },
+        "subscribe" => MethodDoc {
+            summary: "Notifies this connection of other connections' changes.",
+            description: "From now on, sends this connection `session/opened`, `session/changed` (a Step rendered with this connection's view options) and `session/closed` for the changes other connections make to one session, or to every session (those opened later too) without `session`; adds to an earlier subscription. `width` and `allRows` become this connection's view options for that session (for every session it gave none for, without `session`). Answers the sessions it covers that are held now.",
+            params: Some(SchemaGenerator::subschema_for::<SubscribeParams>),
+            result: Some((
+                "sessions",
+                "The sessions the subscription covers, held now, oldest first.",
+                |g| json_schema!({ "type": "array", "items": g.subschema_for::<SessionSummary>() }),
+            )),
+            errors: &[code::INVALID_PARAMS],
+        },
+        "unsubscribe" => MethodDoc {
+            summary: "Stops every notification to this connection.",
+            description: "Ends every subscription of this connection; answers `null`.",
+            params: None,
+            result: Some((
+                "null",
+                "Always `null`.",
+                |_| json_schema!({ "type": "null" }),
             )),
             errors: &[],
         },

@@ -18,13 +18,18 @@
 //! its method in the registry; everything else (batches, notifications, `ask`, errors) goes
 //! through the general path, which checks each rule in turn and words every error.
 
+pub mod access;
+pub mod assets;
 pub mod files;
 pub mod framing;
+pub mod listener;
 pub mod methods;
+pub mod notify;
 pub mod params;
 mod protocol;
 pub mod state;
 pub mod store;
+mod ws;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -42,14 +47,14 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
 pub use protocol::{Answer, Bounded, METHODS, Step, StepResult, code, error};
 
 use crate::core::quoted;
 use crate::server::framing::{FrameError, FrameReader, write_frame};
-use crate::server::methods::{Shared, lock};
+use crate::server::methods::{Link, Shared, lock};
 use crate::server::state::{Config, State, now_ms};
 
 /// Most messages in one batch (each may answer a whole Step).
@@ -99,9 +104,10 @@ fn with_id(response: &str, id: &Value) -> Vec<u8> {
 
 /// The answer to a request whose method panicked, whose change (if it made one) is undone;
 /// the connection goes on.
-fn panicked(state: &Shared, method: &str, id: &Value) -> Vec<u8> {
+fn panicked(link: &Link, method: &str, id: &Value) -> Vec<u8> {
     tracing::error!(method, "a request panicked; the connection goes on");
-    lock(state).rollback();
+    let (mut client, mut state) = link.lock();
+    state.rollback(&mut client);
     error_response(
         id,
         code::INTERNAL_ERROR,
@@ -130,31 +136,57 @@ struct PendingAsk {
 /// Pending `ask` requests by JSON-encoded request id.
 type Pending = Arc<Mutex<HashMap<String, PendingAsk>>>;
 
-/// The replies waiting for the writer, bounded in bytes: a reply holds permits for its bytes
-/// (all of them, for a reply larger than the bound) until it is written.
+/// A message waiting for the writer holds its room in the queue until the writer drops this,
+/// once the message is written.
+struct Queued {
+    _room: OwnedSemaphorePermit,
+    written: Arc<Notify>,
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.written.notify_waiters();
+    }
+}
+
+/// The receiving end of an [`Outgoing`] queue: each message with its room, which the writer
+/// drops once the message is written.
+type Queue = mpsc::UnboundedReceiver<(Vec<u8>, Queued)>;
+
+/// The replies (and notifications) waiting for the writer, bounded in bytes: a message holds
+/// permits for its bytes (all of them, for one larger than the bound) until it is written.
 #[derive(Clone)]
 struct Outgoing {
-    queue: mpsc::UnboundedSender<(Vec<u8>, OwnedSemaphorePermit)>,
+    queue: mpsc::UnboundedSender<(Vec<u8>, Queued)>,
     room: Arc<Semaphore>,
     bound: usize,
+    /// Told whenever a message has been written.
+    written: Arc<Notify>,
 }
 
 impl Outgoing {
     /// A queue of at most `bound` bytes, and its receiving end.
-    fn new(
-        bound: usize,
-    ) -> (
-        Outgoing,
-        mpsc::UnboundedReceiver<(Vec<u8>, OwnedSemaphorePermit)>,
-    ) {
+    fn new(bound: usize) -> (Outgoing, Queue) {
         let bound = bound.clamp(1, u32::MAX as usize);
         let (queue, rx) = mpsc::unbounded_channel();
         let outgoing = Outgoing {
             queue,
             room: Arc::new(Semaphore::new(bound)),
             bound,
+            written: Arc::default(),
         };
         (outgoing, rx)
+    }
+
+    /// Waits until everything queued has been written.
+    async fn idle(&self) {
+        loop {
+            let written = self.written.notified();
+            if self.room.available_permits() >= self.bound {
+                return;
+            }
+            written.await;
+        }
     }
 
     /// Queues a reply once there is room for it: until then the caller (and so the reading of
@@ -174,17 +206,26 @@ impl Outgoing {
                 }
             }
         };
-        let _ = self.queue.send((message, permit));
+        let queued = Queued {
+            _room: permit,
+            written: self.written.clone(),
+        };
+        let _ = self.queue.send((message, queued));
     }
 }
 
 struct Connection {
-    module: Arc<RpcModule<Shared>>,
-    state: Shared,
+    module: Arc<RpcModule<Link>>,
+    link: Link,
     pending: Pending,
     out: Outgoing,
     asks: JoinSet<()>,
     max_reply_bytes: usize,
+    max_message_bytes: usize,
+    /// The largest message, a `restore` (see [`Config::max_restore_message_bytes`]).
+    max_frame_bytes: usize,
+    /// The task that sends the notifications the connection is owed.
+    notifier: Option<AbortHandle>,
 }
 
 /// Whether a message is a single `restore` request (the only message that may be larger than
@@ -202,37 +243,28 @@ fn is_restore(bytes: &[u8]) -> bool {
             .is_some_and(|m| m == "restore")
 }
 
-/// Serves one connection until end of input or `exit`.
+/// Serves one connection until end of input or `exit`, on state of its own.
 pub async fn serve<R, W>(reader: R, writer: W, config: Config) -> std::io::Result<()>
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let max_message = config.max_message_bytes;
-    let max_frame = config.max_restore_message_bytes();
-    let max_reply_bytes = config.max_reply_bytes;
+    serve_shared(reader, writer, Arc::new(Mutex::new(State::new(config)))).await
+}
+
+/// Serves one byte-stream connection (stdin and stdout) until end of input or `exit`, on
+/// `state`, which other connections (the WebSocket listener's) may share.
+pub async fn serve_shared<R, W>(reader: R, writer: W, state: Shared) -> std::io::Result<()>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let config = lock(&state).config().clone();
     let (out, outgoing) = Outgoing::new(config.max_pending_bytes);
-    let state: Shared = Arc::new(Mutex::new(State::new(config)));
-    let module = Arc::new(methods::module(state.clone()));
-    let mut frames = FrameReader::new(reader, max_frame);
-    let mut connection = Connection {
-        module,
-        state: state.clone(),
-        pending: Arc::default(),
-        out,
-        asks: JoinSet::new(),
-        max_reply_bytes,
-    };
-    let too_large = || {
-        Handled::Reply(error_response(
-            &Value::Null,
-            code::LIMIT,
-            &format!(
-                "message too large: the limit is {max_message} bytes ({max_frame} for a restore)"
-            ),
-        ))
-    };
-    let timer = tokio::spawn(expire_on_time(connection.state.clone()));
+    let mut frames = FrameReader::new(reader, config.max_restore_message_bytes());
+    let mut connection = Connection::new(state.clone(), out);
+    // The timer of the session table: one per process, beside standard input's connection.
+    let timer = tokio::spawn(expire_on_time(state.clone()));
     let mut outgoing = Some(outgoing);
     // The framing is known once the first frame has been read; the writer starts then.
     let mut writer_task = None;
@@ -251,17 +283,7 @@ where
                 }
             }));
         }
-        let handled = match frame {
-            Err(FrameError::TooLarge { .. }) => too_large(),
-            Err(FrameError::BadHeader(message)) => Handled::Reply(error_response(
-                &Value::Null,
-                code::PARSE_ERROR,
-                &format!("parse error: {message}"),
-            )),
-            Ok(bytes) if bytes.len() > max_message && !is_restore(&bytes) => too_large(),
-            Ok(bytes) => connection.handle_frame(bytes).await,
-        };
-        match handled {
+        match connection.handle(frame).await {
             Handled::Reply(message) => connection.out.send(message).await,
             Handled::Quiet => {}
             Handled::Exit => break,
@@ -282,11 +304,11 @@ where
 /// moved is caught up with at the latest then).
 const MAX_TIMER_SLEEP: Duration = Duration::from_secs(3600);
 
-/// The timer of a connection: sleeps until the earliest deadline of its flows (or until a
+/// The timer of a session table: sleeps until the earliest deadline of its flows (or until a
 /// deadline is added) and hands the time to the state, which completes every flow whose
-/// deadline has come and resolves its pending `ask`. The shell only tells the time: the rule
-/// is the flow's (`Flow::expire`).
-async fn expire_on_time(state: Shared) {
+/// deadline has come, resolves its pending `ask` and tells the subscribers. The shell only
+/// tells the time: the rule is the flow's (`Flow::expire`). Runs until aborted.
+pub async fn expire_on_time(state: Shared) {
     let wake = lock(&state).timer();
     loop {
         let next = lock(&state).next_deadline();
@@ -316,12 +338,72 @@ async fn poll_once<F: Future + Unpin>(f: &mut F) -> Result<Poll<F::Output>, ()> 
 }
 
 impl Connection {
+    /// A new connection on `state`, sending what it answers outside [`Handled::Reply`] (a
+    /// batch's reply, a finished `ask`) and the notifications it is owed to `out` (from a task
+    /// of the runtime it is made on).
+    fn new(state: Shared, out: Outgoing) -> Connection {
+        let mut connection = Connection::quiet(Link::new(state), out);
+        let notifier = tokio::spawn(notify::deliver(
+            connection.link.clone(),
+            connection.out.clone(),
+        ));
+        connection.notifier = Some(notifier.abort_handle());
+        connection
+    }
+
+    /// A connection of `link` that sends no notifications.
+    fn quiet(link: Link, out: Outgoing) -> Connection {
+        let config = lock(&link.state).config().clone();
+        Connection {
+            module: Arc::new(methods::module(link.clone())),
+            link,
+            pending: Arc::default(),
+            out,
+            asks: JoinSet::new(),
+            max_reply_bytes: config.max_reply_bytes,
+            max_message_bytes: config.max_message_bytes,
+            max_frame_bytes: config.max_restore_message_bytes(),
+            notifier: None,
+        }
+    }
+
+    /// The answer to a message longer than the limit (`id: null`).
+    fn too_large(&self) -> Handled {
+        Handled::Reply(error_response(
+            &Value::Null,
+            code::LIMIT,
+            &format!(
+                "message too large: the limit is {} bytes ({} for a restore)",
+                self.max_message_bytes, self.max_frame_bytes
+            ),
+        ))
+    }
+
+    /// Handles one frame, or answers why it could not be read.
+    async fn handle(&mut self, frame: Result<Vec<u8>, FrameError>) -> Handled {
+        match frame {
+            Err(FrameError::TooLarge { .. }) => self.too_large(),
+            Err(FrameError::BadHeader(message)) => Handled::Reply(error_response(
+                &Value::Null,
+                code::PARSE_ERROR,
+                &format!("parse error: {message}"),
+            )),
+            Ok(bytes) if bytes.len() > self.max_message_bytes && !is_restore(&bytes) => {
+                self.too_large()
+            }
+            Ok(bytes) => self.handle_frame(bytes).await,
+        }
+    }
+
     /// At the end of input: every `ask` whose flow completed is answered; those still waiting
-    /// for their flow end unanswered.
+    /// for their flow end unanswered, and no more notifications are sent.
     async fn finish(&mut self) {
+        if let Some(notifier) = &self.notifier {
+            notifier.abort();
+        }
         let waiting: Vec<AbortHandle> = {
             let pending = lock(&self.pending);
-            let state = lock(&self.state);
+            let state = lock(&self.link.state);
             pending
                 .values()
                 .filter(|ask| state.is_waiting(&ask.session, ask.serial))
@@ -518,7 +600,7 @@ impl Connection {
         let polled = poll_once(&mut call).await;
         let finished = self.take_finished();
         let reply = match polled {
-            Err(()) => Some(panicked(&self.state, method, &reply_id)),
+            Err(()) => Some(panicked(&self.link, method, &reply_id)),
             Ok(Poll::Ready(Ok(_))) if let Some(reply) = finished => Some(end_reply(reply)),
             Ok(Poll::Ready(Ok((response, _)))) => Some(own_id(response.get(), &reply_id)),
             Ok(Poll::Ready(Err(e))) => Some(error_response(
@@ -527,7 +609,7 @@ impl Connection {
                 &format!("invalid request: {e}"),
             )),
             Ok(Poll::Pending) => {
-                let session = lock(&self.state).take_last_ask();
+                let session = lock(&self.link.client).take_last_ask();
                 let key = reply_id.to_string();
                 let out = self.out.clone();
                 let pending = self.pending.clone();
@@ -591,7 +673,7 @@ impl Connection {
                     Id::Str(s) => Value::from(s.as_ref()),
                     Id::Null => Value::Null,
                 };
-                panicked(&self.state, call.method, &id)
+                panicked(&self.link, call.method, &id)
             }
         }))
     }
@@ -599,14 +681,15 @@ impl Connection {
     /// Begins the success reply to request `id` in the state, forgetting any earlier reply,
     /// with `budget` bytes for the whole reply; every call of the registry is preceded by this.
     fn begin_reply(&self, id: &impl Serialize, budget: usize, in_batch: bool) {
-        lock(&self.state).begin_reply(reply_head(id), budget, in_batch);
+        let (mut client, mut state) = self.link.lock();
+        client.begin_reply(&mut state, reply_head(id), budget, in_batch);
     }
 
     /// The reply a synchronous method that succeeded left (see `methods::register`), taken.
     /// Every call of the registry is followed by this, whether it succeeded, failed or
     /// panicked, so no result answers a later request.
     fn take_finished(&self) -> Option<Vec<u8>> {
-        lock(&self.state).take_finished()
+        lock(&self.link.client).take_finished()
     }
 
     /// `$/cancelRequest { id }`: aborts the flow of the pending `ask` with that request id,
@@ -619,7 +702,8 @@ impl Connection {
             .get(&id.to_string())
             .map(|ask| (ask.session.clone(), ask.serial));
         if let Some((session, serial)) = ask {
-            lock(&self.state).abort_ask(&session, serial);
+            let (client, mut state) = self.link.lock();
+            state.abort_ask(&client, &session, serial);
         }
     }
 }
@@ -802,26 +886,20 @@ mod tests {
     use jsonrpsee::types::ErrorObjectOwned;
 
     /// The receiving end of a connection's replies.
-    type Output = mpsc::UnboundedReceiver<(Vec<u8>, OwnedSemaphorePermit)>;
+    type Output = Queue;
 
     fn connection() -> Connection {
         connection_with(|_| {}).0
     }
 
     /// A connection whose registry `adjust` may change, with the receiving end of its output.
-    fn connection_with(adjust: impl FnOnce(&mut RpcModule<Shared>)) -> (Connection, Output) {
-        let state: Shared = Arc::new(Mutex::new(State::new(Config::default())));
-        let mut module = methods::module(state.clone());
+    fn connection_with(adjust: impl FnOnce(&mut RpcModule<Link>)) -> (Connection, Output) {
+        let link = Link::new(Arc::new(Mutex::new(State::new(Config::default()))));
+        let mut module = methods::module(link.clone());
         adjust(&mut module);
         let (out, output) = Outgoing::new(usize::MAX);
-        let connection = Connection {
-            module: Arc::new(module),
-            state,
-            pending: Arc::default(),
-            out,
-            asks: JoinSet::new(),
-            max_reply_bytes: Config::default().max_reply_bytes,
-        };
+        let mut connection = Connection::quiet(link, out);
+        connection.module = Arc::new(module);
         (connection, output)
     }
 
@@ -886,24 +964,30 @@ mod tests {
 
     /// A registry of some of the methods that hands jsonrpsee every result to write, as the
     /// registry did before the shell wrote success replies itself.
-    fn jsonrpsee_module(state: Shared) -> RpcModule<Shared> {
+    fn jsonrpsee_module(link: Link) -> RpcModule<Link> {
         fn add<R: Serialize + 'static>(
-            module: &mut RpcModule<Shared>,
+            module: &mut RpcModule<Link>,
             name: &'static str,
-            handler: fn(&mut State, Option<&str>) -> Result<R, ErrorObjectOwned>,
+            handler: fn(
+                &mut State,
+                &mut crate::server::state::Client,
+                Option<&str>,
+            ) -> Result<R, ErrorObjectOwned>,
         ) {
             module
-                .register_method(name, move |params: Params, ctx: &Shared, _| {
-                    let result = handler(&mut lock(ctx), params.as_str())?;
+                .register_method(name, move |params: Params, ctx: &Link, _| {
+                    let (mut client, mut state) = ctx.lock();
+                    let result = handler(&mut state, &mut client, params.as_str())?;
+                    state.commit(&mut client);
                     Ok::<_, ErrorObjectOwned>(serde_json::value::to_raw_value(&result).unwrap())
                 })
                 .unwrap();
         }
-        let mut module = RpcModule::new(state);
+        let mut module = RpcModule::new(link);
         add(&mut module, "open", State::open);
         add(&mut module, "key", State::key);
         add(&mut module, "getView", State::get_view);
-        add(&mut module, "sessions", |s, _| {
+        add(&mut module, "sessions", |s, _, _| {
             let mut list = Vec::new();
             s.write_list(&mut Bounded::new(&mut list, usize::MAX))
                 .expect("the list is written");
@@ -916,7 +1000,7 @@ mod tests {
     /// through `module`, put together as the shell puts replies together.
     fn jsonrpsee_answer(
         runtime: &tokio::runtime::Runtime,
-        module: &RpcModule<Shared>,
+        module: &RpcModule<Link>,
         message: &str,
     ) -> String {
         let call = |request: &str| {
@@ -953,7 +1037,9 @@ mod tests {
     fn replies_are_jsonrpsee_replies_for_every_id() {
         let runtime = runtime();
         let mut connection = connection_with(|_| {});
-        let reference = jsonrpsee_module(Arc::new(Mutex::new(State::new(Config::default()))));
+        let reference = jsonrpsee_module(Link::new(Arc::new(Mutex::new(State::new(
+            Config::default(),
+        )))));
         let payload = crate::dialect::pi::EXAMPLE;
         let mut messages = vec![format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"open","params":{{"session":"s","width":80,"payload":{payload}}}}}"#
@@ -1002,8 +1088,8 @@ mod tests {
             module
                 .register_method(
                     "shutdown",
-                    |_, ctx: &Shared, _| -> Result<(), ErrorObjectOwned> {
-                        lock(ctx).set_finished(STALE.into());
+                    |_, ctx: &Link, _| -> Result<(), ErrorObjectOwned> {
+                        lock(&ctx.client).set_finished(STALE.into());
                         panic!("a method panicking after its result was kept");
                     },
                 )
@@ -1011,7 +1097,7 @@ mod tests {
         });
         let mut fresh = connection_with(|_| {});
         let payload = crate::dialect::pi::EXAMPLE;
-        let spare: Shared = Arc::new(Mutex::new(State::new(Config::default())));
+        let spare = Link::new(Arc::new(Mutex::new(State::new(Config::default()))));
         let panicked_reply = |id: Value| text(panicked(&spare, "shutdown", &id));
         let leaders = [
             (
@@ -1062,7 +1148,7 @@ mod tests {
                 "{leader}"
             );
             assert_eq!(
-                lock(&connection.0.state).take_finished(),
+                lock(&connection.0.link.client).take_finished(),
                 None,
                 "after {leader}"
             );
@@ -1076,7 +1162,7 @@ mod tests {
             }
         }
         for message in failing {
-            lock(&connection.0.state).set_finished(STALE.into());
+            lock(&connection.0.link.client).set_finished(STALE.into());
             let expected = answer(&runtime, &mut fresh, message);
             assert_eq!(
                 answer(&runtime, &mut connection, message),

@@ -419,6 +419,20 @@ pub struct GetViewParams {
     pub all_rows: Option<bool>,
 }
 
+/// `subscribe` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscribeParams {
+    /// The session to be notified of; every session (those opened later too) when absent.
+    pub session: Option<String>,
+    /// Render the `lines` of this connection's Steps and notifications of the session (of
+    /// every session it gave no width for, without `session`) at this width from now on.
+    pub width: Option<usize>,
+    /// Carry every row in this connection's views of the session (of every session, without
+    /// `session`) from now on.
+    pub all_rows: Option<bool>,
+}
+
 /// Who ends a flow with `cancel`.
 #[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -569,6 +583,10 @@ impl Params for GetViewParams {
     const FIELDS: &'static [Field] = &[SESSION, WIDTH, ALL_ROWS];
 }
 
+impl Params for SubscribeParams {
+    const FIELDS: &'static [Field] = &[optional("session", Expect::Text), WIDTH, ALL_ROWS];
+}
+
 impl Params for CancelParams {
     const FIELDS: &'static [Field] = &[
         SESSION,
@@ -636,6 +654,7 @@ mod tests {
         agree::<GetViewParams>();
         agree::<CancelParams>();
         agree::<RestoreParams>();
+        agree::<SubscribeParams>();
         let capabilities = serde_json::to_value(schemars::schema_for!(Capabilities)).unwrap();
         let mut names: Vec<&str> = capabilities["properties"]
             .as_object()

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::core::Issue;
 use crate::dialect::{AskError, DIALECTS, Transcript};
-use crate::server::state::{SnapshotOf, State, Traced};
+use crate::server::state::{Client, SnapshotOf, State, Traced};
 use crate::session::Status;
 use crate::view::View;
 
@@ -57,6 +57,8 @@ pub const METHODS: &[&str] = &[
     "snapshot",
     "restore",
     "sessions",
+    "subscribe",
+    "unsubscribe",
     "shutdown",
     "exit",
 ];
@@ -71,14 +73,17 @@ pub fn ask_error(e: AskError) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(e.code, e.message, e.data)
 }
 
-/// What every method that changes a session answers: `{ session, status, view, result?,
-/// transcript? }`, and `steps` for a traced `keys`.
+/// What every method that changes a session answers: `{ session, status, version, view,
+/// result?, transcript? }`, and `steps` for a traced `keys`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Step {
     /// The session id.
     pub session: String,
     /// `open` or `done`.
     pub status: Status,
+    /// The session's version: 1 when opened, one more with every change any connection
+    /// makes, so that a client can tell a stale view from a current one.
+    pub version: u64,
     /// The view after the change.
     pub view: View,
     /// The result, present exactly when `status` is `done`, in the shape of the session's
@@ -182,29 +187,44 @@ impl Bounded<'_> {
 pub trait Answer {
     /// Writes the result as serde_json writes it, taking what it can from the state (the
     /// screen cache, the session table).
-    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()>;
+    fn write(
+        &self,
+        out: &mut Bounded,
+        state: &mut State,
+        client: &mut Client,
+    ) -> serde_json::Result<()>;
 }
 
 impl Answer for Value {
-    fn write(&self, out: &mut Bounded, _: &mut State) -> serde_json::Result<()> {
+    fn write(&self, out: &mut Bounded, _: &mut State, _: &mut Client) -> serde_json::Result<()> {
         serde_json::to_writer(out, self)
     }
 }
 
 impl Answer for View {
-    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
-        serde_json::to_writer(out, &state.screens().json(self))
+    fn write(
+        &self,
+        out: &mut Bounded,
+        _: &mut State,
+        client: &mut Client,
+    ) -> serde_json::Result<()> {
+        serde_json::to_writer(out, &client.screens().json(self))
     }
 }
 
 impl Answer for Step {
     /// The Step's own view goes through the cache.
-    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
+    fn write(
+        &self,
+        out: &mut Bounded,
+        _: &mut State,
+        client: &mut Client,
+    ) -> serde_json::Result<()> {
         serde_json::to_writer(
             out,
             &CachedStep {
                 step: self,
-                view: state.screens().json(&self.view),
+                view: client.screens().json(&self.view),
             },
         )
     }
@@ -213,8 +233,13 @@ impl Answer for Step {
 impl Answer for Traced {
     /// The Step, then the Steps of the trace (written plainly, as the script ran) as its last
     /// member.
-    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
-        self.step.write(out, state)?;
+    fn write(
+        &self,
+        out: &mut Bounded,
+        state: &mut State,
+        client: &mut Client,
+    ) -> serde_json::Result<()> {
+        self.step.write(out, state, client)?;
         if let Some(steps) = &self.steps {
             use std::io::Write;
             // The Step's closing brace makes way for `steps`.
@@ -229,7 +254,12 @@ impl Answer for Traced {
 }
 
 impl Answer for SnapshotOf {
-    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
+    fn write(
+        &self,
+        out: &mut Bounded,
+        state: &mut State,
+        _: &mut Client,
+    ) -> serde_json::Result<()> {
         state.write_snapshot(&self.0, out)
     }
 }
@@ -238,7 +268,12 @@ impl Answer for SnapshotOf {
 pub struct Listing;
 
 impl Answer for Listing {
-    fn write(&self, out: &mut Bounded, state: &mut State) -> serde_json::Result<()> {
+    fn write(
+        &self,
+        out: &mut Bounded,
+        state: &mut State,
+        _: &mut Client,
+    ) -> serde_json::Result<()> {
         state.write_list(out)
     }
 }
@@ -254,9 +289,10 @@ impl Serialize for CachedStep<'_> {
     /// writes them (a test compares the two byte for byte).
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let step = self.step;
-        let mut s = serializer.serialize_struct("Step", 7)?;
+        let mut s = serializer.serialize_struct("Step", 8)?;
         s.serialize_field("session", &step.session)?;
         s.serialize_field("status", &step.status)?;
+        s.serialize_field("version", &step.version)?;
         s.serialize_field("view", &self.view)?;
         match &step.result {
             Some(result) => s.serialize_field("result", result)?,

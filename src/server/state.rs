@@ -11,10 +11,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonrpsee::types::ErrorObjectOwned;
+use rustc_hash::FxBuildHasher;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
@@ -24,16 +25,20 @@ use crate::core::{
     quoted,
 };
 use crate::server::files;
+use crate::server::notify::Outbox;
 use crate::server::params::{
     CancelCause, CancelParams, GetViewParams, InitializeParams, InsertParams, KeyList, KeyParams,
     KeysParams, OpenParams, Params, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
-    SubmitAnswersParams, SubmitMode,
+    SubmitAnswersParams, SubmitMode, SubscribeParams,
 };
 use crate::server::protocol::{Bounded, METHODS, Step, StepError, ask_error, code, error};
 use crate::server::store::{Store, Stored};
 use crate::session::snapshot::{self, RestoreError};
 use crate::session::{BehaviourOptions, OpenOptions, Session, Status};
 use crate::view::{self, ScreenCache, ViewOptions};
+
+/// The connection number of no connection: the changes the timer makes are no connection's own.
+const NOBODY: u64 = 0;
 
 /// Most keys in one `keys` script with `trace: true` (each answers a whole Step).
 pub const MAX_TRACED_KEYS: usize = 1000;
@@ -102,8 +107,9 @@ pub(crate) struct Entry {
     request: Box<RawValue>,
     /// The options of its dialect it was opened with (`null`: none; its snapshot holds them).
     options: Value,
-    /// What its views carry: rendered lines at a width, every row or the window.
-    view: ViewOptions,
+    /// How many changes it has had: 1 when opened, one more with every change (taken back
+    /// when the change is rolled back).
+    version: u64,
     /// Order of creation, for eviction; also tells a session from a later one of the same id.
     serial: u64,
     /// The file index being listed for `@` completion, until the flow has it.
@@ -144,8 +150,11 @@ enum Undo {
         replaced: Option<Box<Entry>>,
         evict: Option<String>,
     },
-    /// A recovered session was resumed; what its views carried before.
-    Resumed { id: String, view: ViewOptions },
+    /// A recovered session was resumed; what the connection's views of it carried before.
+    Resumed {
+        id: String,
+        view: Option<(u64, ViewOptions)>,
+    },
     /// A session was closed.
     Removed { id: String, entry: Box<Entry> },
     /// `initialize` changed the connection's defaults; the earlier ones.
@@ -159,12 +168,37 @@ enum Undo {
     },
 }
 
-/// Everything one connection's requests act on.
+/// What every connection of the process shares: the settings, the session table, pending
+/// `ask`s, the state directory, and the outboxes of the connections to notify of changes.
+/// Every method takes the [`Client`] of the connection that calls it besides: what that
+/// connection keeps for itself.
 pub struct State {
     config: Config,
     sessions: HashMap<String, Entry>,
     serial: u64,
     next_id: u64,
+    /// Pending `ask`s: session id → the session's serial and where its reply goes.
+    waiters: HashMap<String, (u64, oneshot::Sender<AskReply>)>,
+    /// The state directory, unless it is off.
+    store: Option<Store>,
+    /// The outbox of every connection, by the connection's number; an ended connection's
+    /// outbox is dropped with it, and forgotten here at the next change.
+    outboxes: Vec<(u64, Weak<Outbox>)>,
+    /// The number of the latest connection.
+    clients: u64,
+    /// The deadlines of open flows, earliest first, with their sessions.
+    deadlines: BTreeSet<(u64, String)>,
+    /// Wakes the timer (`server::expire_on_time`) when a deadline is added.
+    timer: Arc<Notify>,
+}
+
+/// What one connection keeps for itself beside the shared [`State`]: its defaults for the
+/// sessions it opens (from `initialize`), its view options for each session (a connection's
+/// Steps and notifications are rendered with its own), its screen cache, the reply being
+/// written and what undoes the change of its request being answered, and its outbox.
+pub struct Client {
+    /// The connection's number, which tells its own changes from others' to its outbox.
+    number: u64,
     /// The connection's keymap: the defaults, its preset, its overrides.
     keymap: Arc<Keymap>,
     /// The connection's preset and overrides, from `initialize`, which a session's own
@@ -173,29 +207,123 @@ pub struct State {
     overrides: Option<Value>,
     /// The behaviour options of later sessions, from `initialize`.
     behaviour: BehaviourOptions,
-    /// What views of later sessions carry, from `initialize`.
+    /// What views carry of sessions the connection gave no options for, from `initialize`
+    /// or `subscribe` to every session.
     view: ViewOptions,
     has_ui: Option<bool>,
+    /// What views of a session carry, as the connection asked at `open`, `restore` or
+    /// `subscribe`: session id → the session's serial and the options (looked up on every
+    /// Step; as many as the table holds at most, so a fast hash is safe).
+    views: HashMap<String, (u64, ViewOptions), FxBuildHasher>,
     /// What the last views lend the next one.
     screens: ScreenCache,
-    /// Pending `ask`s: session id → the session's serial and where its reply goes.
-    waiters: HashMap<String, (u64, oneshot::Sender<AskReply>)>,
     last_ask: Option<(String, u64)>,
     /// The success reply of the synchronous method being called, begun by the shell and
     /// continued by the method (see `server::methods::register`).
     reply: ReplySlot,
-    /// The deadlines of open flows, earliest first, with their sessions.
-    deadlines: BTreeSet<(u64, String)>,
-    /// Wakes the timer (`server::expire_on_time`) when a deadline is added.
-    timer: Arc<Notify>,
     /// Most bytes the reply being written may hold, its envelope included.
     reply_limit: usize,
     /// Whether the reply being written is part of a batch's.
     in_batch: bool,
     /// What undoes the change of the request being answered.
     undo: Option<Undo>,
-    /// The state directory, unless it is off.
-    store: Option<Store>,
+    /// The notifications the connection is owed.
+    outbox: Arc<Outbox>,
+}
+
+impl Client {
+    /// What the last views lend the next one, for writing a reply.
+    pub fn screens(&mut self) -> &mut ScreenCache {
+        &mut self.screens
+    }
+
+    /// The notifications the connection is owed.
+    pub fn outbox(&self) -> &Arc<Outbox> {
+        &self.outbox
+    }
+
+    /// What views of session `id` (of serial `serial`) carry for this connection.
+    fn view_of(&self, id: &str, serial: u64) -> ViewOptions {
+        match self.views.get(id) {
+            Some((of, view)) if *of == serial => *view,
+            _ => self.view,
+        }
+    }
+
+    /// Sets what views of session `id` carry for this connection, forgetting the options of
+    /// sessions no longer held once there are more than `sessions` holds.
+    fn set_view(
+        &mut self,
+        id: &str,
+        serial: u64,
+        view: ViewOptions,
+        sessions: &HashMap<String, Entry>,
+    ) {
+        self.views.insert(id.to_owned(), (serial, view));
+        if self.views.len() > sessions.len() {
+            self.views
+                .retain(|id, (serial, _)| sessions.get(id).is_some_and(|e| e.serial == *serial));
+        }
+    }
+
+    /// Begins the success reply of the next call with `head`, forgetting any earlier reply;
+    /// the reply may hold `limit` bytes in all (`in_batch`: the rest of a batch's budget). A
+    /// change an earlier call left behind (it panicked) is undone first.
+    pub fn begin_reply(&mut self, state: &mut State, head: Vec<u8>, limit: usize, in_batch: bool) {
+        if self.undo.is_some() {
+            tracing::warn!("a request ended without its change committed; it is undone");
+            state.rollback(self);
+        }
+        self.reply = ReplySlot::Begun(head);
+        self.reply_limit = limit;
+        self.in_batch = in_batch;
+    }
+
+    /// The reply begun by [`Client::begin_reply`], taken for a method to write its result
+    /// after, and how many bytes it may hold; an empty buffer when none was begun.
+    pub fn take_begun_reply(&mut self, config: &Config) -> (Vec<u8>, usize) {
+        match std::mem::take(&mut self.reply) {
+            ReplySlot::Begun(reply) => (reply, self.reply_limit),
+            _ => (Vec::new(), config.max_reply_bytes),
+        }
+    }
+
+    /// Keeps the reply of a synchronous method that succeeded, its result written, for the
+    /// shell to end and send.
+    pub fn set_finished(&mut self, reply: Vec<u8>) {
+        self.reply = ReplySlot::Finished(reply);
+    }
+
+    /// The reply kept by [`Client::set_finished`], taken; `None` when the call did not
+    /// succeed. The slot is empty afterwards either way.
+    pub fn take_finished(&mut self) -> Option<Vec<u8>> {
+        match std::mem::take(&mut self.reply) {
+            ReplySlot::Finished(reply) => Some(reply),
+            _ => None,
+        }
+    }
+
+    /// The session opened by the latest `ask` and its serial, taken (the shell maps request
+    /// ids to it).
+    pub fn take_last_ask(&mut self) -> Option<(String, u64)> {
+        self.last_ask.take()
+    }
+
+    /// The error of a reply over its budget.
+    pub fn reply_too_large(&self, config: &Config) -> ErrorObjectOwned {
+        let what = if self.in_batch {
+            "the replies of the batch would pass"
+        } else {
+            "the reply would pass"
+        };
+        error(
+            code::LIMIT,
+            format!(
+                "reply too large: {what} the limit of {} bytes (--max-reply-bytes)",
+                config.max_reply_bytes
+            ),
+        )
+    }
 }
 
 /// Where a success reply is written: the shell begins it with its envelope, the method writes
@@ -273,26 +401,16 @@ impl State {
     /// be used is reported and the server goes on without one.
     pub fn new(config: Config) -> State {
         let mut state = State {
-            reply_limit: config.max_reply_bytes,
             config,
             sessions: HashMap::new(),
             serial: 0,
             next_id: 0,
-            keymap: Arc::new(Keymap::default()),
-            preset: None,
-            overrides: None,
-            behaviour: BehaviourOptions::default(),
-            view: ViewOptions::default(),
-            has_ui: None,
-            screens: ScreenCache::default(),
             waiters: HashMap::new(),
-            last_ask: None,
-            reply: ReplySlot::Empty,
             deadlines: BTreeSet::new(),
             timer: Arc::new(Notify::new()),
-            in_batch: false,
-            undo: None,
             store: None,
+            outboxes: Vec::new(),
+            clients: 0,
         };
         if let Some(dir) = state.config.state_dir.clone() {
             state.open_store(&dir);
@@ -323,7 +441,9 @@ impl State {
             if let Some(entry) = self.sessions.get_mut(&id)
                 && entry.session.expire(now)
             {
-                self.committed(&id);
+                // No connection made this change: every subscriber is told of it.
+                entry.version += 1;
+                self.changed(&id, NOBODY);
             }
         }
     }
@@ -382,7 +502,7 @@ impl State {
                     session,
                     request: r.restored.request,
                     options: r.restored.options,
-                    view: ViewOptions::default(),
+                    version: 1,
                     serial: self.serial,
                     files: None,
                     recovered: true,
@@ -404,30 +524,63 @@ impl State {
         self.expire_due_now();
     }
 
-    /// What the last views lend the next one, for writing a reply.
-    pub fn screens(&mut self) -> &mut ScreenCache {
-        &mut self.screens
+    /// The state of a new connection, whose outbox is told of the table's changes from now
+    /// on.
+    pub fn client(&mut self) -> Client {
+        self.clients += 1;
+        let outbox = Arc::new(Outbox::default());
+        self.outboxes
+            .retain(|(_, outbox)| outbox.strong_count() > 0);
+        self.outboxes.push((self.clients, Arc::downgrade(&outbox)));
+        Client {
+            number: self.clients,
+            keymap: Arc::new(Keymap::default()),
+            preset: None,
+            overrides: None,
+            behaviour: BehaviourOptions::default(),
+            view: ViewOptions::default(),
+            has_ui: None,
+            views: HashMap::default(),
+            screens: ScreenCache::default(),
+            last_ask: None,
+            reply: ReplySlot::Empty,
+            reply_limit: self.config.max_reply_bytes,
+            in_batch: false,
+            undo: None,
+            outbox,
+        }
+    }
+
+    /// Tells every outbox of a change to session `id`, made by the connection `by`.
+    fn tell(&mut self, by: u64, event: impl Fn(&Outbox, bool)) {
+        self.outboxes
+            .retain(|(number, outbox)| match outbox.upgrade() {
+                Some(outbox) => {
+                    event(&outbox, *number == by);
+                    true
+                }
+                None => false,
+            });
+    }
+
+    /// A session held, by id.
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.sessions.get(id).map(|entry| &entry.session)
+    }
+
+    /// The serial of the session `id` held, if one is.
+    pub fn serial_of(&self, id: &str) -> Option<u64> {
+        self.sessions.get(id).map(|e| e.serial)
+    }
+
+    /// The sessions held (id and serial).
+    pub fn held(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.sessions.iter().map(|(id, e)| (id.as_str(), e.serial))
     }
 
     /// The settings in force.
     pub fn config(&self) -> &Config {
         &self.config
-    }
-
-    /// The error of a reply over its budget.
-    pub fn reply_too_large(&self) -> ErrorObjectOwned {
-        let what = if self.in_batch {
-            "the replies of the batch would pass"
-        } else {
-            "the reply would pass"
-        };
-        error(
-            code::LIMIT,
-            format!(
-                "reply too large: {what} the limit of {} bytes (--max-reply-bytes)",
-                self.config.max_reply_bytes
-            ),
-        )
     }
 
     fn entry(&self, id: &str) -> Result<&Entry, ErrorObjectOwned> {
@@ -439,37 +592,48 @@ impl State {
         entry_in(&mut self.sessions, id)
     }
 
-    /// The Step of a session: `{ session, status, view, result?, transcript? }`.
-    fn step(&mut self, id: &str) -> Result<Step, ErrorObjectOwned> {
+    /// The Step of a session for the connection of `client`, its view rendered with that
+    /// connection's options: `{ session, status, version, view, result?, transcript? }`.
+    pub fn step(&self, client: &mut Client, id: &str) -> Result<Step, ErrorObjectOwned> {
         let entry = self.sessions.get(id).ok_or_else(|| unknown_session(id))?;
-        Ok(step_of(id, entry, Some(&mut self.screens)))
+        let view = client.view_of(id, entry.serial);
+        Ok(step_of(id, entry, view, Some(&mut client.screens)))
+    }
+
+    /// How `sessions` (and `session/opened`) lists session `id`: `{ session, title?, status }`.
+    pub fn listed(&self, id: &str) -> Option<Value> {
+        self.sessions.get(id).map(|e| json!(listed(id, e)))
     }
 
     /// `initialize`: connection defaults for later `open`s.
-    pub fn initialize(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn initialize(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Value, ErrorObjectOwned> {
         let p: InitializeParams = parse(params)?;
         if let Some(c) = p.capabilities {
             let (preset, overrides) = (
-                c.keymap_preset.or(self.preset),
-                c.keymap.or_else(|| self.overrides.clone()),
+                c.keymap_preset.or(client.preset),
+                c.keymap.or_else(|| client.overrides.clone()),
             );
-            let keymap = if preset == self.preset && overrides == self.overrides {
-                self.keymap.clone()
+            let keymap = if preset == client.preset && overrides == client.overrides {
+                client.keymap.clone()
             } else {
                 Arc::new(keymap_of(preset, [overrides.as_ref()])?)
             };
-            self.undo = Some(Undo::Defaults {
-                keymap: std::mem::replace(&mut self.keymap, keymap),
-                preset: std::mem::replace(&mut self.preset, preset),
-                overrides: std::mem::replace(&mut self.overrides, overrides),
-                view: self.view,
-                has_ui: self.has_ui,
-                behaviour: self.behaviour,
+            client.undo = Some(Undo::Defaults {
+                keymap: std::mem::replace(&mut client.keymap, keymap),
+                preset: std::mem::replace(&mut client.preset, preset),
+                overrides: std::mem::replace(&mut client.overrides, overrides),
+                view: client.view,
+                has_ui: client.has_ui,
+                behaviour: client.behaviour,
             });
-            self.behaviour = c.behaviour.unwrap_or(self.behaviour);
-            self.view.width = c.width.or(self.view.width);
-            self.view.all_rows = c.all_rows.unwrap_or(self.view.all_rows);
-            self.has_ui = c.has_ui.or(self.has_ui);
+            client.behaviour = c.behaviour.unwrap_or(client.behaviour);
+            client.view.width = c.width.or(client.view.width);
+            client.view.all_rows = c.all_rows.unwrap_or(client.view.all_rows);
+            client.has_ui = c.has_ui.or(client.has_ui);
         }
         Ok(json!({
             "serverInfo": { "name": "askd", "version": env!("CARGO_PKG_VERSION") },
@@ -544,7 +708,6 @@ impl State {
         session: Session,
         request: Box<RawValue>,
         options: Value,
-        view: ViewOptions,
         files: Option<oneshot::Receiver<Arc<FileIndex>>>,
     ) -> Entry {
         self.serial += 1;
@@ -552,7 +715,7 @@ impl State {
             session: self.limited(session),
             request,
             options,
-            view,
+            version: 1,
             serial: self.serial,
             files,
             recovered: false,
@@ -563,6 +726,7 @@ impl State {
     /// Adds a session to the table (to be committed or rolled back).
     fn add(
         &mut self,
+        client: &mut Client,
         id: String,
         entry: Entry,
         replaced: Option<Box<Entry>>,
@@ -574,7 +738,7 @@ impl State {
             self.deadlines.insert((at, id.clone()));
             self.timer.notify_one();
         }
-        self.undo = Some(Undo::Added {
+        client.undo = Some(Undo::Added {
             id,
             replaced,
             evict,
@@ -586,35 +750,44 @@ impl State {
     }
 
     /// `open`: validates the payload and creates a session.
-    pub fn open(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn open(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: OpenParams = parse(params)?;
-        let id = self.open_session(p)?;
-        self.step(&id)
+        let id = self.open_session(client, p)?;
+        self.step(client, &id)
     }
 
     /// Opens the session of `open` and `ask`, or resumes the recovered session of that id
     /// when the request opens to the same flow; answers its id.
-    fn open_session(&mut self, p: OpenParams) -> Result<String, ErrorObjectOwned> {
+    fn open_session(
+        &mut self,
+        client: &mut Client,
+        p: OpenParams,
+    ) -> Result<String, ErrorObjectOwned> {
         let payload: Value = serde_json::from_str(p.payload.get()).expect("a raw value is JSON");
         self.config
             .limits
             .check_payload(&payload)
             .map_err(|m| error(code::LIMIT, m))?;
         let keymap = match (&p.keymap, p.keymap_preset) {
-            (None, None) => self.keymap.clone(),
+            (None, None) => client.keymap.clone(),
             (Some(overrides), None) => Arc::new(
-                self.keymap
+                client
+                    .keymap
                     .with_overrides(overrides)
                     .map_err(keymap_error)?,
             ),
             (overrides, Some(preset)) => Arc::new(keymap_of(
                 Some(preset),
-                [self.overrides.as_ref(), overrides.as_ref()],
+                [client.overrides.as_ref(), overrides.as_ref()],
             )?),
         };
         let options = OpenOptions {
             dialect: p.dialect,
-            has_ui: p.has_ui.or(self.has_ui).unwrap_or(true),
+            has_ui: p.has_ui.or(client.has_ui).unwrap_or(true),
             keymap,
             deadline: p
                 .timeout_ms
@@ -623,7 +796,7 @@ impl State {
             behaviour: p
                 .behaviour
                 .unwrap_or_default()
-                .over(self.behaviour)
+                .over(client.behaviour)
                 .behaviour(),
         };
         let mut session = Session::open(&payload, &options).map_err(ask_error)?;
@@ -633,8 +806,8 @@ impl State {
             session.set_deadline(now_ms().saturating_add(ms).min(MAX_DEADLINE));
         }
         let view = ViewOptions {
-            width: p.width.or(self.view.width),
-            all_rows: p.all_rows.unwrap_or(self.view.all_rows),
+            width: p.width.or(client.view.width),
+            all_rows: p.all_rows.unwrap_or(client.view.all_rows),
         };
         // `@` completion lists the root once, off the keystroke path; only open flows need it.
         let walk = |session: &Session| {
@@ -655,10 +828,12 @@ impl State {
                 // The client asks again what it asked before the crash: the flow goes on.
                 entry.recovered = false;
                 entry.files = walk(&entry.session);
-                self.undo = Some(Undo::Resumed {
+                let serial = entry.serial;
+                client.undo = Some(Undo::Resumed {
                     id: id.clone(),
-                    view: std::mem::replace(&mut entry.view, view),
+                    view: client.views.get(id).copied(),
                 });
+                client.set_view(id, serial, view, &self.sessions);
                 return Ok(id.clone());
             }
             tracing::info!(
@@ -688,8 +863,10 @@ impl State {
             .get(session.dialect().name())
             .cloned()
             .unwrap_or(Value::Null);
-        let entry = self.entry_for(session, p.payload, dialect_options, view, files);
-        self.add(id.clone(), entry, replaced, evict);
+        let entry = self.entry_for(session, p.payload, dialect_options, files);
+        let serial = entry.serial;
+        self.add(client, id.clone(), entry, replaced, evict);
+        client.set_view(&id, serial, view, &self.sessions);
         Ok(id)
     }
 
@@ -703,25 +880,20 @@ impl State {
     /// `ask`, first half: opens the session and registers a waiter for its result.
     pub fn ask(
         &mut self,
+        client: &mut Client,
         params: Option<&str>,
     ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
         self.expire_due_now();
         let p: OpenParams = parse(params)?;
-        let id = self.open_session(p)?;
+        let id = self.open_session(client, p)?;
         // No Step is sent for an `ask`: the change takes effect at once.
-        self.commit();
+        self.commit(client);
         let serial = self.sessions.get(&id).map_or(0, |e| e.serial);
         let (tx, rx) = oneshot::channel();
         self.waiters.insert(id.clone(), (serial, tx));
-        self.last_ask = Some((id.clone(), serial));
+        client.last_ask = Some((id.clone(), serial));
         self.settle(&id);
         Ok(rx)
-    }
-
-    /// The session opened by the latest `ask` and its serial, taken (the shell maps request
-    /// ids to it).
-    pub fn take_last_ask(&mut self) -> Option<(String, u64)> {
-        self.last_ask.take()
     }
 
     /// Whether the `ask` on session `id` of serial `serial` still waits for its flow.
@@ -729,50 +901,14 @@ impl State {
         self.waiters.get(id).is_some_and(|(s, _)| *s == serial)
     }
 
-    /// Begins the success reply of the next call with `head`, forgetting any earlier reply;
-    /// the reply may hold `limit` bytes in all (`in_batch`: the rest of a batch's budget). A
-    /// change an earlier call left behind (it panicked) is undone first.
-    pub fn begin_reply(&mut self, head: Vec<u8>, limit: usize, in_batch: bool) {
-        if self.undo.is_some() {
-            tracing::warn!("a request ended without its change committed; it is undone");
-            self.rollback();
-        }
-        self.reply = ReplySlot::Begun(head);
-        self.reply_limit = limit;
-        self.in_batch = in_batch;
-    }
-
-    /// The reply begun by [`State::begin_reply`], taken for a method to write its result
-    /// after, and how many bytes it may hold; an empty buffer when none was begun.
-    pub fn take_begun_reply(&mut self) -> (Vec<u8>, usize) {
-        match std::mem::take(&mut self.reply) {
-            ReplySlot::Begun(reply) => (reply, self.reply_limit),
-            _ => (Vec::new(), self.config.max_reply_bytes),
-        }
-    }
-
-    /// Keeps the reply of a synchronous method that succeeded, its result written, for the
-    /// shell to end and send.
-    pub fn set_finished(&mut self, reply: Vec<u8>) {
-        self.reply = ReplySlot::Finished(reply);
-    }
-
-    /// The reply kept by [`State::set_finished`], taken; `None` when the call did not succeed.
-    /// The slot is empty afterwards either way.
-    pub fn take_finished(&mut self) -> Option<Vec<u8>> {
-        match std::mem::take(&mut self.reply) {
-            ReplySlot::Finished(reply) => Some(reply),
-            _ => None,
-        }
-    }
-
     /// Makes the change of the request being answered final: a pending `ask` whose flow
     /// completed is resolved, the session's state is written to disk, and a session evicted to
     /// make room goes.
-    pub fn commit(&mut self) {
-        match self.undo.take() {
+    pub fn commit(&mut self, client: &mut Client) {
+        let by = client.number;
+        match client.undo.take() {
             None | Some(Undo::Resumed { .. } | Undo::Defaults { .. }) => {}
-            Some(Undo::Changed { id, .. }) => self.committed(&id),
+            Some(Undo::Changed { id, .. }) => self.changed(&id, by),
             Some(Undo::Added {
                 id,
                 replaced,
@@ -783,12 +919,17 @@ impl State {
                 {
                     store.remove(stored);
                 }
-                if let Some(evicted) = evict.and_then(|evict| self.sessions.remove(&evict))
-                    && evicted.recovered
-                    && let (Some(store), Some(stored)) = (self.store.as_mut(), &evicted.stored)
-                {
-                    store.remove(stored);
+                if let Some(evict) = evict {
+                    if let Some(evicted) = self.sessions.remove(&evict)
+                        && evicted.recovered
+                        && let (Some(store), Some(stored)) = (self.store.as_mut(), &evicted.stored)
+                    {
+                        store.remove(stored);
+                    }
+                    self.tell(by, |outbox, _| outbox.closed(&evict, false));
                 }
+                let serial = self.serial_of(&id).unwrap_or(0);
+                self.tell(by, |outbox, own| outbox.opened(&id, serial, own));
                 self.committed(&id);
             }
             Some(Undo::Removed { id, mut entry }) => {
@@ -799,23 +940,25 @@ impl State {
                         }
                         let _ = tx.send(ask_reply(&entry.session));
                     } else {
-                        self.waiters.insert(id, (serial, tx));
+                        self.waiters.insert(id.clone(), (serial, tx));
                     }
                 }
                 if let (Some(store), Some(stored)) = (self.store.as_mut(), &entry.stored) {
                     store.remove(stored);
                 }
+                self.tell(by, |outbox, own| outbox.closed(&id, own));
             }
         }
     }
 
     /// Undoes the change of the request being answered.
-    pub fn rollback(&mut self) {
-        match self.undo.take() {
+    pub fn rollback(&mut self, client: &mut Client) {
+        match client.undo.take() {
             None => {}
             Some(Undo::Changed { id, before }) => {
                 if let Some(entry) = self.sessions.get_mut(&id) {
                     entry.session = *before;
+                    entry.version -= 1;
                 }
             }
             Some(Undo::Added { id, replaced, .. }) => {
@@ -825,9 +968,12 @@ impl State {
             Some(Undo::Resumed { id, view }) => {
                 if let Some(entry) = self.sessions.get_mut(&id) {
                     entry.recovered = true;
-                    entry.view = view;
                     entry.files = None;
                 }
+                match view {
+                    Some(view) => client.views.insert(id, view),
+                    None => client.views.remove(&id),
+                };
             }
             Some(Undo::Removed { id, entry }) => {
                 self.sessions.insert(id, *entry);
@@ -840,14 +986,21 @@ impl State {
                 has_ui,
                 behaviour,
             }) => {
-                self.keymap = keymap;
-                self.preset = preset;
-                self.overrides = overrides;
-                self.view = view;
-                self.has_ui = has_ui;
-                self.behaviour = behaviour;
+                client.keymap = keymap;
+                client.preset = preset;
+                client.overrides = overrides;
+                client.view = view;
+                client.has_ui = has_ui;
+                client.behaviour = behaviour;
             }
         }
+    }
+
+    /// What follows a change of session `id` by the connection `by` once it is final: the
+    /// outboxes are told, then as [`State::committed`].
+    fn changed(&mut self, id: &str, by: u64) {
+        self.tell(by, |outbox, own| outbox.changed(id, own));
+        self.committed(id);
     }
 
     /// What follows a change of session `id` once it is final: its pending `ask` is resolved
@@ -899,6 +1052,7 @@ impl State {
     /// Runs a change on a session's engine state, then answers its Step.
     fn change(
         &mut self,
+        client: &mut Client,
         id: &str,
         f: impl FnOnce(&mut Session, &Limits) -> Result<(), ErrorObjectOwned>,
     ) -> Result<Step, ErrorObjectOwned> {
@@ -906,25 +1060,34 @@ impl State {
         let entry = self.entry_mut(id)?;
         let before = Box::new(entry.session.clone());
         f(&mut entry.session, &limits)?;
-        self.undo = Some(Undo::Changed {
+        entry.version += 1;
+        client.undo = Some(Undo::Changed {
             id: id.to_owned(),
             before,
         });
-        self.step(id)
+        self.step(client, id)
     }
 
     /// `key`: one key.
-    pub fn key(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn key(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: KeyParams = parse(params)?;
         let key = Key::parse(&p.key)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: key: {e}")))?;
-        self.change(&p.session, |s, _| s.press(key).map_err(flow_error))
+        self.change(client, &p.session, |s, _| s.press(key).map_err(flow_error))
     }
 
     /// `keys`: a list of keys, or a Vim-notation string; all parsed before any is applied.
     /// Keys after the flow completes are not applied. A traced script writes the Step after
     /// each key as it goes, within the reply's budget.
-    pub fn keys(&mut self, params: Option<&str>) -> Result<Traced, ErrorObjectOwned> {
+    pub fn keys(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Traced, ErrorObjectOwned> {
         let p: KeysParams = parse(params)?;
         let keys: Vec<Key> = match &p.keys {
             KeyList::List(names) => names
@@ -952,14 +1115,17 @@ impl State {
                 ),
             ));
         }
-        let budget = self.reply_limit;
-        let too_large = self.reply_too_large();
+        let budget = client.reply_limit;
+        let too_large = client.reply_too_large(&self.config);
         let entry = entry_in(&mut self.sessions, &p.session)?;
+        let view = client.view_of(&p.session, entry.serial);
         if entry.session.status() == Status::Done {
             return Err(flow_error(FlowError::Completed));
         }
         // A key refused midway (a limit), or a trace past the budget, undoes the whole script.
         let before = Box::new(entry.session.clone());
+        // The script is one change: every Step of its trace has its version.
+        entry.version += 1;
         let mut steps = trace.then(|| vec![b'[']);
         for key in keys {
             if entry.session.status() == Status::Done {
@@ -967,16 +1133,18 @@ impl State {
             }
             if let Err(e) = entry.session.press(key) {
                 entry.session = *before;
+                entry.version -= 1;
                 return Err(flow_error(e));
             }
             if let Some(steps) = steps.as_mut() {
                 if steps.len() > 1 {
                     steps.push(b',');
                 }
-                let step = step_of(&p.session, entry, None);
+                let step = step_of(&p.session, entry, view, None);
                 let mut out = Bounded::new(steps, budget);
                 if serde_json::to_writer(&mut out, &step).is_err() {
                     entry.session = *before;
+                    entry.version -= 1;
                     return Err(too_large);
                 }
             }
@@ -984,20 +1152,24 @@ impl State {
         if let Some(steps) = steps.as_mut() {
             steps.push(b']');
         }
-        self.undo = Some(Undo::Changed {
+        client.undo = Some(Undo::Changed {
             id: p.session.clone(),
             before,
         });
         Ok(Traced {
-            step: self.step(&p.session)?,
+            step: self.step(client, &p.session)?,
             steps,
         })
     }
 
     /// `insert`: text into the open editor.
-    pub fn insert(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn insert(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: InsertParams = parse(params)?;
-        self.change(&p.session, |s, _| {
+        self.change(client, &p.session, |s, _| {
             s.flow_mut()
                 .and_then(|f| f.insert(&p.text))
                 .map_err(flow_error)
@@ -1005,9 +1177,13 @@ impl State {
     }
 
     /// `saveCustom`: a custom answer set directly.
-    pub fn save_custom(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn save_custom(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: SaveCustomParams = parse(params)?;
-        self.change(&p.session, |s, limits| {
+        self.change(client, &p.session, |s, limits| {
             limits
                 .check_text(&p.text, "text")
                 .map_err(|m| error(code::LIMIT, m))?;
@@ -1018,9 +1194,13 @@ impl State {
     }
 
     /// `setNote`: a question or option note set directly.
-    pub fn set_note(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn set_note(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: SetNoteParams = parse(params)?;
-        self.change(&p.session, |s, limits| {
+        self.change(client, &p.session, |s, limits| {
             limits
                 .check_text(&p.text, "text")
                 .map_err(|m| error(code::LIMIT, m))?;
@@ -1031,13 +1211,17 @@ impl State {
     }
 
     /// `submitAnswers`: completes the flow from a whole answer set.
-    pub fn submit_answers(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn submit_answers(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: SubmitAnswersParams = parse(params)?;
         let outcome = match p.mode {
             Some(SubmitMode::Elaborate) => Outcome::Elaborate,
             _ => Outcome::Submit,
         };
-        self.change(&p.session, |s, limits| {
+        self.change(client, &p.session, |s, limits| {
             limits
                 .check_texts(&p.answers, "answers")
                 .map_err(|m| error(code::LIMIT, m))?;
@@ -1048,15 +1232,17 @@ impl State {
     /// `getView`: the view, rendered at `width` when one is known.
     pub fn get_view(
         &mut self,
+        client: &mut Client,
         params: Option<&str>,
     ) -> Result<crate::view::View, ErrorObjectOwned> {
         let p: GetViewParams = parse(params)?;
         let entry = entry_in(&mut self.sessions, &p.session)?;
+        let view = client.view_of(&p.session, entry.serial);
         let options = ViewOptions {
-            width: p.width.or(entry.view.width),
-            all_rows: p.all_rows.unwrap_or(entry.view.all_rows),
+            width: p.width.or(view.width),
+            all_rows: p.all_rows.unwrap_or(view.all_rows),
         };
-        Ok(self.screens.build(&p.session, &entry.session, options))
+        Ok(client.screens.build(&p.session, &entry.session, options))
     }
 
     /// `getResult`: the result, or `null` while open.
@@ -1070,7 +1256,11 @@ impl State {
     }
 
     /// `cancel`: the user cancels, the asker aborts, or the client closes the flow.
-    pub fn cancel(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn cancel(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: CancelParams = parse(params)?;
         let reason = match p.reason {
             Some(CancelCause::Abort) => Some(CancelReason::Aborted),
@@ -1078,7 +1268,7 @@ impl State {
             Some(CancelCause::Decline) => None,
             Some(CancelCause::User) | None => Some(CancelReason::User),
         };
-        self.change(&p.session, |s, _| {
+        self.change(client, &p.session, |s, _| {
             s.flow_mut()
                 .and_then(|f| match reason {
                     Some(reason) => f.cancel(reason),
@@ -1090,7 +1280,7 @@ impl State {
 
     /// Aborts the flow of a pending `ask` on behalf of its asker (`$/cancelRequest`): only the
     /// session of id `id` and serial `serial`, and only while its `ask` waits.
-    pub fn abort_ask(&mut self, id: &str, serial: u64) {
+    pub fn abort_ask(&mut self, client: &Client, id: &str, serial: u64) {
         if !self.is_waiting(id, serial) {
             return;
         }
@@ -1098,16 +1288,21 @@ impl State {
             && let Ok(flow) = entry.session.flow_mut()
         {
             let _ = flow.cancel(CancelReason::Aborted);
+            entry.version += 1;
         }
-        self.committed(id);
+        self.changed(id, client.number);
     }
 
     /// `close`: forgets a session (aborting a pending `ask` on it first).
-    pub fn close(&mut self, params: Option<&str>) -> Result<Value, ErrorObjectOwned> {
+    pub fn close(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Value, ErrorObjectOwned> {
         let p: SessionParams = parse(params)?;
         let closed = match self.sessions.remove(&p.session) {
             Some(entry) => {
-                self.undo = Some(Undo::Removed {
+                client.undo = Some(Undo::Removed {
                     id: p.session,
                     entry: Box::new(entry),
                 });
@@ -1138,7 +1333,11 @@ impl State {
     }
 
     /// `restore`: a new session from a snapshot.
-    pub fn restore(&mut self, params: Option<&str>) -> Result<Step, ErrorObjectOwned> {
+    pub fn restore(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
         let p: RestoreParams = parse(params)?;
         let restored = snapshot::restore(
             p.state.get(),
@@ -1153,15 +1352,9 @@ impl State {
         })?;
         let id = self.new_id(p.session)?;
         let evict = self.room()?;
-        let entry = self.entry_for(
-            restored.session,
-            restored.request,
-            restored.options,
-            self.view,
-            None,
-        );
-        self.add(id.clone(), entry, None, evict);
-        self.step(&id)
+        let entry = self.entry_for(restored.session, restored.request, restored.options, None);
+        self.add(client, id.clone(), entry, None, evict);
+        self.step(client, &id)
     }
 
     /// `sessions`: every session held, oldest first, written straight into the reply.
@@ -1172,20 +1365,57 @@ impl State {
         let mut serializer = serde_json::Serializer::new(out);
         let mut list = serializer.serialize_seq(Some(entries.len()))?;
         for (id, e) in entries {
-            list.serialize_element(&Listed {
-                id,
-                title: e.session.title(),
-                status: if e.recovered {
-                    ListedStatus::Recovered
-                } else {
-                    match e.session.status() {
-                        Status::Open => ListedStatus::Open,
-                        Status::Done => ListedStatus::Done,
-                    }
-                },
-            })?;
+            list.serialize_element(&listed(id, e))?;
         }
         list.end()
+    }
+
+    /// `subscribe`: the connection is notified of changes by others to one session, or to
+    /// every session, from now on; the sessions it is to know of are answered, listed as
+    /// `sessions` lists them. View options given are the connection's for that session (or
+    /// for every session it gave none for).
+    pub fn subscribe(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Value, ErrorObjectOwned> {
+        let p: SubscribeParams = parse(params)?;
+        let held = |id: &str| self.sessions.get(id).map(|e| e.serial);
+        match &p.session {
+            Some(id) => {
+                if let Some(serial) = held(id) {
+                    let before = client.view_of(id, serial);
+                    let view = ViewOptions {
+                        width: p.width.or(before.width),
+                        all_rows: p.all_rows.unwrap_or(before.all_rows),
+                    };
+                    client.set_view(id, serial, view, &self.sessions);
+                }
+            }
+            None => {
+                client.view.width = p.width.or(client.view.width);
+                client.view.all_rows = p.all_rows.unwrap_or(client.view.all_rows);
+            }
+        }
+        client.outbox.subscribe(p.session.clone(), self.held());
+        let mut entries: Vec<(&String, &Entry)> = self
+            .sessions
+            .iter()
+            .filter(|(id, _)| p.session.as_ref().is_none_or(|only| only == *id))
+            .collect();
+        entries.sort_by_key(|(_, e)| e.serial);
+        Ok(Value::Array(
+            entries
+                .into_iter()
+                .map(|(id, e)| json!(listed(id, e)))
+                .collect(),
+        ))
+    }
+
+    /// `unsubscribe`: no more notifications for the connection.
+    pub fn unsubscribe(client: &mut Client) -> Value {
+        client.outbox.unsubscribe();
+        Value::Null
     }
 
     /// Ends the server's use of the state directory: what was written is made durable.
@@ -1219,6 +1449,22 @@ pub enum ListedStatus {
     /// The flow was read back from the state directory after the process that held it ended;
     /// an `open` of its id on the same request resumes it.
     Recovered,
+}
+
+/// How `sessions` lists a session.
+fn listed<'a>(id: &'a str, e: &'a Entry) -> Listed<'a> {
+    Listed {
+        id,
+        title: e.session.title(),
+        status: if e.recovered {
+            ListedStatus::Recovered
+        } else {
+            match e.session.status() {
+                Status::Open => ListedStatus::Open,
+                Status::Done => ListedStatus::Done,
+            }
+        },
+    }
 }
 
 /// One entry of `sessions`.
@@ -1261,15 +1507,17 @@ fn unknown_session(id: &str) -> ErrorObjectOwned {
     )
 }
 
-/// The Step of a session; its view is laid out with the layouts of `cache` when one is given.
-fn step_of(id: &str, entry: &Entry, cache: Option<&mut ScreenCache>) -> Step {
+/// The Step of a session with views as `options` says; its view is laid out with the layouts
+/// of `cache` when one is given.
+fn step_of(id: &str, entry: &Entry, options: ViewOptions, cache: Option<&mut ScreenCache>) -> Step {
     let view = match cache {
-        Some(cache) => cache.build(id, &entry.session, entry.view),
-        None => view::build_with(id, &entry.session, entry.view),
+        Some(cache) => cache.build(id, &entry.session, options),
+        None => view::build_with(id, &entry.session, options),
     };
     Step {
         session: id.to_owned(),
         status: entry.session.status(),
+        version: entry.version,
         view,
         result: entry.session.result(),
         transcript: entry.session.transcript(),

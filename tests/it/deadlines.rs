@@ -220,10 +220,11 @@ fn open_params(session: &str, timeout_ms: u64) -> String {
 #[test]
 fn the_table_expires_due_flows_at_the_time_it_is_given_and_resolves_their_asks() {
     let mut state = State::new(Config::default());
+    let mut client = state.client();
     let before = now();
     let step = json_of(
         state
-            .open(Some(&open_params("a", 3_600_000)))
+            .open(&mut client, Some(&open_params("a", 3_600_000)))
             .expect("opens"),
     );
     let deadline = step["view"]["deadline"].as_u64().expect("a deadline");
@@ -231,9 +232,13 @@ fn the_table_expires_due_flows_at_the_time_it_is_given_and_resolves_their_asks()
         (before + 3_600_000..=now() + 3_600_000).contains(&deadline),
         "{deadline}"
     );
-    let mut waiter = state.ask(Some(&open_params("b", 7_200_000))).expect("asks");
+    let mut waiter = state
+        .ask(&mut client, Some(&open_params("b", 7_200_000)))
+        .expect("asks");
     let before_c = now();
-    state.open(Some(&open_params("c", 60_000))).expect("opens");
+    state
+        .open(&mut client, Some(&open_params("c", 60_000)))
+        .expect("opens");
     let earliest = state.next_deadline().expect("deadlines");
     assert!(
         (before_c + 60_000..=now() + 60_000).contains(&earliest),
@@ -266,7 +271,7 @@ fn the_table_expires_due_flows_at_the_time_it_is_given_and_resolves_their_asks()
     assert!(waiter.try_recv().is_err());
     let view = serde_json::to_value(
         state
-            .get_view(Some(&json!({ "session": "a" }).to_string()))
+            .get_view(&mut client, Some(&json!({ "session": "a" }).to_string()))
             .expect("a view"),
     )
     .expect("serialises");
@@ -290,15 +295,19 @@ fn the_table_expires_due_flows_at_the_time_it_is_given_and_resolves_their_asks()
 #[test]
 fn a_flow_done_before_its_deadline_leaves_no_deadline_behind() {
     let mut state = State::new(Config::default());
-    state.open(Some(&open_params("a", 60_000))).expect("opens");
+    let mut client = state.client();
+    state
+        .open(&mut client, Some(&open_params("a", 60_000)))
+        .expect("opens");
     assert!(state.next_deadline().is_some());
     state
-        .key(Some(
-            &json!({ "session": "a", "key": "escape" }).to_string(),
-        ))
+        .key(
+            &mut client,
+            Some(&json!({ "session": "a", "key": "escape" }).to_string()),
+        )
         .expect("cancels");
     // The shell commits a change once its reply is written.
-    state.commit();
+    state.commit(&mut client);
     assert_eq!(state.next_deadline(), None);
     let result = state
         .get_result(Some(&json!({ "session": "a" }).to_string()))
@@ -309,7 +318,12 @@ fn a_flow_done_before_its_deadline_leaves_no_deadline_behind() {
 #[test]
 fn timeout_zero_completes_at_once_and_a_past_snapshot_deadline_on_restore() {
     let mut state = State::new(Config::default());
-    let step = json_of(state.open(Some(&open_params("now", 0))).expect("opens"));
+    let mut client = state.client();
+    let step = json_of(
+        state
+            .open(&mut client, Some(&open_params("now", 0)))
+            .expect("opens"),
+    );
     assert_eq!(step["status"], json!("done"));
     assert_eq!(step["result"]["details"]["cancelReason"], json!("timeout"));
     assert_eq!(step["transcript"]["result"], json!("Cancelled (timed out)"));
@@ -318,15 +332,18 @@ fn timeout_zero_completes_at_once_and_a_past_snapshot_deadline_on_restore() {
     s.flow_mut().expect("a flow").set_deadline(Some(1));
     let restored = json_of(
         state
-            .restore(Some(
-                &json!({ "state": save(&s, &payload()), "session": "old" }).to_string(),
-            ))
+            .restore(
+                &mut client,
+                Some(&json!({ "state": save(&s, &payload()), "session": "old" }).to_string()),
+            )
             .expect("restores"),
     );
     assert_eq!(restored["status"], json!("done"));
     assert_eq!(restored["view"]["cancelReason"], json!("timeout"));
 
-    let mut waiter = state.ask(Some(&open_params("ask", 0))).expect("asks");
+    let mut waiter = state
+        .ask(&mut client, Some(&open_params("ask", 0)))
+        .expect("asks");
     let reply = waiter
         .try_recv()
         .expect("resolved at once")
@@ -337,17 +354,19 @@ fn timeout_zero_completes_at_once_and_a_past_snapshot_deadline_on_restore() {
 #[test]
 fn deadlines_are_capped_for_javascript() {
     let mut state = State::new(Config::default());
+    let mut client = state.client();
     let step = json_of(
         state
-            .open(Some(&open_params("far", u64::MAX)))
+            .open(&mut client, Some(&open_params("far", u64::MAX)))
             .expect("opens"),
     );
     assert_eq!(step["view"]["deadline"], json!(MAX_DEADLINE));
     assert_eq!(MAX_DEADLINE, 9_007_199_254_740_991);
     let bad = state
-        .open(Some(
-            &json!({ "session": "neg", "payload": payload(), "timeoutMs": -1 }).to_string(),
-        ))
+        .open(
+            &mut client,
+            Some(&json!({ "session": "neg", "payload": payload(), "timeoutMs": -1 }).to_string()),
+        )
         .expect_err("refused");
     assert_eq!(bad.code(), -32602);
 }
@@ -358,7 +377,10 @@ fn deadlines_are_capped_for_javascript() {
 #[test]
 fn a_request_after_the_deadline_finds_the_flow_timed_out() {
     let mut state = State::new(Config::default());
-    state.open(Some(&open_params("a", 1))).expect("opens");
+    let mut client = state.client();
+    state
+        .open(&mut client, Some(&open_params("a", 1)))
+        .expect("opens");
     let limit = Instant::now() + GUARD;
     loop {
         assert!(Instant::now() < limit, "the deadline never passed");
@@ -452,15 +474,17 @@ fn an_answer_before_the_deadline_wins_and_the_timer_then_changes_nothing() {
 #[test]
 fn close_ends_a_pending_ask_as_aborted() {
     let mut state = State::new(Config::default());
+    let mut client = state.client();
     let mut waiter = state
-        .ask(Some(
-            &json!({ "session": "a", "payload": payload() }).to_string(),
-        ))
+        .ask(
+            &mut client,
+            Some(&json!({ "session": "a", "payload": payload() }).to_string()),
+        )
         .expect("asks");
     state
-        .close(Some(&json!({ "session": "a" }).to_string()))
+        .close(&mut client, Some(&json!({ "session": "a" }).to_string()))
         .expect("closes");
-    state.commit();
+    state.commit(&mut client);
     let reply = waiter.try_recv().expect("resolved").expect("a result");
     assert_eq!(reply["details"]["cancelReason"], json!("aborted"));
 }

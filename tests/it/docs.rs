@@ -10,6 +10,7 @@ use clap_complete::Shell;
 const SUBCOMMANDS: &[&str] = &[
     "serve",
     "ask",
+    "web",
     "play",
     "demo",
     "conformance",

@@ -481,7 +481,7 @@ fn initialize_reports_server_protocol_version_and_methods() {
             "methods": [
                 "initialize", "open", "ask", "key", "keys", "insert", "saveCustom", "setNote",
                 "submitAnswers", "getView", "getResult", "cancel", "close", "snapshot",
-                "restore", "sessions", "shutdown", "exit"
+                "restore", "sessions", "subscribe", "unsubscribe", "shutdown", "exit"
             ]
         })
     );

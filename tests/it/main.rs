@@ -67,3 +67,5 @@ mod robustness;
 mod schema;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
 mod terminal;
+/// The WebSocket listener and `askd web` over real WebSocket connections.
+mod websocket;

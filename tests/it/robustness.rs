@@ -797,6 +797,9 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("close", json!({}), "session", "string"),
         ("snapshot", json!({}), "session", "string"),
         ("restore", json!({ "state": state }), "session", "string"),
+        ("subscribe", json!({}), "session", "string"),
+        ("subscribe", json!({}), "width", "count"),
+        ("subscribe", json!({}), "allRows", "flag"),
     ];
     let mut covered: Vec<(String, String)> = Vec::new();
     for (method, base, param, kind) in params {

@@ -245,6 +245,11 @@ fn openrpc_describes_every_method_in_order() {
         ("snapshot", session),
         ("restore", p(&[("state", true), ("session", false)])),
         ("sessions", vec![]),
+        (
+            "subscribe",
+            p(&[("session", false), ("width", false), ("allRows", false)]),
+        ),
+        ("unsubscribe", vec![]),
         ("shutdown", vec![]),
         ("exit", vec![]),
     ]);
@@ -302,7 +307,8 @@ fn openrpc_errors_are_declared_per_method() {
     assert_eq!(codes("close"), [-32602]);
     assert_eq!(codes("snapshot"), [-32602, -32001]);
     assert_eq!(codes("restore"), [-32602, -32004]);
-    for method in ["sessions", "shutdown", "exit"] {
+    assert_eq!(codes("subscribe"), [-32602]);
+    for method in ["sessions", "unsubscribe", "shutdown", "exit"] {
         assert_eq!(codes(method), Vec::<i64>::new(), "{method}");
     }
     let exit = &doc["methods"].as_array().unwrap()[METHODS.len() - 1];

@@ -352,6 +352,11 @@ impl Server {
         rest
     }
 
+    /// The process id of the running server.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Everything written to stderr so far.
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
@@ -377,9 +382,31 @@ pub fn parse_protocol_message(text: &str) -> Value {
             assert!(!items.is_empty(), "stdout carried an empty array");
             items.iter().for_each(check_response);
         }
+        other if other.get("id").is_none() => check_notification(other),
         other => check_response(other),
     }
     value
+}
+
+/// A notification askd sends unasked: one of the `session/…` notifications of `subscribe`.
+fn check_notification(message: &Value) {
+    assert_eq!(
+        message.get("jsonrpc"),
+        Some(&json!("2.0")),
+        "not a JSON-RPC 2.0 message: {message}"
+    );
+    let method = message.get("method").and_then(Value::as_str);
+    assert!(
+        matches!(
+            method,
+            Some("session/opened" | "session/changed" | "session/closed")
+        ),
+        "a response without id: {message}"
+    );
+    assert!(
+        message.get("params").is_some_and(Value::is_object),
+        "a notification without params: {message}"
+    );
 }
 
 fn check_response(message: &Value) {

@@ -1,14 +1,15 @@
-// The page askd serves (index.html, app.js) in a real Chromium, its socket answered by the
-// stand-in listener over a real askd: the token, one flow or a list of flows, notifications,
-// and a connection that drops.
+// The page askd serves (index.html, app.js), loaded from askd's own listener in a real
+// Chromium: `askd serve --listen`, with flows opened, changed and closed on its stdin as an
+// agent would. The token, one flow or a list of flows, notifications, a connection that drops,
+// and the requests the page sends, read from its real WebSocket frames.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ORIGIN, OUTPUT, launch } from "./browser.mjs";
+import { OUTPUT, launch } from "./browser.mjs";
 import { FLOW_PAYLOAD, runFlow } from "./flow.mjs";
-import { Listener } from "./listener.mjs";
+import { Served } from "./served.mjs";
 
 const payload = JSON.parse(readFileSync(FLOW_PAYLOAD, "utf8"));
 const other = {
@@ -20,6 +21,7 @@ const other = {
 let chromium;
 
 before(async () => {
+  mkdirSync(OUTPUT, { recursive: true });
   chromium = await launch();
 });
 
@@ -28,26 +30,33 @@ after(async () => {
 });
 
 /**
- * Opens the page at an address, its socket answered by a fresh stand-in listener, after
- * `prepare` has opened what flows it wants.
+ * Opens the page askd serves at an address of its listener, after `prepare` has opened what
+ * flows it wants on askd's stdin.
  *
- * @param {string} query the address's query, e.g. "?token=t"
- * @param {(listener: Listener) => Promise<void>} prepare
- * @param {(page: import("playwright-core").Page, listener: Listener) => Promise<void>} body
+ * @param {(served: Served) => string} address the page's address, from the listener's
+ * @param {(served: Served) => Promise<void>} prepare
+ * @param {(page: import("playwright-core").Page, served: Served, sent: () => object[]) =>
+ *   Promise<void>} body `sent()` answers the JSON-RPC messages the page has sent so far
  */
-async function withPage(query, prepare, body) {
+async function withPage(address, prepare, body) {
+  const served = await Served.start();
   const page = await chromium.context.newPage();
-  const listener = new Listener(page, "secret-token");
+  const frames = [];
+  page.on("websocket", (socket) => {
+    socket.on("framesent", (frame) => frames.push(JSON.parse(String(frame.payload))));
+  });
   try {
-    await listener.route();
-    await prepare(listener);
-    await page.goto(`${ORIGIN}/${query}`);
-    await body(page, listener);
+    await prepare(served);
+    await page.goto(address(served));
+    await body(page, served, () => frames.map(({ method, params }) => ({ method, params })));
   } finally {
     await page.close();
-    await listener.close();
+    await served.close();
   }
 }
+
+/** The page's address with the listener's token and more of a query. */
+const withToken = (more = "") => (served) => `${served.page}${more}`;
 
 /** The page's status line, or `null` while it is hidden. */
 function statusLine(page) {
@@ -60,104 +69,136 @@ function listedFlows(page) {
 }
 
 test("without a token the page says where to find its address", async () => {
-  await withPage("", async () => {}, async (page, listener) => {
+  await withPage((served) => `${served.origin}/`, async () => {}, async (page, served, sent) => {
     await page.waitForSelector("#status:not([hidden])");
     assert.equal(
       await statusLine(page),
       "This page needs its token: open the address askd printed, which ends in ?token=…",
     );
-    assert.deepEqual(listener.requests, []);
+    assert.deepEqual(sent(), []);
   });
 });
 
 test("a refused token is said so", async () => {
-  await withPage("?token=wrong", async () => {}, async (page, listener) => {
-    await page.waitForFunction(() => document.getElementById("status").textContent.includes("refused"));
-    assert.equal(
-      await statusLine(page),
-      "askd refused the connection: the token in this page's address is wrong or out of date, " +
-        "or askd is no longer running.",
-    );
-    assert.deepEqual(listener.requests, []);
-  });
+  await withPage(
+    (served) => `${served.origin}/?token=wrong`,
+    async () => {},
+    async (page, served, sent) => {
+      await page.waitForFunction(() =>
+        document.getElementById("status").textContent.includes("refused"),
+      );
+      assert.equal(
+        await statusLine(page),
+        "askd refused the connection: the token in this page's address is wrong or out of date, " +
+          "or askd is no longer running.",
+      );
+      assert.deepEqual(sent(), []);
+    },
+  );
 });
 
 test("the only open flow is shown at once and answered over the socket", async () => {
   await withPage(
-    "?token=secret-token",
-    (listener) => listener.openFlow("call-1", payload),
-    async (page, listener) => {
+    withToken(),
+    (served) => served.request("open", { session: "call-1", payload }),
+    async (page, served, sent) => {
       await page.waitForSelector(".askd-flow .askd-line");
       const columns = Number(await page.getAttribute(".askd-flow", "data-columns"));
-      assert.deepEqual(listener.requests.slice(0, 4), [
+      const mainColumns = sent()[0].params.capabilities.width;
+      assert.deepEqual(sent().slice(0, 3), [
         {
           method: "initialize",
-          params: { clientInfo: { name: "askd-web", version: "0.1.0" }, capabilities: { width: columns } },
+          params: {
+            clientInfo: { name: "askd-web", version: "0.1.0" },
+            capabilities: { width: mainColumns },
+          },
         },
         { method: "subscribe", params: {} },
-        { method: "sessions", params: {} },
+        { method: "sessions", params: undefined },
+      ]);
+      // The flow asks askd for Steps at its own columns, then draws the view at them.
+      const widths = columns === mainColumns ? [] : [{ method: "initialize", params: { capabilities: { width: columns } } }];
+      assert.deepEqual(sent().slice(3, 4 + widths.length), [
+        ...widths,
         { method: "getView", params: { session: "call-1", width: columns } },
       ]);
       assert.equal(new URL(page.url()).searchParams.get("session"), "call-1");
       assert.equal(await statusLine(page), null);
       await page.screenshot({ path: join(OUTPUT, "app-flow.png") });
+      const sentBefore = sent().length;
       const { result } = await runFlow(page);
       assert.equal(result.details.answers.scope.values[0], "minor");
+      // Steps arrive at the flow's columns: no view is asked for after a key.
+      const methods = new Set(sent().slice(sentBefore).map((message) => message.method));
+      assert.deepEqual([...methods].sort(), ["insert", "key"]);
+      assert.deepEqual(await served.request("getResult", { session: "call-1" }), result);
     },
   );
 });
 
 test("several flows are listed, kept up to date, and one is shown when picked", async () => {
   await withPage(
-    "?token=secret-token",
-    async (listener) => {
-      await listener.openFlow("call-1", payload);
-      await listener.openFlow("call-2", other);
+    withToken(),
+    async (served) => {
+      await served.request("open", { session: "call-1", payload });
+      await served.request("open", { session: "call-2", payload: other });
     },
-    async (page, listener) => {
+    async (page, served) => {
       await page.waitForSelector(".askd-session");
       assert.deepEqual(await listedFlows(page), [
         "Release plan waiting for an answer",
         "Lunch waiting for an answer",
       ]);
-      await listener.openFlow("call-3", { questions: other.questions });
+      await served.request("open", { session: "call-3", payload: { questions: other.questions } });
       await page.waitForFunction(() => document.querySelectorAll(".askd-session").length === 3);
       assert.deepEqual((await listedFlows(page)).at(-1), "call-3 waiting for an answer");
-      await listener.pressElsewhere("call-2", "<Esc>");
+      await served.request("keys", { session: "call-2", keys: "<Esc>" });
       await page.waitForFunction(() => document.body.textContent.includes("Lunch done"));
-      await listener.closeFlow("call-3");
+      await served.request("close", { session: "call-3" });
       await page.waitForFunction(() => document.querySelectorAll(".askd-session").length === 2);
       await page.screenshot({ path: join(OUTPUT, "app-list.png") });
 
       await page.click('.askd-session[data-session="call-1"]');
       await page.waitForSelector(".askd-flow .askd-line");
       assert.equal(new URL(page.url()).searchParams.get("session"), "call-1");
-      const firstLine = await page.$eval(".askd-flow .askd-line:nth-child(2)", (line) => line.textContent);
+      const firstLine = await page.$eval(
+        ".askd-flow .askd-line:nth-child(2)",
+        (line) => line.textContent,
+      );
       assert.equal(firstLine, " Release plan");
-      // A change made elsewhere arrives as a notification, with its version.
-      await listener.pressElsewhere("call-1", "<Down>");
-      await page.waitForFunction(() => document.querySelector(".askd-flow").textContent.includes("❯ 2."));
+      // A change made elsewhere arrives as a notification.
+      await served.request("keys", { session: "call-1", keys: "<Down>" });
+      await page.waitForFunction(() =>
+        document.querySelector(".askd-flow").textContent.includes("❯ 2."),
+      );
+      // A flow answered here is listed as done.
+      await page.keyboard.press("Escape");
+      await page.waitForSelector('.askd-flow[data-status="done"]');
       await page.click(".askd-page-back");
       await page.waitForSelector(".askd-session");
       assert.equal(new URL(page.url()).searchParams.get("session"), null);
+      assert.deepEqual(await listedFlows(page), ["Release plan done", "Lunch done"]);
     },
   );
 });
 
 test("the flow named in the address is shown, once it opens", async () => {
   await withPage(
-    "?token=secret-token&session=call-2",
-    (listener) => listener.openFlow("call-1", payload),
-    async (page, listener) => {
+    withToken("&session=call-2"),
+    (served) => served.request("open", { session: "call-1", payload }),
+    async (page, served) => {
       await page.waitForFunction(() => !document.getElementById("status").hidden);
       assert.equal(
         await statusLine(page),
         "No flow named “call-2” is open; this page shows it once askd opens it.",
       );
-      await listener.openFlow("call-2", other);
+      await served.request("open", { session: "call-2", payload: other });
       await page.waitForSelector(".askd-flow .askd-line");
       assert.equal(await statusLine(page), null);
-      const title = await page.$eval(".askd-flow .askd-line:nth-child(2)", (line) => line.textContent);
+      const title = await page.$eval(
+        ".askd-flow .askd-line:nth-child(2)",
+        (line) => line.textContent,
+      );
       assert.equal(title, " Lunch");
     },
   );
@@ -165,12 +206,14 @@ test("the flow named in the address is shown, once it opens", async () => {
 
 test("a connection that drops is said so", async () => {
   await withPage(
-    "?token=secret-token",
-    (listener) => listener.openFlow("call-1", payload),
-    async (page, listener) => {
+    withToken(),
+    (served) => served.request("open", { session: "call-1", payload }),
+    async (page, served) => {
       await page.waitForSelector(".askd-flow .askd-line");
-      await listener.drop(1001, "askd stopped");
-      await page.waitForFunction(() => document.getElementById("status").textContent.includes("closed"));
+      await served.close();
+      await page.waitForFunction(() =>
+        document.getElementById("status").textContent.includes("closed"),
+      );
       assert.equal(
         await statusLine(page),
         "The connection to askd closed (1001: askd stopped). Reload the page to connect again.",
@@ -182,11 +225,11 @@ test("a connection that drops is said so", async () => {
 
 test("the one flow waiting for an answer is shown, flows already done aside", async () => {
   await withPage(
-    "?token=secret-token",
-    async (listener) => {
-      await listener.openFlow("call-1", other);
-      await listener.pressElsewhere("call-1", "<Esc>");
-      await listener.openFlow("call-2", payload);
+    withToken(),
+    async (served) => {
+      await served.request("open", { session: "call-1", payload: other });
+      await served.request("keys", { session: "call-1", keys: "<Esc>" });
+      await served.request("open", { session: "call-2", payload });
     },
     async (page) => {
       await page.waitForSelector(".askd-flow .askd-line");
@@ -194,7 +237,10 @@ test("the one flow waiting for an answer is shown, flows already done aside", as
       assert.equal(await page.isVisible(".askd-page-back"), true);
       await page.click(".askd-page-back");
       await page.waitForSelector(".askd-session");
-      assert.deepEqual(await listedFlows(page), ["Lunch done", "Release plan waiting for an answer"]);
+      assert.deepEqual(await listedFlows(page), [
+        "Lunch done",
+        "Release plan waiting for an answer",
+      ]);
     },
   );
 });

@@ -1,15 +1,18 @@
 // How long a key takes from its keydown to the repainted flow, in a real Chromium: 200 keys
-// (down and up in turn on a question), p50 and p99, twice. First over the test bridge to a real
-// askd, with the share of that spent in the transport (request sent to answer received); then
-// with an instant transport that answers the same Steps, recorded beforehand, at once: the
-// client's own cost. Then renderLines alone, drawing whole screens against redrawing only the
-// lines that changed. A benchmark, not a test: it prints its figures and checks nothing.
+// (down and up in turn on a question), p50 and p99, three times. First in the page `askd web`
+// serves, over askd's own WebSocket listener: what a person answering in a browser gets. Then
+// over the test bridge to a real askd, with the share of that spent in the transport (request
+// sent to answer received); then with an instant transport that answers the same Steps,
+// recorded beforehand, at once: the client's own cost. Then renderLines alone, drawing whole
+// screens against redrawing only the lines that changed. A benchmark, not a test: it prints its
+// figures and checks nothing.
 //
 // Run from editors/web: ASKD_BIN=path/to/askd node tests/browser/latency.mjs [keys]
 
 import { readFileSync } from "node:fs";
 import { launch, mountPayload, openHarness } from "./browser.mjs";
 import { FLOW_PAYLOAD } from "./flow.mjs";
+import { startWeb } from "./served.mjs";
 
 const count = Number(process.argv[2] ?? 200);
 const payload = JSON.parse(readFileSync(FLOW_PAYLOAD, "utf8"));
@@ -79,6 +82,21 @@ async function measureKeys(page) {
 }
 
 const chromium = await launch();
+
+// In the page `askd web` serves, over its WebSocket.
+const web = await startWeb(FLOW_PAYLOAD);
+const served = await chromium.context.newPage();
+let overSocket;
+try {
+  await served.goto(web.page);
+  await served.waitForSelector(".askd-flow .askd-line");
+  await served.locator(".askd-flow").focus();
+  overSocket = await measureKeys(served);
+} finally {
+  await served.close();
+  web.kill();
+}
+
 const harness = await openHarness(chromium.context);
 try {
   const { page, engine } = harness;
@@ -107,10 +125,13 @@ try {
   await page.waitForFunction(() => window.harnessReady === true);
   await page.evaluate(
     ([steps, width]) => {
+      // Each answer is a newer version, as askd's would be: an older one is not drawn.
+      let version = steps.up.version;
       const instant = {
         request(method, params) {
           if (method === "getView") return Promise.resolve(steps.up.view);
-          return Promise.resolve(params.key === "down" ? steps.down : steps.up);
+          version += 1;
+          return Promise.resolve({ ...(params.key === "down" ? steps.down : steps.up), version });
         },
         onNotification: () => {},
       };
@@ -147,6 +168,8 @@ try {
   );
 
   console.log(`keydown to repainted flow, ${count} keys, ${columns} columns:`);
+  report("askd web's page: to the changed DOM", overSocket.map((s) => s.dom));
+  report("askd web's page: to the next frame", overSocket.map((s) => s.frame));
   report("bridge: to the changed DOM", bridged.map((s) => s.dom));
   report("bridge: to the next frame", bridged.map((s) => s.frame));
   report("bridge: of which in the transport", bridged.map((s) => s.transport));

@@ -1,0 +1,432 @@
+//! What a subscribed connection is owed: the `session/opened`, `session/changed` and
+//! `session/closed` notifications of changes other connections made, kept coalesced until the
+//! connection can take them.
+//!
+//! An [`Outbox`] holds no message. It holds which sessions are *dirty* (in the order they first
+//! became so), whether each changed, and which sessions the subscriber knows of (with the
+//! serial of the session it knows, to tell a session from a later one of the same id). The
+//! connection's writer takes a dirty session only when its peer can take a message, and writes
+//! the notifications that bring the subscriber up to date at that moment, with the session as
+//! it is then: a subscriber that reads slowly gets fewer `session/changed` notifications, each
+//! with the latest view, never a backlog. What an outbox holds is bounded by the sessions the
+//! table holds and the subscriber knows.
+//!
+//! The writer's side (`deliver`): it takes a dirty session only once everything queued for
+//! the connection before has been written, so what waits for a peer that does not read is at
+//! most one session's notifications, besides the replies it asked for.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+use crate::server::Outgoing;
+use crate::server::methods::{Link, lock};
+use crate::server::protocol::{Answer, Bounded};
+
+/// Which sessions a connection is notified of.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum Filter {
+    /// None: not subscribed.
+    #[default]
+    Nothing,
+    /// Every session, those opened later too.
+    All,
+    /// These sessions (opened or not yet).
+    Only(HashSet<String>),
+}
+
+impl Filter {
+    fn covers(&self, id: &str) -> bool {
+        match self {
+            Filter::Nothing => false,
+            Filter::All => true,
+            Filter::Only(ids) => ids.contains(id),
+        }
+    }
+}
+
+/// What the subscriber is to learn of one session, found when its writer takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Due {
+    /// `session/opened`: a session the subscriber did not know of.
+    Opened,
+    /// `session/changed`: a session it knows changed.
+    Changed,
+    /// `session/closed`: a session it knew is gone.
+    Closed,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    filter: Filter,
+    /// Dirty sessions, in the order they became dirty.
+    order: VecDeque<String>,
+    /// Dirty sessions → whether they changed (besides being opened or closed).
+    dirty: HashMap<String, bool>,
+    /// Sessions the subscriber knows of → the serial of the one it knows.
+    known: HashMap<String, u64>,
+}
+
+impl Pending {
+    fn mark(&mut self, id: &str, changed: bool) {
+        match self.dirty.get_mut(id) {
+            Some(flag) => *flag |= changed,
+            None => {
+                self.dirty.insert(id.to_owned(), changed);
+                self.order.push_back(id.to_owned());
+            }
+        }
+    }
+}
+
+/// The notifications one connection is owed (see the module's documentation).
+#[derive(Debug, Default)]
+pub struct Outbox {
+    pending: Mutex<Pending>,
+    /// Woken when a session becomes dirty.
+    wake: Notify,
+}
+
+impl Outbox {
+    /// Subscribes to one session, or to all (`None`), adding to what the connection is
+    /// subscribed to. `current` lists the sessions held now (id and serial): the subscriber is
+    /// taken to know those it is now subscribed to (it reads them with `sessions`).
+    pub fn subscribe<'a>(
+        &self,
+        session: Option<String>,
+        current: impl IntoIterator<Item = (&'a str, u64)>,
+    ) {
+        let mut pending = lock(&self.pending);
+        match session {
+            None => pending.filter = Filter::All,
+            Some(id) => match &mut pending.filter {
+                Filter::All => {}
+                Filter::Only(ids) => {
+                    ids.insert(id);
+                }
+                filter @ Filter::Nothing => *filter = Filter::Only(HashSet::from([id])),
+            },
+        }
+        for (id, serial) in current {
+            if pending.filter.covers(id) && !pending.known.contains_key(id) {
+                pending.known.insert(id.to_owned(), serial);
+            }
+        }
+    }
+
+    /// Stops every notification, forgetting what is owed.
+    pub fn unsubscribe(&self) {
+        *lock(&self.pending) = Pending::default();
+    }
+
+    /// A session was opened (or restored), with `serial`; `own` when this connection opened
+    /// it, which its reply says.
+    pub fn opened(&self, id: &str, serial: u64, own: bool) {
+        let mut pending = lock(&self.pending);
+        if !pending.filter.covers(id) {
+            return;
+        }
+        if own {
+            pending.known.insert(id.to_owned(), serial);
+            return;
+        }
+        pending.mark(id, false);
+        drop(pending);
+        self.wake.notify_one();
+    }
+
+    /// A session changed; `own` when this connection's request changed it, which its reply
+    /// says.
+    pub fn changed(&self, id: &str, own: bool) {
+        let mut pending = lock(&self.pending);
+        if own || !pending.filter.covers(id) {
+            return;
+        }
+        // A session the subscriber is yet to hear of is owed its change only when it is due
+        // to be told of the session itself.
+        if !pending.known.contains_key(id) && !pending.dirty.contains_key(id) {
+            return;
+        }
+        pending.mark(id, true);
+        drop(pending);
+        self.wake.notify_one();
+    }
+
+    /// A session was closed or evicted; `own` when this connection closed it, which its reply
+    /// says.
+    pub fn closed(&self, id: &str, own: bool) {
+        let mut pending = lock(&self.pending);
+        if own {
+            pending.known.remove(id);
+            return;
+        }
+        if pending.known.contains_key(id) {
+            pending.mark(id, false);
+        } else if pending.dirty.remove(id).is_some() {
+            // Opened and gone before the subscriber heard of it: it need not hear of it.
+            pending.order.retain(|dirty| dirty != id);
+            return;
+        } else {
+            return;
+        }
+        drop(pending);
+        self.wake.notify_one();
+    }
+
+    /// Takes the next dirty session and what the subscriber is due about it, given the serial
+    /// of the session of that id held now (`None`: none): up to three notifications, in order
+    /// (`Closed` then `Opened` when a session was replaced by another of the same id, then
+    /// `Changed` when the session it is told of has changed since it was opened). The
+    /// subscriber is then taken to know the session as it is.
+    pub fn take(&self, held: impl Fn(&str) -> Option<u64>) -> Option<(String, Vec<Due>)> {
+        let mut pending = lock(&self.pending);
+        while let Some(id) = pending.order.pop_front() {
+            let changed = pending.dirty.remove(&id).unwrap_or(false);
+            let due = match (pending.known.get(&id).copied(), held(&id)) {
+                (Some(known), Some(now)) if known == now => {
+                    if changed {
+                        vec![Due::Changed]
+                    } else {
+                        Vec::new()
+                    }
+                }
+                (Some(_), Some(now)) => {
+                    pending.known.insert(id.clone(), now);
+                    if changed {
+                        vec![Due::Closed, Due::Opened, Due::Changed]
+                    } else {
+                        vec![Due::Closed, Due::Opened]
+                    }
+                }
+                (Some(_), None) => {
+                    pending.known.remove(&id);
+                    vec![Due::Closed]
+                }
+                (None, Some(now)) => {
+                    pending.known.insert(id.clone(), now);
+                    if changed {
+                        vec![Due::Opened, Due::Changed]
+                    } else {
+                        vec![Due::Opened]
+                    }
+                }
+                (None, None) => Vec::new(),
+            };
+            if !due.is_empty() {
+                return Some((id, due));
+            }
+        }
+        None
+    }
+
+    /// Waits until a session is dirty (at once when one is).
+    pub async fn ready(&self) {
+        loop {
+            let woken = self.wake.notified();
+            if !lock(&self.pending).order.is_empty() {
+                return;
+            }
+            woken.await;
+        }
+    }
+
+    /// How many sessions are dirty, and how many the subscriber knows of.
+    #[cfg(test)]
+    fn sizes(&self) -> (usize, usize) {
+        let pending = lock(&self.pending);
+        (pending.order.len(), pending.known.len())
+    }
+}
+
+/// Sends the notifications the connection of `link` is owed to `out`, one dirty session at a
+/// time, each once everything queued before has been written; runs until the connection ends
+/// it.
+pub(super) async fn deliver(link: Link, out: Outgoing) {
+    let outbox = lock(&link.client).outbox().clone();
+    loop {
+        outbox.ready().await;
+        out.idle().await;
+        for message in due(&link, &outbox) {
+            out.send(message).await;
+        }
+    }
+}
+
+/// The notifications of the next dirty session, written with the connection's view options.
+fn due(link: &Link, outbox: &Outbox) -> Vec<Vec<u8>> {
+    let (mut client, mut state) = link.lock();
+    let Some((id, due)) = outbox.take(|id| state.serial_of(id)) else {
+        return Vec::new();
+    };
+    let mut messages = Vec::with_capacity(due.len());
+    for due in due {
+        match due {
+            Due::Opened => {
+                if let Some(listed) = state.listed(&id) {
+                    messages.push(notification("session/opened", &listed));
+                }
+            }
+            Due::Closed => {
+                messages.push(notification("session/closed", &json!({ "session": id })));
+            }
+            Due::Changed => {
+                let Ok(step) = state.step(&mut client, &id) else {
+                    continue;
+                };
+                let limit = state.config().max_reply_bytes;
+                let mut message =
+                    br#"{"jsonrpc":"2.0","method":"session/changed","params":"#.to_vec();
+                let mut out = Bounded::new(&mut message, limit.saturating_sub(1));
+                match step.write(&mut out, &mut state, &mut client) {
+                    Ok(()) => {
+                        message.push(b'}');
+                        messages.push(message);
+                    }
+                    Err(e) => tracing::warn!(
+                        session = id,
+                        "a session/changed notification is not sent: {e} (--max-reply-bytes)"
+                    ),
+                }
+            }
+        }
+    }
+    messages
+}
+
+/// A notification of `method` with `params`.
+fn notification(method: &str, params: &Value) -> Vec<u8> {
+    json!({ "jsonrpc": "2.0", "method": method, "params": params })
+        .to_string()
+        .into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Everything the outbox is due, with sessions held as `held` says.
+    fn drain(outbox: &Outbox, held: &[(&str, u64)]) -> Vec<(String, Vec<Due>)> {
+        let held: HashMap<&str, u64> = held.iter().copied().collect();
+        std::iter::from_fn(|| outbox.take(|id| held.get(id).copied())).collect()
+    }
+
+    fn due(id: &str, due: &[Due]) -> (String, Vec<Due>) {
+        (id.to_owned(), due.to_vec())
+    }
+
+    #[test]
+    fn nothing_is_owed_before_subscribing() {
+        let outbox = Outbox::default();
+        outbox.opened("a", 1, false);
+        outbox.changed("a", false);
+        outbox.closed("a", false);
+        assert_eq!(drain(&outbox, &[("a", 1)]), vec![]);
+    }
+
+    #[test]
+    fn changes_coalesce_and_come_in_the_order_they_began() {
+        let outbox = Outbox::default();
+        outbox.subscribe(None, [("a", 1), ("b", 2)]);
+        for _ in 0..1000 {
+            outbox.changed("b", false);
+            outbox.changed("a", false);
+        }
+        outbox.opened("c", 3, false);
+        outbox.changed("c", false);
+        outbox.changed("d", false);
+        assert_eq!(
+            drain(&outbox, &[("a", 1), ("b", 2), ("c", 3), ("d", 4)]),
+            vec![
+                due("b", &[Due::Changed]),
+                due("a", &[Due::Changed]),
+                due("c", &[Due::Opened, Due::Changed])
+            ]
+        );
+        assert_eq!(outbox.sizes(), (0, 3));
+    }
+
+    #[test]
+    fn own_changes_are_not_owed_but_own_sessions_are_known() {
+        let outbox = Outbox::default();
+        outbox.subscribe(None, []);
+        outbox.opened("a", 1, true);
+        outbox.changed("a", true);
+        assert_eq!(drain(&outbox, &[("a", 1)]), vec![]);
+        outbox.changed("a", false);
+        assert_eq!(drain(&outbox, &[("a", 1)]), vec![due("a", &[Due::Changed])]);
+        outbox.closed("a", true);
+        assert_eq!(drain(&outbox, &[]), vec![]);
+        assert_eq!(outbox.sizes(), (0, 0));
+    }
+
+    #[test]
+    fn a_session_opened_and_closed_unseen_is_never_owed() {
+        let outbox = Outbox::default();
+        outbox.subscribe(None, []);
+        for serial in 0..1000 {
+            outbox.opened(&format!("s{serial}"), serial, false);
+            outbox.closed(&format!("s{serial}"), false);
+        }
+        assert_eq!(outbox.sizes(), (0, 0));
+        assert_eq!(drain(&outbox, &[]), vec![]);
+    }
+
+    #[test]
+    fn a_known_session_closed_then_replaced_is_closed_then_opened() {
+        let outbox = Outbox::default();
+        outbox.subscribe(None, [("a", 1), ("b", 2)]);
+        outbox.closed("a", false);
+        outbox.opened("a", 5, false);
+        outbox.closed("b", false);
+        assert_eq!(
+            drain(&outbox, &[("a", 5)]),
+            vec![
+                due("a", &[Due::Closed, Due::Opened]),
+                due("b", &[Due::Closed])
+            ]
+        );
+        assert_eq!(outbox.sizes(), (0, 1));
+    }
+
+    #[test]
+    fn one_session_only_or_all_and_unsubscribe_stops_everything() {
+        let outbox = Outbox::default();
+        outbox.subscribe(Some("b".into()), [("a", 1)]);
+        outbox.opened("a", 1, false);
+        outbox.opened("b", 2, false);
+        assert_eq!(
+            drain(&outbox, &[("a", 1), ("b", 2)]),
+            vec![due("b", &[Due::Opened])]
+        );
+        outbox.subscribe(None, [("a", 1), ("b", 2)]);
+        outbox.changed("a", false);
+        assert_eq!(
+            drain(&outbox, &[("a", 1), ("b", 2)]),
+            vec![due("a", &[Due::Changed])]
+        );
+        outbox.unsubscribe();
+        outbox.changed("a", false);
+        outbox.opened("c", 3, false);
+        assert_eq!(drain(&outbox, &[("a", 1), ("c", 3)]), vec![]);
+        assert_eq!(outbox.sizes(), (0, 0));
+    }
+
+    #[test]
+    fn ready_waits_for_a_dirty_session() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let outbox = std::sync::Arc::new(Outbox::default());
+        outbox.subscribe(None, [("a", 1)]);
+        let waiting = outbox.clone();
+        runtime.block_on(async move {
+            let ready = tokio::spawn(async move { waiting.ready().await });
+            tokio::task::yield_now().await;
+            assert!(!ready.is_finished());
+            outbox.changed("a", false);
+            ready.await.unwrap();
+        });
+    }
+}
