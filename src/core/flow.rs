@@ -1904,10 +1904,33 @@ impl Flow {
     /// an open editor is not saved, and nothing is answered for the user. Answers whether this
     /// call ended the flow.
     pub fn expire(&mut self, now: u64) -> bool {
-        let due = self.outcome.is_none() && self.deadline.is_some_and(|at| at <= now);
+        let due = self.is_due(now);
         if due {
             self.finish(Outcome::Cancelled(CancelReason::Timeout));
         }
         due
+    }
+
+    /// The deadline rule of a flow that does not wait for its answer: at `now`, a flow still
+    /// open whose deadline is `now` or earlier is submitted with the answers the user committed
+    /// (the draft of an open editor is not saved, and nothing is answered for the user); when
+    /// the dialect's checks keep those answers from being submitted, it times out as with
+    /// [`Flow::expire`]. Answers whether this call ended the flow.
+    pub fn expire_submitting(&mut self, now: u64) -> bool {
+        let due = self.is_due(now);
+        if due {
+            let outcome = if self.submit_blocked() {
+                Outcome::Cancelled(CancelReason::Timeout)
+            } else {
+                Outcome::Submit
+            };
+            self.finish(outcome);
+        }
+        due
+    }
+
+    /// Whether the flow is open and its deadline is `now` or earlier.
+    fn is_due(&self, now: u64) -> bool {
+        self.outcome.is_none() && self.deadline.is_some_and(|at| at <= now)
     }
 }

@@ -190,6 +190,19 @@ pub trait Dialect: Sync {
     /// The transcript lines of a finished flow.
     fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript;
 
+    /// Whether a flow of `spec` that reaches its deadline submits what the user committed
+    /// rather than timing out (a request that does not wait for its answer, codex's
+    /// `isBlocking: false`); by default it times out.
+    fn submits_at_deadline(&self, _spec: &FlowSpec) -> bool {
+        false
+    }
+
+    /// The milliseconds the request itself gives the user (codex's `autoResolutionMs`), for
+    /// an `open` without `timeoutMs`; by default none.
+    fn time_limit(&self, _spec: &FlowSpec) -> Option<u64> {
+        None
+    }
+
     /// A whole answer set collected outside the flow (`submitAnswers`), checked against the
     /// questions; every error names the offending field.
     fn parse_answers(&self, spec: &FlowSpec, answers: &Value) -> Result<Vec<Answer>, String>;

@@ -2,8 +2,11 @@
 //! issues with paths and messages in the style of the pi dialect, the transcript's call line and
 //! result lines, and the rejection of an invalid request as a finished ask.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 use crate::core::{FlowSpec, Issue};
 use crate::dialect::{Invalid, Transcript};
@@ -14,8 +17,11 @@ pub const INVALID_TRANSCRIPT: &str = "Invalid input";
 /// The nouns of a call line that counts questions.
 pub const QUESTIONS: (&str, &str) = ("question", "questions");
 
-/// Columns the labels of the transcript call line are cut to.
+/// Widest the labels of a transcript call line may be, in terminal columns.
 const CALL_LABELS_WIDTH: usize = 50;
+
+/// What ends labels cut to fit the call line.
+const ELLIPSIS: &str = "...";
 
 /// One field of a JSON object, classified by what validation needs to know about it.
 pub enum Field<'a> {
@@ -204,14 +210,19 @@ pub fn raw_labels(request: &Value) -> Vec<String> {
 }
 
 /// The transcript call line: `<tool> <n> <nouns> (<labels>)` with `1 <noun>` or
-/// `<n> <nouns>` (`nouns` holds both), the labels joined with `, ` and cut to 50 terminal
-/// columns.
+/// `<n> <nouns>` (`nouns` holds both). As in pi, the labels are joined with `, ` and, wider
+/// than 50 terminal columns, cut to their longest run of whole leading graphemes at most 47
+/// columns wide, followed by `...`; without labels the parenthesised part is left out.
 pub fn call_line(tool: &str, nouns: (&str, &str), labels: &[&str]) -> String {
     let n = labels.len();
     let noun = if n == 1 { nouns.0 } else { nouns.1 };
+    let joined = labels.join(", ");
+    if joined.is_empty() {
+        return format!("{tool} {n} {noun}");
+    }
     format!(
         "{tool} {n} {noun} ({})",
-        cut_to_width(&labels.join(", "), CALL_LABELS_WIDTH)
+        cut_to_width(&joined, CALL_LABELS_WIDTH)
     )
 }
 
@@ -220,16 +231,24 @@ pub fn labels(spec: &FlowSpec) -> Vec<&str> {
     spec.questions.iter().map(|q| q.label.as_str()).collect()
 }
 
-/// The longest prefix of `text` at most `max` terminal columns wide, cut between characters.
-fn cut_to_width(text: &str, max: usize) -> &str {
-    let mut width = 0;
-    for (at, c) in text.char_indices() {
-        width += c.width().unwrap_or(0);
-        if width > max {
-            return &text[..at];
-        }
+/// `text` itself when it is at most `max` terminal columns wide; otherwise its longest run of
+/// whole leading graphemes at most `max - 3` columns wide, followed by `...` (a wide character
+/// counts two columns, and one that would straddle the limit is left out whole).
+fn cut_to_width(text: &str, max: usize) -> Cow<'_, str> {
+    if text.width() <= max {
+        return Cow::Borrowed(text);
     }
-    text
+    let room = max.saturating_sub(ELLIPSIS.len());
+    let mut width = 0;
+    let mut end = 0;
+    for (at, grapheme) in text.grapheme_indices(true) {
+        width += grapheme.width();
+        if width > room {
+            break;
+        }
+        end = at + grapheme.len();
+    }
+    Cow::Owned(format!("{}{ELLIPSIS}", &text[..end]))
 }
 
 /// What the transcript says of one question of a submitted flow.

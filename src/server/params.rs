@@ -294,8 +294,9 @@ pub struct OpenParams {
     /// connection's).
     pub keymap_preset: Option<Preset>,
     /// Milliseconds the user has to answer: once they pass with the flow still open, it
-    /// completes as cancelled with reason `timeout` (never with an answer). `0` times out at
-    /// once. Views carry the deadline.
+    /// completes as cancelled with reason `timeout` (never with an answer; a codex request
+    /// that does not wait for its answer, `isBlocking: false`, is submitted instead with what
+    /// the user committed). `0` times out at once. Views carry the deadline.
     pub timeout_ms: Option<u64>,
     /// Behaviour options for this flow, over the connection's: each field given replaces the
     /// connection's, each left out keeps it.

@@ -799,7 +799,12 @@ impl State {
                 .over(client.behaviour)
                 .behaviour(),
         };
-        let session = Session::open(&payload, &options).map_err(ask_error)?;
+        let mut session = Session::open(&payload, &options).map_err(ask_error)?;
+        if options.deadline.is_none()
+            && let Some(ms) = session.time_limit()
+        {
+            session.set_deadline(now_ms().saturating_add(ms).min(MAX_DEADLINE));
+        }
         let view = ViewOptions {
             width: p.width.or(client.view.width),
             all_rows: p.all_rows.unwrap_or(client.view.all_rows),

@@ -183,10 +183,40 @@ impl Session {
         self.flow_mut()?.press(key)
     }
 
-    /// Applies the timeout rule at `now` (milliseconds since the Unix epoch, see
-    /// [`Flow::expire`]); answers whether this ended the flow.
+    /// Applies the deadline rule at `now` (milliseconds since the Unix epoch): the timeout
+    /// ([`Flow::expire`]), or, for a request its dialect says does not wait for its answer, the
+    /// submit of what the user committed ([`Flow::expire_submitting`]); answers whether this
+    /// ended the flow.
     pub fn expire(&mut self, now: u64) -> bool {
-        self.flow_mut().is_ok_and(|flow| flow.expire(now))
+        match self {
+            Session::Flow { dialect, flow, .. } if dialect.submits_at_deadline(flow.spec()) => {
+                flow.expire_submitting(now)
+            }
+            Session::Flow { flow, .. } => flow.expire(now),
+            Session::Invalid { .. } => false,
+        }
+    }
+
+    /// The milliseconds the request itself gives the user, when its dialect reads one from it
+    /// (codex's `autoResolutionMs`): the shell sets the deadline from it when `open` gives no
+    /// `timeoutMs`. `None` once done.
+    pub fn time_limit(&self) -> Option<u64> {
+        match self {
+            Session::Flow { dialect, flow, .. } if flow.outcome().is_none() => {
+                dialect.time_limit(flow.spec())
+            }
+            _ => None,
+        }
+    }
+
+    /// Sets the deadline of the open flow (milliseconds since the Unix epoch); nothing once
+    /// done.
+    pub fn set_deadline(&mut self, deadline: u64) {
+        if let Session::Flow { flow, .. } = self
+            && flow.outcome().is_none()
+        {
+            flow.set_deadline(Some(deadline));
+        }
     }
 
     /// When the open flow times out (milliseconds since the Unix epoch); `None` without a

@@ -280,6 +280,83 @@ fn every_validation_rule_has_its_path_and_message() {
             "Question 1, option 1: must be an object"
         )])
     );
+    // Unknown keys, at every level, are accepted and change nothing: not the flow, not the
+    // answers (a key named like an option of `open` is not that option); the questions are
+    // echoed exactly as asked, their unknown keys included, as Claude Code wants them back.
+    let mut extra = example();
+    extra["unansweredV1"] = json!(true);
+    extra["afkTimeoutMs"] = json!(1000);
+    extra["x-origin"] = json!({ "tool": "plan" });
+    extra["questions"][0]["x-weight"] = json!(2);
+    extra["questions"][1]["options"][0]["x-tag"] = json!("security");
+    let keys = "NUse the existing cluster<CR><Space><Tab>12<Down><Down><Down>Audit trail<CR>";
+    let mut plain = open_in("claude", &example());
+    let mut s = open_in("claude", &extra);
+    assert_eq!(s.status(), Status::Open);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, keys);
+    press(&mut s, keys);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, "1");
+    press(&mut s, "1");
+    let answered = |questions: &Value| {
+        json!({
+            "behavior": "allow",
+            "updatedInput": {
+                "questions": questions,
+                "answers": {
+                    "Which database should we use?": "Postgres (Recommended)",
+                    "Which features do you want to enable?": "Auth, Logging, Audit trail"
+                },
+                "annotations": {
+                    "Which database should we use?": { "preview": "DATABASE_URL=postgres://localhost/app", "notes": "Use the existing cluster" }
+                }
+            }
+        })
+    };
+    assert_eq!(s.result().unwrap(), answered(&extra["questions"]));
+    assert_eq!(plain.result().unwrap(), answered(&example()["questions"]));
+    assert_eq!(s.transcript(), plain.transcript());
+}
+
+#[test]
+fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
+    let call = |headers: &[&str]| {
+        let questions: Vec<Value> = headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| json!({ "question": format!("Q{i}?"), "header": h, "options": abc() }))
+            .collect();
+        let mut s = open_in("claude", &json!({ "questions": questions }));
+        s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
+        s.transcript().unwrap().call
+    };
+    // 15 + 2 + 17 + 2 + 13 = 49 columns: shown whole.
+    assert_eq!(
+        call(&["Database engine", "Deployment target", "Feature flags"]),
+        "AskUserQuestion 3 questions (Database engine, Deployment target, Feature flags)"
+    );
+    // 58 columns: the first 47, then `...`.
+    assert_eq!(
+        call(&[
+            "Database engine",
+            "Deployment target",
+            "Feature flags",
+            "Rollout"
+        ]),
+        "AskUserQuestion 4 questions (Database engine, Deployment target, Feature fla...)"
+    );
+    // A wide character counts two columns: 21 of them are 42, and 二 would straddle 47.
+    let wide = "一".repeat(21);
+    assert_eq!(
+        call(&[&wide, "二三四五"]),
+        format!("AskUserQuestion 2 questions ({wide}, 二...)")
+    );
+    // An input without questions has no parenthesised part.
+    assert_eq!(
+        open_in("claude", &json!({})).transcript().unwrap().call,
+        "AskUserQuestion 0 questions"
+    );
 }
 
 #[test]

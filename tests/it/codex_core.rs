@@ -256,6 +256,67 @@ fn every_validation_rule_has_its_path_and_message() {
             ),
         ])
     );
+    // Unknown keys, at every level, are accepted and change nothing: not the flow, not the
+    // response, not the transcript.
+    let mut extra = app_server_request();
+    extra["waitMode"] = json!("async");
+    extra["questions"][0]["x-weight"] = json!(2);
+    extra["questions"][1]["options"][0]["x-tag"] = json!("managed");
+    let keys = "Nreuse the staging cluster<CR>1<Down><Down>our own Kubernetes<CR>";
+    let mut plain = open_in("codex", &app_server_request());
+    let mut s = open_in("codex", &extra);
+    assert_eq!(s.status(), Status::Open);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, keys);
+    press(&mut s, keys);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, "1");
+    press(&mut s, "1");
+    assert_eq!(s.result().unwrap(), documented_response());
+    assert_eq!(plain.result().unwrap(), documented_response());
+    assert_eq!(s.transcript(), plain.transcript());
+}
+
+#[test]
+fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
+    let call = |headers: &[&str]| {
+        let questions: Vec<Value> = headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| json!({ "id": format!("q{i}"), "header": h, "question": "Q?", "options": [{ "label": "A", "description": "" }] }))
+            .collect();
+        let mut s = open_in("codex", &json!({ "questions": questions }));
+        s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
+        s.transcript().unwrap().call
+    };
+    let wide = "가나다라마바사아자차";
+    // 20 + 2 + 20 + 2 + 6 = 50 columns: shown whole.
+    assert_eq!(
+        call(&[wide, wide, "가나다"]),
+        format!("request_user_input 3 questions ({wide}, {wide}, 가나다)")
+    );
+    // 52 columns: cut to 47, and 나 would straddle column 47.
+    assert_eq!(
+        call(&[wide, wide, "가나다라"]),
+        format!("request_user_input 3 questions ({wide}, {wide}, 가...)")
+    );
+    // A letter and its combining accent are one grapheme of one column, kept whole.
+    let header = format!("{}e\u{301}tail", "x".repeat(46));
+    assert_eq!(
+        call(&[&header]),
+        format!(
+            "request_user_input 1 question ({}e\u{301}...)",
+            "x".repeat(46)
+        )
+    );
+    // A request without questions has no parenthesised part.
+    assert_eq!(
+        open_in("codex", &json!({ "questions": [] }))
+            .transcript()
+            .unwrap()
+            .call,
+        "request_user_input 0 questions"
+    );
 }
 
 #[test]
@@ -363,4 +424,90 @@ fn snapshots_keep_secret_questions_and_invalid_requests() {
     let empty = json!({ "questions": [] });
     let invalid = open_in("codex", &empty);
     assert_eq!(round_trip(&invalid, &empty, &Value::Null), invalid);
+}
+
+/// Opens `request` in codex with a deadline at 10,000 ms.
+fn open_until_ten_seconds(request: &Value) -> Session {
+    let options = OpenOptions {
+        dialect: DialectId::named("codex"),
+        deadline: Some(10_000),
+        ..OpenOptions::default()
+    };
+    Session::open(request, &options).expect("the request opens")
+}
+
+#[test]
+fn a_request_that_does_not_wait_is_submitted_at_its_deadline_with_what_was_committed() {
+    let mut request = app_server_request();
+    request["isBlocking"] = json!(false);
+    let mut s = open_until_ten_seconds(&request);
+    // Postgres with a note, committed; on Deploy, text typed into None of the above, not saved.
+    press(
+        &mut s,
+        "Nreuse the staging cluster<CR>1<Down><Down>our own Kub",
+    );
+    assert_eq!(flow(&s).focus(), Focus::Input);
+    assert!(!s.expire(9_999));
+    assert_eq!(s.status(), Status::Open);
+    assert!(s.expire(10_000));
+    assert_eq!(s.status(), Status::Done);
+    let submitted = json!({ "answers": {
+        "db_choice": { "answers": ["Postgres (Recommended)", "user_note: reuse the staging cluster"] },
+        "deploy_target": { "answers": [] } } });
+    assert_eq!(s.result().unwrap(), submitted);
+    assert_eq!(flow(&s).outcome(), Some(Outcome::Submit));
+    let v = view::build("s", &s);
+    assert_eq!(serde_json::to_value(v.outcome).unwrap(), json!("submit"));
+    assert_eq!(
+        s.transcript().unwrap().result,
+        "✓ Database: Postgres (Recommended)\n  note: reuse the staging cluster\n- Deploy: (skipped)"
+    );
+    assert_eq!(round_trip(&s, &request, &Value::Null).result(), s.result());
+    // The same keys on a blocking request time out with empty answers.
+    let mut s = open_until_ten_seconds(&app_server_request());
+    press(
+        &mut s,
+        "Nreuse the staging cluster<CR>1<Down><Down>our own Kub",
+    );
+    assert!(s.expire(10_000));
+    assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
+    assert_eq!(s.transcript().unwrap().result, "Cancelled (timed out)");
+}
+
+#[test]
+fn auto_resolution_ms_makes_a_request_non_blocking_with_its_own_time_limit() {
+    let limit = |request: &Value| open_in("codex", request).time_limit();
+    let mut legacy = app_server_request();
+    legacy["autoResolutionMs"] = json!(5000);
+    assert_eq!(limit(&legacy), Some(5000));
+    let mut both = legacy.clone();
+    both["isBlocking"] = json!(true);
+    assert_eq!(limit(&both), Some(5000));
+    let mut fractional = app_server_request();
+    fractional["autoResolutionMs"] = json!(2.5);
+    assert_eq!(limit(&fractional), Some(2));
+    let mut negative = app_server_request();
+    negative["autoResolutionMs"] = json!(-1);
+    assert_eq!(limit(&negative), Some(0));
+    // Non-blocking without a time: the host's timeoutMs is its deadline.
+    let mut non_blocking = app_server_request();
+    non_blocking["isBlocking"] = json!(false);
+    assert_eq!(limit(&non_blocking), None);
+    assert_eq!(limit(&app_server_request()), None);
+    // Bare arguments carry no envelope: isBlocking there is an unknown key.
+    let mut bare = arguments();
+    bare["isBlocking"] = json!(false);
+    bare["autoResolutionMs"] = json!(5000);
+    assert_eq!(limit(&bare), None);
+    let mut s = open_until_ten_seconds(&bare);
+    assert!(s.expire(10_000));
+    assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
+    // The legacy time submits alike at the deadline.
+    let mut s = open_until_ten_seconds(&legacy);
+    press(&mut s, "2");
+    assert!(s.expire(10_000));
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": { "db_choice": { "answers": ["SQLite"] }, "deploy_target": { "answers": [] } } })
+    );
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::common::*;
 use askd::core::{
-    Answer, Checker, CustomRow, FlowError, FlowSpec, Focus, Outcome, Question, QuestionType,
-    ReviewAction, Rules,
+    Answer, CancelReason, Checker, CustomRow, FlowError, FlowSpec, Focus, Outcome, Question,
+    QuestionType, ReviewAction, Rules,
 };
 use askd::dialect::DialectId;
 use askd::session::{OpenOptions, Session};
@@ -235,4 +235,31 @@ fn a_flow_may_have_no_questions_where_the_rules_allow() {
         flow(&s).check_invariants(),
         Err("a flow needs at least one question".to_owned())
     );
+}
+
+#[test]
+fn a_flow_submitted_at_its_deadline_times_out_while_the_checker_blocks_submit() {
+    let at_ten_seconds = |s: &mut Session| {
+        s.flow_mut().unwrap().set_deadline(Some(10_000));
+    };
+    // Unanswered: the checker keeps it from being submitted, so it times out.
+    let mut s = checked(vec![free("n")]);
+    at_ten_seconds(&mut s);
+    let flow = s.flow_mut().unwrap();
+    assert!(!flow.expire_submitting(9_999));
+    assert!(flow.expire_submitting(10_000));
+    assert_eq!(
+        flow.outcome(),
+        Some(Outcome::Cancelled(CancelReason::Timeout))
+    );
+    // Answered: submitted with what was saved.
+    let mut s = checked(vec![free("n")]);
+    at_ten_seconds(&mut s);
+    press(&mut s, "12<CR>");
+    let flow = s.flow_mut().unwrap();
+    assert!(flow.expire_submitting(10_000));
+    assert_eq!(flow.outcome(), Some(Outcome::Submit));
+    assert_eq!(flow.answers()[0].custom_text.as_deref(), Some("12"));
+    // Once done, nothing is due.
+    assert!(!flow.expire_submitting(20_000));
 }

@@ -101,6 +101,11 @@ fn the_tables_quote_the_engines_strings() {
         "Enter a URI with its scheme, such as https://example.com",
         "Enter a date and time as YYYY-MM-DDThh:mm:ssZ (or with an offset, such as +02:00)",
         "Invalid params: elicitation mode \\\"url\\\" is not supported",
+        "Enter a value that matches the pattern ^[a-z][a-z0-9-]*$",
+        "At most 20 characters, matching the pattern ^[a-z][a-z0-9-]*$",
+        "pattern \"[a-z\" is not a valid ECMA-262 regular expression: Unbalanced bracket",
+        "question: Asked 0 questions",
+        "elicitation/create from deploy-server: 0 fields",
     ] {
         assert!(
             text.contains(quoted),

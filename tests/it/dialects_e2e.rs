@@ -171,3 +171,52 @@ fn invalid_requests_open_done_with_their_issues_and_survive_a_snapshot() {
     assert_eq!(restored["error"], step["error"]);
     assert_eq!(restored["transcript"], step["transcript"]);
 }
+
+#[test]
+fn a_codex_request_that_does_not_wait_is_submitted_when_its_time_is_up() {
+    let mut s = Server::start(&[]);
+    // autoResolutionMs sets the deadline: the timer submits what was committed (nothing).
+    let mut legacy = codex_request();
+    legacy["autoResolutionMs"] = json!(50);
+    s.send(&request(
+        json!("legacy"),
+        "ask",
+        json!({ "session": "l", "dialect": "codex", "payload": legacy }),
+    ));
+    let view = s.view("l");
+    assert_eq!(view["status"], json!("open"));
+    assert!(view["deadline"].as_u64().is_some());
+    let reply = s.reply_to(&json!("legacy"));
+    assert_eq!(
+        reply["result"],
+        json!({ "answers": { "db": { "answers": [] } } })
+    );
+    let view = s.view("l");
+    assert_eq!(
+        (&view["status"], &view["outcome"]),
+        (&json!("done"), &json!("submit"))
+    );
+    // isBlocking: false takes the host's timeoutMs; 0 ends it at once.
+    let mut non_blocking = codex_request();
+    non_blocking["isBlocking"] = json!(false);
+    let step = s.ok(
+        "open",
+        json!({ "session": "n", "dialect": "codex", "payload": non_blocking, "timeoutMs": 0 }),
+    );
+    assert_eq!(
+        (&step["status"], &step["view"]["outcome"], &step["result"]),
+        (
+            &json!("done"),
+            &json!("submit"),
+            &json!({ "answers": { "db": { "answers": [] } } })
+        )
+    );
+    // timeoutMs comes before autoResolutionMs.
+    let step = s.ok(
+        "open",
+        json!({ "session": "t", "dialect": "codex", "payload": legacy, "timeoutMs": 3_600_000 }),
+    );
+    assert_eq!(step["status"], json!("open"));
+    let (status, _) = s.finish();
+    assert!(status.success());
+}

@@ -71,7 +71,7 @@ fn the_documented_example_accepts_with_typed_content() {
     let transcript = s.transcript().unwrap();
     assert_eq!(
         transcript.call,
-        "elicitation/create from deploy-server: 7 fields (App name, Contact, Replicas, Public URL, Region, s)"
+        "elicitation/create from deploy-server: 7 fields (App name, Contact, Replicas, Public URL, Region...)"
     );
     assert_eq!(
         transcript.result,
@@ -292,6 +292,66 @@ fn every_check_of_a_typed_value() {
             "6",
             Some("Enter a whole number of at most 5"),
         ),
+        (
+            json!({ "type": "string", "pattern": "^[A-Za-z]+$" }),
+            "abc1",
+            Some("Enter a value that matches the pattern ^[A-Za-z]+$"),
+        ),
+        (
+            json!({ "type": "string", "pattern": "^[A-Za-z]+$" }),
+            "Shop",
+            None,
+        ),
+        // Not anchored: the expression may match any part of the value.
+        (
+            json!({ "type": "string", "pattern": "[0-9]" }),
+            "abc",
+            Some("Enter a value that matches the pattern [0-9]"),
+        ),
+        (
+            json!({ "type": "string", "pattern": "[0-9]" }),
+            "abc1def",
+            None,
+        ),
+        // Unicode mode: property escapes, and a character beyond the BMP is one `.`.
+        (
+            json!({ "type": "string", "pattern": "^\\p{L}+$" }),
+            "Ünïcödé",
+            None,
+        ),
+        (
+            json!({ "type": "string", "pattern": "^\\p{L}+$" }),
+            "Ünï-cödé",
+            Some("Enter a value that matches the pattern ^\\p{L}+$"),
+        ),
+        (json!({ "type": "string", "pattern": "^.$" }), "😀", None),
+        // The value is trimmed before it is checked, as before it is sent.
+        (
+            json!({ "type": "string", "pattern": "^[a-z]+$" }),
+            "  shop ",
+            None,
+        ),
+        // Length, then format, then pattern.
+        (
+            json!({ "type": "string", "minLength": 3, "pattern": "^[a-z]+$" }),
+            "A",
+            Some("Enter at least 3 characters"),
+        ),
+        (
+            json!({ "type": "string", "format": "email", "pattern": "@example\\.com$" }),
+            "not an address",
+            Some("Enter an email address, such as name@example.com"),
+        ),
+        (
+            json!({ "type": "string", "format": "email", "pattern": "@example\\.com$" }),
+            "a@example.org",
+            Some("Enter a value that matches the pattern @example\\.com$"),
+        ),
+        (
+            json!({ "type": "string", "format": "email", "pattern": "@example\\.com$" }),
+            "a@example.com",
+            None,
+        ),
     ];
     for (schema, text, expected) in cases {
         let mut s = open_form(&field(schema.clone()));
@@ -302,6 +362,169 @@ fn every_check_of_a_typed_value() {
             "{schema} with {text:?}"
         );
     }
+}
+
+#[test]
+fn a_pattern_describes_its_row_refuses_in_the_editor_and_checks_defaults_and_answer_sets() {
+    let params = json!({ "message": "Name the branch", "requestedSchema": { "type": "object", "properties": {
+        "branch": { "type": "string", "title": "Branch", "maxLength": 20, "pattern": "^[a-z][a-z0-9-]*$", "default": "Main" },
+        "tag": { "type": "string", "title": "Tag", "pattern": "^v[0-9]+$", "default": "v2" }
+    }, "required": ["branch"] } });
+    let mut s = open_form(&params);
+    // A default that does not match is left out; one that matches is filled in.
+    assert_eq!(flow(&s).answers()[0].custom_text, None);
+    assert_eq!(flow(&s).answers()[1].custom_text.as_deref(), Some("v2"));
+    let v = view::build("s", &s);
+    let row = &v.question.unwrap().rows[0];
+    assert_eq!(
+        (row.label.as_str(), row.description.as_deref()),
+        (
+            "Enter a value",
+            Some("At most 20 characters, matching the pattern ^[a-z][a-z0-9-]*$")
+        )
+    );
+    press(&mut s, "Feature/x<CR>");
+    let v = view::build("s", &s);
+    assert_eq!(v.focus, Focus::Input);
+    assert_eq!(
+        v.editor.unwrap().error.as_deref(),
+        Some("Enter a value that matches the pattern ^[a-z][a-z0-9-]*$")
+    );
+    assert_eq!(flow(&s).answers()[0].custom_text, None);
+    press(&mut s, "<C-u>feature-x<CR><CR>");
+    assert_eq!(flow(&s).focus(), Focus::Review);
+    press(&mut s, "1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": { "branch": "feature-x", "tag": "v2" } })
+    );
+    // The row of a pattern alone, and the answer sets, check alike.
+    let s = open_form(&field(json!({ "type": "string", "pattern": "^v[0-9]+$" })));
+    assert_eq!(
+        view::build("s", &s).question.unwrap().rows[0]
+            .description
+            .as_deref(),
+        Some("Matching the pattern ^v[0-9]+$")
+    );
+    let mut s = open_form(&params);
+    let before = s.clone();
+    let err = s
+        .submit_answer_set(
+            &json!({ "action": "accept", "content": { "branch": "Main" } }),
+            Outcome::Submit,
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the custom answer of \"branch\" is refused: Enter a value that matches the pattern ^[a-z][a-z0-9-]*$"
+    );
+    assert_eq!(s, before);
+}
+
+#[test]
+fn an_invalid_pattern_is_refused_with_invalid_params_naming_the_property() {
+    let params = json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {
+        "a": { "type": "string", "pattern": "(" },
+        "b": { "type": "string", "pattern": 5 },
+        "c": { "type": "string", "pattern": "\\q" },
+        "d": { "type": "string", "pattern": "^ok$" }
+    } } });
+    let (code, message, data) = refused(&params, Value::Null);
+    assert_eq!(code, -32602);
+    assert_eq!(
+        message,
+        "Invalid params: requestedSchema.properties.a: pattern \"(\" is not a valid ECMA-262 regular expression: Unbalanced parenthesis; requestedSchema.properties.b: pattern must be a string; requestedSchema.properties.c: pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape"
+    );
+    assert_eq!(
+        data,
+        Some(json!({ "issues": [
+            { "path": "requestedSchema.properties.a", "message": "pattern \"(\" is not a valid ECMA-262 regular expression: Unbalanced parenthesis" },
+            { "path": "requestedSchema.properties.b", "message": "pattern must be a string" },
+            { "path": "requestedSchema.properties.c", "message": "pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape" }
+        ] }))
+    );
+}
+
+#[test]
+fn task_and_meta_are_not_read_and_not_echoed() {
+    let mut with = form();
+    with["task"] = json!({ "ttl": 60000 });
+    with["_meta"] = json!({ "progressToken": "p1", "io.modelcontextprotocol/related-task": { "taskId": "t1" } });
+    let mut odd = form();
+    odd["task"] = json!("not an object");
+    odd["_meta"] = json!(7);
+    let keys = "<C-u>shop<CR><Tab><C-u>3<CR>1122<Tab>";
+    let expected = json!({ "action": "accept", "content": {
+        "name": "shop", "replicas": 3, "public": true, "region": "eu-west-1", "size": "m", "features": ["logs", "metrics"] } });
+    let mut plain = open_form(&form());
+    for params in [with, odd] {
+        let mut s = open_form(&params);
+        assert_eq!(screen(&s, 70), screen(&plain, 70), "{params}");
+        press(&mut s, keys);
+        press(&mut s, "1");
+        assert_eq!(s.result().unwrap(), expected, "{params}");
+        let mut s = open_form(&params);
+        press(&mut s, "<Esc><S-Tab>2");
+        assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
+        let mut s = open_form(&params);
+        press(&mut s, "<Esc><Esc>");
+        assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
+    }
+    press(&mut plain, keys);
+    press(&mut plain, "1");
+    assert_eq!(plain.result().unwrap(), expected);
+}
+
+#[test]
+fn without_a_requester_the_view_names_none_and_the_call_line_no_server() {
+    let mut s = open_in("mcp", &form());
+    let v = view::build("s", &s);
+    assert_eq!(v.requester, None);
+    assert_eq!(
+        screen(&s, 70),
+        "──────────────────────────────────────────────────────────────────────\n Set up the deployment\n [■ App name]  □ Contact   ■ Replicas   ■ Public URL   □ Region\n  □ size   ■ Features   ✓ Accept\n\n App name\n\n ❯ 1. ● Enter a value\n        3 to 30 characters\n   ╭─ Your answer ──────────────────────────────────────────────────╮\n   │ demo                                                           │\n   ╰────────────────────────────────────────────────────────────────╯\n\n enter save · shift+enter/alt+enter new line · esc close ·\n ctrl+c dismiss\n 4/7 answered\n──────────────────────────────────────────────────────────────────────\n"
+    );
+    press(&mut s, "<Esc><S-Tab>3");
+    assert_eq!(
+        s.transcript().unwrap().call,
+        "elicitation/create 7 fields (App name, Contact, Replicas, Public URL, Region...)"
+    );
+}
+
+#[test]
+fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
+    let call = |titles: &[&str]| {
+        let properties: serde_json::Map<String, Value> = titles
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("p{i}"), json!({ "type": "boolean", "title": t })))
+            .collect();
+        let params = json!({ "message": "m", "requestedSchema": { "type": "object", "properties": properties } });
+        let mut s = open_form(&params);
+        s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
+        s.transcript().unwrap().call
+    };
+    let (ten, twenty) = ("x".repeat(10), "y".repeat(20));
+    // 20 + 2 + 20 + 2 + 6 = 50 columns: shown whole.
+    assert_eq!(
+        call(&[&twenty, &twenty, "一二三"]),
+        format!("elicitation/create from deploy-server: 3 fields ({twenty}, {twenty}, 一二三)")
+    );
+    // 52 columns: cut to 47, where 二 would straddle column 47 and is left out whole.
+    assert_eq!(
+        call(&[&twenty, &twenty, "一二三四"]),
+        format!("elicitation/create from deploy-server: 3 fields ({twenty}, {twenty}, 一...)")
+    );
+    assert_eq!(
+        call(&[&ten, &ten, &ten, &ten, &ten]),
+        format!("elicitation/create from deploy-server: 5 fields ({ten}, {ten}, {ten}, {ten},...)")
+    );
+    assert_eq!(
+        call(&["Only"]),
+        "elicitation/create from deploy-server: 1 field (Only)"
+    );
+    // A form without fields has no parenthesised part.
+    assert_eq!(call(&[]), "elicitation/create from deploy-server: 0 fields");
 }
 
 #[test]

@@ -204,11 +204,63 @@ fn every_validation_rule_has_its_path_and_message() {
             ),
         ])
     );
+    // Without questions, the call line has no parenthesised part.
     let invalid = open_in("opencode", &json!({ "questions": "x" }));
     assert_eq!(
         invalid.transcript().unwrap().call,
-        "question: Asked 0 questions ()"
+        "question: Asked 0 questions"
     );
+    // Unknown keys, at every level, are accepted and change nothing: not the flow, not the
+    // reply, not the transcript.
+    let mut extra = request();
+    extra["time"] = json!({ "created": 1 });
+    extra["tool"]["x-part"] = json!("prt_01");
+    extra["questions"][0]["x-weight"] = json!(2);
+    extra["questions"][1]["options"][0]["x-tag"] = json!("security");
+    let keys = "11<Down><Down>Audit trail<CR>";
+    let mut plain = open_in("opencode", &request());
+    let mut s = open_in("opencode", &extra);
+    assert_eq!(s.status(), Status::Open);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, keys);
+    press(&mut s, keys);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut plain, "1");
+    press(&mut s, "1");
+    let reply = json!({ "answers": [ ["Postgres (Recommended)"], ["Auth", "Audit trail"] ] });
+    assert_eq!(s.result().unwrap(), reply);
+    assert_eq!(plain.result().unwrap(), reply);
+    assert_eq!(s.transcript(), plain.transcript());
+}
+
+#[test]
+fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
+    let call = |headers: &[&str]| {
+        let questions: Vec<Value> = headers
+            .iter()
+            .map(|h| json!({ "question": format!("{h}?"), "header": h, "options": [{ "label": "A", "description": "" }] }))
+            .collect();
+        let mut s = open_in("opencode", &json!({ "questions": questions }));
+        s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
+        s.transcript().unwrap().call
+    };
+    // 8 + 2 + 8 + 2 + 10 + 2 + 10 + 2 + 6 = 50 columns: shown whole.
+    assert_eq!(
+        call(&["Database", "Features", "Deployment", "Monitoring", "Backup"]),
+        "question: Asked 5 questions (Database, Features, Deployment, Monitoring, Backup)"
+    );
+    // 51 columns: the first 47, then `...`.
+    assert_eq!(
+        call(&[
+            "Database",
+            "Features",
+            "Deployment",
+            "Monitoring",
+            "Backups"
+        ]),
+        "question: Asked 5 questions (Database, Features, Deployment, Monitoring, Bac...)"
+    );
+    assert_eq!(call(&["Database"]), "question: Asked 1 question (Database)");
 }
 
 #[test]

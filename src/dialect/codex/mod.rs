@@ -9,12 +9,18 @@
 //! no multi-select); `isOther` adds a `None of the above` row whose text is sent as the note;
 //! no options make a free-text question; `isSecret` masks the typed text. Questions take a
 //! note. The review offers Submit and Cancel; no outcome but a submit has answers.
+//!
+//! An app-server request that does not wait for its answer (`isBlocking: false`, or the
+//! legacy `autoResolutionMs`) is submitted at its deadline with what the user committed:
+//! `autoResolutionMs` sets that deadline when `open` gives no `timeoutMs`.
 
 mod result;
 pub mod schema;
 mod validate;
 
-use serde_json::Value;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
 
 use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
 use crate::dialect::shape::{self, raw_labels};
@@ -42,6 +48,32 @@ pub const RULES: Rules = Rules {
 /// OpenAI Codex's `request_user_input`.
 #[derive(Debug, Clone, Copy)]
 pub struct Codex;
+
+/// What a spec keeps of an app-server request that does not wait for its answer
+/// (`isBlocking: false`, or `autoResolutionMs` given): `{ nonBlocking: true,
+/// autoResolutionMs? }`, the milliseconds as a whole number (a negative or fractional number
+/// is brought to one). `None` for a blocking request and for bare arguments.
+fn pacing(request: &Value) -> Option<Value> {
+    if !is_envelope(request) {
+        return None;
+    }
+    let ms = request.get("autoResolutionMs").and_then(|ms| {
+        ms.as_u64()
+            .or_else(|| ms.as_f64().map(|f| f.max(0.0) as u64))
+    });
+    let blocking = request
+        .get("isBlocking")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    if blocking && ms.is_none() {
+        return None;
+    }
+    let mut kept = json!({ "nonBlocking": true });
+    if let Some(ms) = ms {
+        kept["autoResolutionMs"] = json!(ms);
+    }
+    Some(kept)
+}
 
 /// A request that failed validation, as a finished ask: empty answers.
 fn invalid(issues: Vec<Issue>, labels: Vec<String>) -> Invalid {
@@ -74,7 +106,7 @@ impl Dialect for Codex {
             questions,
             rules: RULES,
             requester: None,
-            source: None,
+            source: pacing(payload).map(Arc::new),
             behaviour: Behaviour::default(),
         })
     }
@@ -84,6 +116,18 @@ impl Dialect for Codex {
             Ending::NoUi => empty_response(),
             Ending::Outcome(outcome) => flow_result(spec, answers, outcome),
         }
+    }
+
+    /// A request that does not wait for its answer is submitted at its deadline.
+    fn submits_at_deadline(&self, spec: &FlowSpec) -> bool {
+        spec.source
+            .as_deref()
+            .is_some_and(|kept| kept.get("nonBlocking") == Some(&Value::Bool(true)))
+    }
+
+    /// `autoResolutionMs`, on a request that does not wait for its answer.
+    fn time_limit(&self, spec: &FlowSpec) -> Option<u64> {
+        spec.source.as_deref()?.get("autoResolutionMs")?.as_u64()
     }
 
     fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {

@@ -28,9 +28,11 @@ pub struct ToolRequestUserInputParams {
     /// The questions, one tab each, in order (at least one).
     #[schemars(length(min = 1))]
     pub questions: Vec<CodexQuestion>,
-    /// Whether the turn waits for the answers; read but not acted on.
+    /// Whether the turn waits for the answers (default: it does). A request that does not
+    /// wait is submitted at its deadline (`timeoutMs` of `open`) with what the user committed.
     pub is_blocking: Option<bool>,
-    /// Deprecated countdown of a non-blocking request; read but not acted on.
+    /// The older way to say a request does not wait: milliseconds after which it is submitted
+    /// with what the user committed, when `open` gives no `timeoutMs`.
     pub auto_resolution_ms: Option<u64>,
 }
 

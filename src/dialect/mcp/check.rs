@@ -1,6 +1,6 @@
 //! The checks of an elicitation form's values against its `requestedSchema`, which the flow
 //! runs through the [`Checker`](crate::core::Checker) of the mcp rules: a typed value before it
-//! is saved (string length and format, number syntax, integers, bounds), and every answer
+//! is saved (string length, format and pattern, number syntax, integers, bounds), and every answer
 //! before Accept (required properties, the number of choices).
 
 use serde_json::{Number, Value};
@@ -88,7 +88,11 @@ pub fn parse_number(text: &str) -> Option<Number> {
 pub fn text_problem(kind: &Kind, text: &str) -> Option<String> {
     match kind {
         Kind::Text {
-            min, max, format, ..
+            min,
+            max,
+            format,
+            pattern,
+            ..
         } => {
             let length = text.chars().count() as u64;
             if let Some(min) = min.filter(|&min| length < min) {
@@ -111,7 +115,10 @@ pub fn text_problem(kind: &Kind, text: &str) -> Option<String> {
                     "Enter a date and time as YYYY-MM-DDThh:mm:ssZ (or with an offset, such as +02:00)"
                         .to_owned(),
                 ),
-                _ => None,
+                _ => pattern
+                    .as_ref()
+                    .filter(|p| !p.matches(text))
+                    .map(|p| format!("Enter a value that matches the pattern {}", p.source)),
             }
         }
         Kind::Number {
@@ -157,7 +164,11 @@ fn range(min: &Option<Number>, max: &Option<Number>) -> String {
 pub fn hint(kind: &Kind) -> Option<String> {
     let text = match kind {
         Kind::Text {
-            min, max, format, ..
+            min,
+            max,
+            format,
+            pattern,
+            ..
         } => {
             let length = match (min, max) {
                 (Some(min), Some(max)) if min == max => Some(characters(*min)),
@@ -172,12 +183,17 @@ pub fn hint(kind: &Kind) -> Option<String> {
                 Format::Date => "a date (YYYY-MM-DD)",
                 Format::DateTime => "a date and time (YYYY-MM-DDThh:mm:ssZ)",
             });
-            match (format, length) {
-                (Some(format), Some(length)) => format!("{format}, {length}"),
-                (Some(format), None) => format.to_owned(),
-                (None, Some(length)) => length,
-                (None, None) => return None,
+            let pattern = pattern
+                .as_ref()
+                .map(|p| format!("matching the pattern {}", p.source));
+            let parts: Vec<String> = [format.map(str::to_owned), length, pattern]
+                .into_iter()
+                .flatten()
+                .collect();
+            if parts.is_empty() {
+                return None;
             }
+            parts.join(", ")
         }
         Kind::Number {
             integer, min, max, ..

@@ -36,6 +36,39 @@ impl Format {
     }
 }
 
+/// A string `pattern`: an ECMA-262 regular expression, compiled with the `u` flag as JSON
+/// Schema asks, and not anchored (a value matches when the expression matches some part of it).
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    /// The expression as the schema gave it.
+    pub source: String,
+    /// The compiled expression.
+    regex: regress::Regex,
+}
+
+impl Pattern {
+    /// Compiles `source`; the error says why it is not a valid expression.
+    pub fn new(source: &str) -> Result<Pattern, String> {
+        regress::Regex::with_flags(source, "u")
+            .map(|regex| Pattern {
+                source: source.to_owned(),
+                regex,
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Whether the expression matches some part of `text`.
+    pub fn matches(&self, text: &str) -> bool {
+        self.regex.find(text).is_some()
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.source == other.source
+    }
+}
+
 /// One choice of an enumeration: the value answered and the label shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
@@ -56,6 +89,8 @@ pub enum Kind {
         max: Option<u64>,
         /// The format the text must have.
         format: Option<Format>,
+        /// The expression the text must match.
+        pattern: Option<Pattern>,
         /// The default, when it is a string.
         default: Option<String>,
     },
@@ -363,10 +398,28 @@ fn string_kind(object: &Map<String, Value>, problems: &mut Vec<String>) -> Optio
                     None
                 }
             };
+            let pattern = match object.get("pattern") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(source)) => match Pattern::new(source) {
+                    Ok(pattern) => Some(pattern),
+                    Err(why) => {
+                        problems.push(format!(
+                            "pattern {} is not a valid ECMA-262 regular expression: {why}",
+                            quoted(source)
+                        ));
+                        None
+                    }
+                },
+                Some(_) => {
+                    problems.push("pattern must be a string".to_owned());
+                    None
+                }
+            };
             (problems.len() == before).then(|| Kind::Text {
                 min,
                 max,
                 format,
+                pattern,
                 default: default.map(str::to_owned),
             })
         }

@@ -14,10 +14,9 @@
 //! of the wrong type, outside the enumeration or failing the checks is left out). There are no
 //! notes. Values are checked before they are saved, and answers before Accept (the `check` module):
 //! the review names every problem, required properties without a value included, and Accept
-//! waits until there is none. The review offers Accept, Decline and Cancel.
-//!
-//! String `pattern`s, which the specification's prose mentions but its schema does not
-//! define, are not checked.
+//! waits until there is none. The review offers Accept, Decline and Cancel. A string's
+//! `pattern` (which the specification's prose shows though its schema does not define it) is an
+//! ECMA-262 regular expression: an invalid one fails the request, and a value must match it.
 
 mod check;
 mod content;
@@ -41,7 +40,7 @@ pub use check::{
     REQUIRED, hint, is_date, is_date_time, is_email, is_uri, parse_number, text_problem,
 };
 pub use content::{accept, action, flow_result, transcript_result};
-pub use form::{Choice, Format, Kind, Property, VERSION_WITHOUT_ARRAYS, property};
+pub use form::{Choice, Format, Kind, Pattern, Property, VERSION_WITHOUT_ARRAYS, property};
 
 /// The JSON-RPC error code of a request the engine cannot ask, and of invalid options.
 pub const INVALID_PARAMS: i32 = -32602;

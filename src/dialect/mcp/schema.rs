@@ -73,6 +73,9 @@ pub struct StringSchema {
     pub max_length: Option<u64>,
     /// The form of the text, checked before it is saved.
     pub format: Option<StringFormat>,
+    /// An ECMA-262 regular expression the text must match somewhere (not anchored), checked
+    /// before it is saved.
+    pub pattern: Option<String>,
     /// Filled in when the flow opens.
     pub default: Option<String>,
 }

@@ -2,30 +2,22 @@
 //!
 //! Everything here is a pure function of the spec, the answers and how the flow ended.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use unicode_segmentation::UnicodeSegmentation;
-use unicode_width::UnicodeWidthStr;
 
 use crate::core::{
     Answer, CancelReason, FlowSpec, Issue, OptionItem, Outcome, Question, QuestionType, quoted,
 };
+use crate::dialect::shape::call_line;
 
 /// Transcript result text of an invalid payload.
 pub const INVALID_TRANSCRIPT: &str = "Invalid input";
 
 /// The instruction handed to the agent with an elaboration.
 pub const ELABORATE_INSTRUCTION: &str = "First answer the user's noted clarification directly and concisely using the provided question and option context. Do not treat these notes as final answers. Then re-ask only the affected questions if a choice is still needed afterward. Do not jump straight to a follow-up question unless the note is already resolved.";
-
-/// Widest the labels of a transcript call line may be, in terminal columns.
-const CALL_LABELS_WIDTH: usize = 50;
-
-/// What ends labels cut to fit the call line.
-const ELLIPSIS: &str = "...";
 
 /// The line a summary ends with when an answered question was presented as multi-select though
 /// asked as another kind.
@@ -435,15 +427,7 @@ pub fn non_interactive_result(spec: &FlowSpec) -> ToolResult {
 /// to their longest run of whole leading graphemes at most 47 columns wide, followed by `...`.
 /// Without labels the parenthesised part is left out.
 pub fn transcript_call(labels: &[&str]) -> String {
-    let n = labels.len();
-    let joined = labels.join(", ");
-    if joined.is_empty() {
-        return format!("ask_user {n} question(s)");
-    }
-    format!(
-        "ask_user {n} question(s) ({})",
-        cut_to_width(&joined, CALL_LABELS_WIDTH)
-    )
+    call_line("ask_user", ("question(s)", "question(s)"), labels)
 }
 
 /// The transcript result text of a finished flow (same arguments as [`flow_result`]).
@@ -789,31 +773,13 @@ fn elaborate_text(spec: &FlowSpec, answers: &[Answer], items: &[ElaborationItem]
     or_default(lines, "User asked for elaboration based on notes")
 }
 
-/// The longest run of whole leading graphemes of `text` at most `max - 3` columns wide followed
-/// by `...`, when `text` is wider than `max` columns; `text` itself otherwise.
-fn cut_to_width(text: &str, max: usize) -> Cow<'_, str> {
-    if text.width() <= max {
-        return Cow::Borrowed(text);
-    }
-    let room = max - ELLIPSIS.len();
-    let mut width = 0;
-    let mut end = 0;
-    for (at, grapheme) in text.grapheme_indices(true) {
-        width += grapheme.width();
-        if width > room {
-            break;
-        }
-        end = at + grapheme.len();
-    }
-    Cow::Owned(format!("{}{ELLIPSIS}", &text[..end]))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::CustomRow;
     use crate::dialect::pi::RULES;
     use serde_json::{Value, json};
+    use unicode_width::UnicodeWidthStr;
 
     fn option(value: &str, label: &str) -> OptionItem {
         OptionItem {
