@@ -302,6 +302,13 @@ fn every_check_of_a_typed_value() {
             "Shop",
             None,
         ),
+        // An expression that backtracks exponentially on a sentence ending in punctuation is
+        // matched in linear time: the refusal comes at once.
+        (
+            json!({ "type": "string", "pattern": "^(\\w+\\s?)*$" }),
+            "the quick brown fox jumps over the lazy dog and runs far away into the woods!",
+            Some("Enter a value that matches the pattern ^(\\w+\\s?)*$"),
+        ),
         // Not anchored: the expression may match any part of the value.
         (
             json!({ "type": "string", "pattern": "[0-9]" }),
@@ -427,20 +434,22 @@ fn an_invalid_pattern_is_refused_with_invalid_params_naming_the_property() {
         "a": { "type": "string", "pattern": "(" },
         "b": { "type": "string", "pattern": 5 },
         "c": { "type": "string", "pattern": "\\q" },
-        "d": { "type": "string", "pattern": "^ok$" }
+        "d": { "type": "string", "pattern": "^ok$" },
+        "e": { "type": "string", "pattern": "^(a)\\1$" }
     } } });
     let (code, message, data) = refused(&params, Value::Null);
     assert_eq!(code, -32602);
     assert_eq!(
         message,
-        "Invalid params: requestedSchema.properties.a: pattern \"(\" is not a valid ECMA-262 regular expression: Unbalanced parenthesis; requestedSchema.properties.b: pattern must be a string; requestedSchema.properties.c: pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape"
+        "Invalid params: requestedSchema.properties.a: pattern \"(\" is not a valid ECMA-262 regular expression: Unbalanced parenthesis; requestedSchema.properties.b: pattern must be a string; requestedSchema.properties.c: pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape; requestedSchema.properties.e: pattern \"^(a)\\\\1$\" uses what askd does not check (a backreference, lookaround, or syntax beyond what a linear-time match supports)"
     );
     assert_eq!(
         data,
         Some(json!({ "issues": [
             { "path": "requestedSchema.properties.a", "message": "pattern \"(\" is not a valid ECMA-262 regular expression: Unbalanced parenthesis" },
             { "path": "requestedSchema.properties.b", "message": "pattern must be a string" },
-            { "path": "requestedSchema.properties.c", "message": "pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape" }
+            { "path": "requestedSchema.properties.c", "message": "pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape" },
+            { "path": "requestedSchema.properties.e", "message": "pattern \"^(a)\\\\1$\" uses what askd does not check (a backreference, lookaround, or syntax beyond what a linear-time match supports)" }
         ] }))
     );
 }
