@@ -89,7 +89,8 @@ pub struct AskArgs {
     /// Answer the built-in example flow instead of a payload file.
     #[arg(long)]
     pub example: bool,
-    /// The payload's dialect, `pi` or `dsh` (inferred from the payload when left out).
+    /// The payload's dialect: `pi`, `dsh`, `claude`, `codex`, `opencode` or `mcp` (inferred from
+    /// the payload when left out).
     #[arg(long)]
     pub dialect: Option<String>,
     /// Behaviour options of the flow, a JSON object as `open` takes them: `profile` (`seed` or

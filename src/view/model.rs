@@ -26,7 +26,7 @@ pub struct View {
     pub session: String,
     /// `open` or `done`.
     pub status: Status,
-    /// `pi` or `dsh`.
+    /// The dialect the flow was asked in (`pi`, `dsh`, `claude`, `codex`, `opencode`, `mcp`).
     pub dialect: DialectId,
     /// The flow title (`null` when none).
     pub title: Option<String>,
