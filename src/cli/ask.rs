@@ -552,7 +552,8 @@ fn interact(session: &mut Session, fullscreen: bool) -> Result<(), Failure> {
                         panic!("{PANIC_ENV} is set: panicking on key {key}");
                     }
                     // A key fails only once the flow is done, which ends the loop.
-                    let _ = session.press(key);
+                    let columns = view::editor_columns(session, Some(usize::from(columns)));
+                    let _ = session.press_wrapped(key, columns);
                     true
                 }
                 None => false,

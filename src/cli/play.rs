@@ -117,10 +117,13 @@ pub fn run(payload: &str, keys: &str, width: usize) -> Result<Run, PlayError> {
     for (i, &key) in keys.iter().enumerate() {
         let typing = typed_char(&session, key);
         // A key press fails only once the flow has completed.
-        session.press(key).map_err(|_| PlayError::Completed {
-            index: i + 1,
-            key: key.to_string(),
-        })?;
+        let columns = view::editor_columns(&session, Some(width));
+        session
+            .press_wrapped(key, columns)
+            .map_err(|_| PlayError::Completed {
+                index: i + 1,
+                key: key.to_string(),
+            })?;
         match typing {
             Some(c) => {
                 typed.push(c);

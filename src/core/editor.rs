@@ -41,11 +41,11 @@ pub enum Edit {
     WordLeft,
     /// Skip non-word graphemes forwards, then move to the end of the next word.
     WordRight,
-    /// Move to the previous line, keeping the display column where possible; on the first
-    /// line, to its start.
+    /// Move to the previous visual line (see [`visual_lines`]), keeping the display column
+    /// where possible; on the first, to the text's start.
     Up,
-    /// Move to the next line, keeping the display column where possible; on the last line, to
-    /// its end.
+    /// Move to the next visual line, keeping the display column where possible; on the last,
+    /// to the text's end.
     Down,
     /// Delete the grapheme before the cursor.
     Backspace,
@@ -193,8 +193,15 @@ impl TextEditor {
         true
     }
 
-    /// Applies one edit and returns whether the text or the cursor changed.
+    /// Applies one edit and returns whether the text or the cursor changed. `Up` and `Down`
+    /// move by the text's own lines, as in a box too wide to wrap any.
     pub fn apply(&mut self, edit: Edit) -> bool {
+        self.apply_wrapped(edit, usize::MAX)
+    }
+
+    /// Applies one edit in a box that wraps the text at `columns` ([`visual_lines`]), and returns
+    /// whether the text or the cursor changed. Only `Up` and `Down` depend on `columns`.
+    pub fn apply_wrapped(&mut self, edit: Edit, columns: usize) -> bool {
         let cursor = self.cursor;
         match edit {
             Edit::Left => self.move_to(prev_boundary(&self.text, cursor)),
@@ -203,8 +210,8 @@ impl TextEditor {
             Edit::End => self.move_to(line_end(&self.text, cursor)),
             Edit::WordLeft => self.move_to(word_left(&self.text, cursor)),
             Edit::WordRight => self.move_to(word_right(&self.text, cursor)),
-            Edit::Up => self.vertical(true),
-            Edit::Down => self.vertical(false),
+            Edit::Up => self.vertical(true, columns),
+            Edit::Down => self.vertical(false, columns),
             Edit::Backspace => self.delete_range(prev_boundary(&self.text, cursor), cursor),
             Edit::Delete => self.delete_range(cursor, next_boundary(&self.text, cursor)),
             Edit::DeleteWordBack => self.delete_range(word_left(&self.text, cursor), cursor),
@@ -260,38 +267,179 @@ impl TextEditor {
         true
     }
 
-    /// Moves to the previous (`up`) or next line at the same display column,
-    /// or to the last grapheme boundary at or before it; from the first line up to its start,
-    /// from the last line down to its end.
-    fn vertical(&mut self, up: bool) -> bool {
-        let start = line_start(&self.text, self.cursor);
-        let column = display_width(&self.text[start..self.cursor]);
-        let (target_start, target_end) = if up {
-            if start == 0 {
-                return self.move_to(0);
+    /// Moves to the previous (`up`) or next visual line at `columns`, to the same display
+    /// column or the last grapheme boundary before it; from the first visual line up to the
+    /// text's start, from the last down to its end.
+    fn vertical(&mut self, up: bool, columns: usize) -> bool {
+        let text = &self.text;
+        let cursor = self.cursor;
+        let mut previous = None;
+        let mut lines = VisualLines::from(text, line_start(text, cursor), columns);
+        let current = loop {
+            let line = lines
+                .next()
+                .expect("the cursor stands on one of its line's visual lines");
+            if line.holds(cursor) {
+                break line;
             }
-            let end = start - 1;
-            (line_start(&self.text, end), end)
-        } else {
-            let end = line_end(&self.text, self.cursor);
-            if end == self.text.len() {
-                return self.move_to(end);
-            }
-            let next = end + 1;
-            (next, line_end(&self.text, next))
+            previous = Some(line);
         };
-        let line = &self.text[target_start..target_end];
-        let mut offset = 0;
+        let target = if up {
+            match previous {
+                Some(line) => line,
+                None if current.range.start == 0 => return self.move_to(0),
+                None => {
+                    let above = line_start(text, current.range.start - 1);
+                    VisualLines::from(text, above, columns)
+                        .find(|line| line.ends_text_line)
+                        .expect("a text line ends")
+                }
+            }
+        } else if !current.ends_text_line {
+            lines
+                .next()
+                .expect("a soft-wrapped line is followed by another")
+        } else if current.range.end == text.len() {
+            return self.move_to(text.len());
+        } else {
+            VisualLines::from(text, current.range.end + 1, columns)
+                .next()
+                .expect("a text line follows a line break")
+        };
+        let column = display_width(&text[current.range.start..cursor]);
+        let mut offset = target.range.start;
         let mut width = 0;
-        for grapheme in line.graphemes(true) {
+        for grapheme in text[target.range.clone()].graphemes(true) {
             width += grapheme_width(grapheme);
-            if width > column {
+            let next = offset + grapheme.len();
+            // The end of a soft-wrapped line is the start of the next: stop before it.
+            if width > column || (next == target.range.end && !target.ends_text_line) {
                 break;
             }
-            offset += grapheme.len();
+            offset = next;
         }
-        self.move_to(target_start + offset)
+        self.move_to(offset)
     }
+}
+
+/// One line of an editor's text as a box shows it: the bytes `range` of the text, without
+/// the line break that may end it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VisualLine {
+    /// The bytes of the text on this line.
+    pub range: Range<usize>,
+    /// The line ends a line of the text (at a line break or the text's end), so a cursor at
+    /// its end stands on it; the end of a line wrapped softly is the next line's start.
+    pub ends_text_line: bool,
+}
+
+impl VisualLine {
+    /// Whether a cursor at byte `at` stands on this line.
+    #[must_use]
+    pub fn holds(&self, at: usize) -> bool {
+        self.range.start <= at
+            && (at < self.range.end || (at == self.range.end && self.ends_text_line))
+    }
+}
+
+/// The visual lines of `text` (normalised, as an editor holds it) in a box that lays text out
+/// in `columns` columns: the one rule by which the renderer draws an editor and `Up` and `Down`
+/// move in it.
+///
+/// Each line of the text wraps greedily at `columns`: a line breaks after the spaces before a
+/// word, or beside a wide character (CJK text has no spaces), or, for a word longer than a
+/// line, inside it. One space may hang in the column after the last, which the box keeps for
+/// the cursor at a line's end; a second starts the next line. An empty text has one empty
+/// line.
+#[must_use]
+pub fn visual_lines(text: &str, columns: usize) -> VisualLines<'_> {
+    VisualLines::from(text, 0, columns)
+}
+
+/// The visual lines of a text, in order ([`visual_lines`]).
+#[derive(Debug, Clone)]
+pub struct VisualLines<'a> {
+    text: &'a str,
+    columns: usize,
+    /// Where the next line starts, or `None` after the last.
+    next: Option<usize>,
+}
+
+impl<'a> VisualLines<'a> {
+    /// The visual lines from byte `start`, the start of a line of the text.
+    fn from(text: &'a str, start: usize, columns: usize) -> Self {
+        Self {
+            text,
+            columns: columns.max(1),
+            next: Some(start),
+        }
+    }
+}
+
+impl Iterator for VisualLines<'_> {
+    type Item = VisualLine;
+
+    fn next(&mut self) -> Option<VisualLine> {
+        let start = self.next?;
+        let text_line_end = line_end(self.text, start);
+        let end = start + wrap_end(&self.text[start..text_line_end], self.columns);
+        let ends_text_line = end == text_line_end;
+        self.next = if !ends_text_line {
+            Some(end)
+        } else if end < self.text.len() {
+            Some(end + 1)
+        } else {
+            None
+        };
+        Some(VisualLine {
+            range: start..end,
+            ends_text_line,
+        })
+    }
+}
+
+/// Where the first visual line of `line` (a text line's rest, from the start of a visual
+/// line) ends, in bytes: [`visual_lines`]'s rule.
+fn wrap_end(line: &str, columns: usize) -> usize {
+    let mut width = 0;
+    // The last place a break may go, and the columns before it.
+    let mut opening: Option<(usize, usize)> = None;
+    let mut after_space = false;
+    let mut after_wide = false;
+    for (at, grapheme) in line.grapheme_indices(true) {
+        let w = grapheme_width(grapheme);
+        let space = grapheme == " " || grapheme == "\t";
+        let wide = !space && w >= 2 && !is_hangul(grapheme);
+        if at > 0 && !space && (after_space || after_wide || wide) {
+            opening = Some((at, width));
+        }
+        // A space may hang in the column kept for the cursor.
+        let limit = if space {
+            columns.saturating_add(1)
+        } else {
+            columns
+        };
+        if at > 0 && width + w > limit {
+            return match opening {
+                Some((opening, before)) if !space && width - before + w <= columns => opening,
+                _ => at,
+            };
+        }
+        width += w;
+        after_space = space;
+        after_wide = wide;
+    }
+    line.len()
+}
+
+/// Whether a grapheme is Hangul: Korean separates words with spaces, so its lines break at
+/// spaces like Latin text rather than beside any character as other wide scripts do.
+#[must_use]
+pub fn is_hangul(grapheme: &str) -> bool {
+    grapheme.chars().next().is_some_and(|c| {
+        matches!(c, '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{A960}'..='\u{A97F}'
+            | '\u{AC00}'..='\u{D7AF}' | '\u{D7B0}'..='\u{D7FF}')
+    })
 }
 
 /// Whether `text` holds a character that [`normalise`] would change.
@@ -434,8 +582,10 @@ fn grapheme_width(grapheme: &str) -> usize {
     }
 }
 
-/// Display columns of `line`, summed grapheme by grapheme.
-fn display_width(line: &str) -> usize {
+/// Display columns of `line`, summed grapheme by grapheme as an editor box lays it out (a tab
+/// counts [`TAB_WIDTH`]).
+#[must_use]
+pub fn display_width(line: &str) -> usize {
     line.graphemes(true).map(grapheme_width).sum()
 }
 
@@ -784,6 +934,96 @@ mod tests {
         assert_eq!(run(t, 12, Edit::Down), changed(t, 17));
     }
 
+    /// The visual lines of `text` at `columns`, as their texts, a soft-wrapped one ending `⏎`
+    /// when it ends a text line.
+    fn laid(text: &str, columns: usize) -> Vec<String> {
+        visual_lines(text, columns)
+            .map(|line| {
+                let mark = if line.ends_text_line { "⏎" } else { "" };
+                format!("{}{mark}", &text[line.range])
+            })
+            .collect()
+    }
+
+    /// Applies `Up` (or `Down`) to `text` with the cursor at `cursor` in a box of `columns`.
+    fn vertical(text: &str, cursor: usize, up: bool, columns: usize) -> usize {
+        let mut editor = at(text, cursor);
+        editor.apply_wrapped(if up { Edit::Up } else { Edit::Down }, columns);
+        editor.cursor()
+    }
+
+    #[test]
+    fn visual_lines_break_after_spaces_and_keep_one_hanging() {
+        assert_eq!(laid("", 10), ["⏎"]);
+        assert_eq!(laid("a\n\nb", 10), ["a⏎", "⏎", "b⏎"]);
+        // A line that fits is one visual line, ending exactly at the box's columns.
+        assert_eq!(laid("hello", 5), ["hello⏎"]);
+        // The space after a full line hangs in the column kept for the cursor.
+        assert_eq!(laid("hello world", 5), ["hello ", "world⏎"]);
+        assert_eq!(laid("hello ", 5), ["hello ⏎"]);
+        // A second space cannot hang: it starts the next line.
+        assert_eq!(laid("hello  world", 5), ["hello ", " ", "world⏎"]);
+        assert_eq!(
+            laid("one two three four", 9),
+            ["one two ", "three ", "four⏎"]
+        );
+        // A word longer than a line breaks inside it.
+        assert_eq!(laid("abcdefghij", 4), ["abcd", "efgh", "ij⏎"]);
+        assert_eq!(laid("ab abcdefghij", 4), ["ab ", "abcd", "efgh", "ij⏎"]);
+        // A tab is four columns and breaks as a space does.
+        assert_eq!(laid("abc\tdef", 6), ["abc\t", "def⏎"]);
+        assert_eq!(laid("abcd\tef", 6), ["abcd", "\tef⏎"]);
+        assert_eq!(laid("a\tbcdefg", 6), ["a\t", "bcdefg⏎"]);
+        // Wide characters break beside each other; Hangul only at spaces.
+        assert_eq!(laid("中文字符号", 5), ["中文", "字符", "号⏎"]);
+        assert_eq!(laid("ab中文字", 5), ["ab中", "文字⏎"]);
+        assert_eq!(laid("한국어 문장입니다", 8), ["한국어 ", "문장입니", "다⏎"]);
+        // Graphemes are never split.
+        assert_eq!(
+            laid("e\u{301}e\u{301}e\u{301}", 2),
+            ["e\u{301}e\u{301}", "e\u{301}⏎"]
+        );
+        assert_eq!(
+            laid("👩\u{200d}💻👩\u{200d}💻", 3),
+            ["👩\u{200d}💻", "👩\u{200d}💻⏎"]
+        );
+    }
+
+    #[test]
+    fn up_and_down_move_by_visual_lines() {
+        // "hello " 0..6, "world " 6..12, "again" 12..17; then "xy" 18..20.
+        let t = "hello world again\nxy";
+        assert_eq!(laid(t, 6), ["hello ", "world ", "again⏎", "xy⏎"]);
+        assert_eq!(vertical(t, 8, false, 6), 14);
+        assert_eq!(vertical(t, 14, true, 6), 8);
+        assert_eq!(vertical(t, 8, true, 6), 2);
+        // On the first visual line, Up goes to the text's start; on the last, Down to its end.
+        assert_eq!(vertical(t, 2, true, 6), 0);
+        assert_eq!(vertical(t, 19, false, 6), 20);
+        // From a text line's last visual line to the next text line, and back to its last.
+        assert_eq!(vertical(t, 13, false, 6), 19);
+        assert_eq!(vertical(t, 19, true, 6), 13);
+        assert_eq!(vertical(t, 20, true, 6), 14);
+        // A soft-wrapped line's end is the next line's start: the cursor stops before it.
+        assert_eq!(vertical(t, 17, true, 6), 11);
+        assert_eq!(vertical(t, 5, false, 6), 11);
+        // The start of a soft-wrapped line stands on it, not on the line before.
+        assert_eq!(vertical(t, 6, true, 6), 0);
+        assert_eq!(vertical(t, 12, true, 6), 6);
+        assert_eq!(vertical(t, 12, false, 6), 18);
+        // Wide enough, the same text moves by its own lines.
+        assert_eq!(vertical(t, 8, false, 80), 20);
+        assert_eq!(vertical(t, 8, true, 80), 0);
+        assert_eq!(vertical(t, 19, true, 80), 1);
+        // Columns, not bytes or graphemes, are kept across wide characters.
+        let t = "中文字符号";
+        assert_eq!(laid(t, 5), ["中文", "字符", "号⏎"]);
+        assert_eq!(vertical(t, 3, false, 5), 9);
+        assert_eq!(vertical(t, 9, false, 5), 15);
+        assert_eq!(vertical(t, 15, true, 5), 9);
+        assert_eq!(vertical(t, 12, true, 5), 6);
+    }
+
     #[test]
     fn insert_normalises() {
         let editor = TextEditor::with_text("a\r\nb\rc\n\rd");
@@ -1018,6 +1258,39 @@ mod tests {
             parts in proptest::collection::vec(proptest::sample::select(TRICKY), 0..12)
         ) {
             check_boundaries(&parts.concat()).map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+
+        /// Visual lines cover the text in order, line breaks aside, start and end on grapheme
+        /// boundaries, are never wider than their columns and one hanging space (but for a
+        /// grapheme wider than that, alone on its line), and hold
+        /// every cursor position exactly once; Up and Down land on a boundary.
+        #[test]
+        fn visual_lines_hold_every_cursor_once(
+            parts in proptest::collection::vec(proptest::sample::select(TRICKY), 0..16),
+            columns in 4usize..12,
+        ) {
+            let text = TextEditor::with_text(&parts.concat()).text().to_owned();
+            let lines: Vec<VisualLine> = visual_lines(&text, columns).collect();
+            let mut next = 0;
+            for line in &lines {
+                proptest::prop_assert_eq!(line.range.start, next);
+                proptest::prop_assert!(is_grapheme_boundary(&text, line.range.end));
+                proptest::prop_assert!(line.range.start < line.range.end || line.ends_text_line);
+                let shown = &text[line.range.clone()];
+                // Only a single grapheme wider than a line can overflow it.
+                let fits = display_width(shown) <= columns + 1 || shown.graphemes(true).count() == 1;
+                proptest::prop_assert!(fits, "{:?} at {}", text, columns);
+                next = line.range.end + usize::from(line.ends_text_line);
+            }
+            proptest::prop_assert_eq!(next, text.len() + 1);
+            for at in (0..=text.len()).filter(|&at| is_grapheme_boundary(&text, at)) {
+                proptest::prop_assert_eq!(lines.iter().filter(|l| l.holds(at)).count(), 1);
+                for edit in [Edit::Up, Edit::Down] {
+                    let mut editor = TextEditor::from_parts(&text, at).expect("a boundary");
+                    editor.apply_wrapped(edit, columns);
+                    proptest::prop_assert!(is_grapheme_boundary(&text, editor.cursor()));
+                }
+            }
         }
     }
 }

@@ -809,8 +809,17 @@ impl Flow {
         }
     }
 
-    /// Applies one key press. Keys that mean nothing in the current focus are ignored.
+    /// Applies one key press. Keys that mean nothing in the current focus are ignored. `Up`
+    /// and `Down` in an editor move by the text's own lines, as in a box too wide to wrap any
+    /// ([`Flow::press_wrapped`] moves by the lines a box shows).
     pub fn press(&mut self, key: Key) -> Result<(), FlowError> {
+        self.press_wrapped(key, usize::MAX)
+    }
+
+    /// Applies one key press, as [`Flow::press`], with the open editor's text laid out in
+    /// `editor_columns` columns: `Up` and `Down` in it move by those visual lines
+    /// ([`crate::core::visual_lines`]).
+    pub fn press_wrapped(&mut self, key: Key, editor_columns: usize) -> Result<(), FlowError> {
         self.ensure_open()?;
         // Looked up once, in every context; each focus narrows it to its own.
         let bound = self.keymap.bound(key);
@@ -842,7 +851,7 @@ impl Flow {
             Focus::Options => self.press_main(key, bound),
             Focus::Review => self.press_review(key, bound),
             Focus::Filter => return self.press_filter(key, bound),
-            Focus::Input | Focus::Note => return self.press_editor(key, bound),
+            Focus::Input | Focus::Note => return self.press_editor(key, bound, editor_columns),
         }
         Ok(())
     }
@@ -1363,8 +1372,13 @@ impl Flow {
         Ok(())
     }
 
-    /// A key in an editor; `bound` holds the key's actions.
-    fn press_editor(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
+    /// A key in an editor laid out in `columns`; `bound` holds the key's actions.
+    fn press_editor(
+        &mut self,
+        key: Key,
+        bound: ActionSet,
+        columns: usize,
+    ) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
             return Ok(());
         };
@@ -1373,13 +1387,19 @@ impl Flow {
         {
             return self.press_list(command);
         }
-        self.press_editor_key(key, bound)?;
+        self.press_editor_key(key, bound, columns)?;
         self.refresh_completion();
         Ok(())
     }
 
-    /// A key in an editor without an open completion list (`protocol/behaviour.md` §5).
-    fn press_editor_key(&mut self, key: Key, bound: ActionSet) -> Result<(), FlowError> {
+    /// A key in an editor laid out in `columns`, without an open completion list
+    /// (`protocol/behaviour.md` §5).
+    fn press_editor_key(
+        &mut self,
+        key: Key,
+        bound: ActionSet,
+        columns: usize,
+    ) -> Result<(), FlowError> {
         let Some(editor) = self.editor.as_ref() else {
             return Ok(());
         };
@@ -1422,7 +1442,7 @@ impl Flow {
                     Edit::Down
                 };
                 if let Some(editor) = self.editor.as_mut() {
-                    editor.text.apply(edit);
+                    editor.text.apply_wrapped(edit, columns);
                 }
             }
             EditorCommand::Up => {

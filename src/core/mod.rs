@@ -25,7 +25,10 @@ mod text;
 pub use completion::{
     Completion, CompletionList, FileIndex, IndexEntry, MAX_ITEMS, MAX_QUERY_BYTES, at_word,
 };
-pub use editor::{CursorPosition, Edit, TAB_WIDTH, TextEditor};
+pub use editor::{
+    CursorPosition, Edit, TAB_WIDTH, TextEditor, VisualLine, VisualLines, display_width, is_hangul,
+    visual_lines,
+};
 pub use filter::{FILTER_MIN_OPTIONS, RowFilter, contains_graphemes, fold_into};
 pub use flow::{
     EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, ROW_WINDOW, Rows, TypeChange,

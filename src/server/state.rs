@@ -1077,7 +1077,15 @@ impl State {
         let p: KeyParams = parse(params)?;
         let key = Key::parse(&p.key)
             .map_err(|e| error(code::INVALID_PARAMS, format!("invalid params: key: {e}")))?;
-        self.change(client, &p.session, |s, _| s.press(key).map_err(flow_error))
+        // Up and Down in an editor follow the lines of the screen this connection is shown.
+        let width = self
+            .sessions
+            .get(&p.session)
+            .and_then(|entry| client.view_of(&p.session, entry.serial).width);
+        self.change(client, &p.session, |s, _| {
+            s.press_wrapped(key, view::editor_columns(s, width))
+                .map_err(flow_error)
+        })
     }
 
     /// `keys`: a list of keys, or a Vim-notation string; all parsed before any is applied.
@@ -1131,7 +1139,8 @@ impl State {
             if entry.session.status() == Status::Done {
                 break;
             }
-            if let Err(e) = entry.session.press(key) {
+            let columns = view::editor_columns(&entry.session, view.width);
+            if let Err(e) = entry.session.press_wrapped(key, columns) {
                 entry.session = *before;
                 entry.version -= 1;
                 return Err(flow_error(e));

@@ -178,9 +178,15 @@ impl Session {
         }
     }
 
-    /// Applies one key.
+    /// Applies one key; `Up` and `Down` in an editor move by the text's own lines.
     pub fn press(&mut self, key: Key) -> Result<(), FlowError> {
         self.flow_mut()?.press(key)
+    }
+
+    /// Applies one key with the open editor's text laid out in `editor_columns` columns
+    /// ([`Flow::press_wrapped`]).
+    pub fn press_wrapped(&mut self, key: Key, editor_columns: usize) -> Result<(), FlowError> {
+        self.flow_mut()?.press_wrapped(key, editor_columns)
     }
 
     /// Applies the deadline rule at `now` (milliseconds since the Unix epoch): the timeout

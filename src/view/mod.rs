@@ -17,6 +17,7 @@ mod model;
 mod recent;
 mod render;
 
+use crate::core::EditorTarget;
 use crate::session::Session;
 
 pub use build::build_view;
@@ -30,6 +31,23 @@ pub use model::{
     TabView, View, ViewOptions,
 };
 pub use render::{MAX_EDITOR_LINES, MAX_WIDTH, MIN_WIDTH, SIDE_BY_SIDE_WIDTH, plain, render};
+
+/// The columns the open editor of `session` lays its text out in when its screen is `width`
+/// columns wide ([`Session::press_wrapped`] takes them): `usize::MAX`, the text's own lines,
+/// when no width is known or no editor is open.
+pub fn editor_columns(session: &Session, width: Option<usize>) -> usize {
+    let (Some(width), Some(flow)) = (width, session.flow()) else {
+        return usize::MAX;
+    };
+    let Some(editor) = flow.editor() else {
+        return usize::MAX;
+    };
+    render::editor_columns(
+        width,
+        editor.target == EditorTarget::QuestionNote,
+        flow.has_previews(editor.question),
+    )
+}
 
 /// The view of a session, without rendered lines.
 pub fn build(id: &str, session: &Session) -> View {

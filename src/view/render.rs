@@ -42,7 +42,7 @@ use std::borrow::Cow;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::core::{CancelReason, QuestionType};
+use crate::core::{CancelReason, QuestionType, TAB_WIDTH, display_width, is_hangul, visual_lines};
 use crate::session::Status;
 use crate::view::line::{Line, Style};
 use crate::view::model::{
@@ -508,15 +508,6 @@ fn push_grapheme<'a>(out: &mut Vec<Grapheme<'a>>, s: &Seg<'a>, g: &'a str) {
     });
 }
 
-/// Whether a grapheme is Hangul: Korean separates words with spaces, so its lines break at
-/// spaces like Latin text rather than between any two characters.
-fn is_hangul(g: &str) -> bool {
-    g.chars().next().is_some_and(|c| {
-        matches!(c, '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{A960}'..='\u{A97F}'
-            | '\u{AC00}'..='\u{D7AF}' | '\u{D7B0}'..='\u{D7FF}')
-    })
-}
-
 /// Greedy line filling of one paragraph.
 struct Wrapper<'o> {
     out: &'o mut Vec<Laid>,
@@ -949,8 +940,8 @@ fn question_screen(
         .as_ref()
         .and_then(|p| p.approve_label.as_deref());
     let previews = q.has_previews;
-    if previews && width >= SIDE_BY_SIDE_WIDTH {
-        let left_width = width * 2 / 5;
+    let left_width = rows_width(width, previews);
+    if left_width < width {
         let mut left = Vec::new();
         rows(&mut left, q, editor, approve, left_width, row_memo);
         let mut right = Vec::new();
@@ -976,7 +967,7 @@ fn question_screen(
     match editor {
         Some(e) if e.target.kind == "questionNote" => {
             out.push(Laid::default());
-            editor_box(out, e, "Question note", MARGIN, width - 2 * MARGIN);
+            editor_box(out, e, "Question note", MARGIN, note_box_width(width));
         }
         _ => {
             if let Some(note) = &q.note {
@@ -1200,7 +1191,7 @@ fn row_lines(out: &mut Vec<Laid>, row: &RowView, shape: RowShape, editor: Option
             } else {
                 format!("Note on {}", row.label)
             };
-            editor_box(out, e, &title, BOX_INDENT, width - BOX_INDENT - MARGIN);
+            editor_box(out, e, &title, BOX_INDENT, row_box_width(width));
         }
         None => {
             if let Some(text) = custom_text {
@@ -1269,31 +1260,88 @@ fn preview_box(out: &mut Vec<Laid>, q: &QuestionView, at: usize, box_width: usiz
     frame(out, at, box_width, "Preview", Style::Border, content, None);
 }
 
-/// The open editor as a box: its text with the cursor, or the placeholder while empty.
+/// The columns of a question screen `width` wide that its rows take: two fifths beside the
+/// preview of a question with previews from [`SIDE_BY_SIDE_WIDTH`] columns, all of them
+/// otherwise.
+fn rows_width(width: usize, previews: bool) -> usize {
+    if previews && width >= SIDE_BY_SIDE_WIDTH {
+        width * 2 / 5
+    } else {
+        width
+    }
+}
+
+/// The width of the box of an editor under a row, in rows `rows_width` wide.
+fn row_box_width(rows_width: usize) -> usize {
+    rows_width - BOX_INDENT - MARGIN
+}
+
+/// The width of the box of a question note's editor on a screen `width` wide.
+fn note_box_width(width: usize) -> usize {
+    width - 2 * MARGIN
+}
+
+/// The columns an editor box `box_width` wide lays its text out in: its inside less the column
+/// kept for the cursor at the end of a line.
+fn editor_text_columns(box_width: usize) -> usize {
+    box_width - 5
+}
+
+/// The columns the open editor of a question screen `width` wide lays its text out in
+/// ([`crate::core::visual_lines`]), by where its box stands: under the question (a question
+/// note) or under its row, in a question with previews or not. `Up` and `Down` move by the
+/// lines this gives, so they follow the lines the screen shows.
+#[must_use]
+pub fn editor_columns(width: usize, question_note: bool, previews: bool) -> usize {
+    let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
+    let box_width = if question_note {
+        note_box_width(width)
+    } else {
+        row_box_width(rows_width(width, previews))
+    };
+    editor_text_columns(box_width)
+}
+
+/// The open editor as a box: its text as [`crate::core::visual_lines`] lays it out, with the
+/// cursor, or the placeholder while empty.
 fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_width: usize) {
     let text = e.text.as_str();
-    let byte = e.cursor.byte.min(text.len());
-    let mut segs = Vec::with_capacity(3);
+    let mut content = Vec::new();
     if text.is_empty() {
         let first = e.placeholder.graphemes(true).next().unwrap_or(" ");
-        segs.push(seg(first, Style::Cursor));
-        segs.push(seg(&e.placeholder[first.len()..], Style::Muted));
+        let segs = [
+            seg(first, Style::Cursor),
+            seg(&e.placeholder[first.len()..], Style::Muted),
+        ];
+        wrap(&mut content, Laid::default(), 0, &segs, box_width - 4);
     } else {
-        let (before, after) = text.split_at(byte);
-        segs.push(seg(before, Style::Text));
-        match after.graphemes(true).next() {
-            Some(g) if g != "\n" && g != "\r\n" => {
-                segs.push(seg(g, Style::Cursor));
-                segs.push(seg(&after[g.len()..], Style::Text));
+        let cursor = e.cursor.byte.min(text.len());
+        let columns = editor_text_columns(box_width);
+        for line in visual_lines(text, columns) {
+            let mut laid = Laid::default();
+            let range = line.range.clone();
+            if display_width(&text[range.clone()]) > columns + 1 {
+                // A single grapheme wider than the box (the only line that can be) shows as `�`.
+                let on = cursor == range.start;
+                laid.push("\u{FFFD}", if on { Style::Cursor } else { Style::Text }, 1);
+                if cursor == range.end && line.ends_text_line {
+                    laid.push(" ", Style::Cursor, 1);
+                }
+            } else if line.holds(cursor) {
+                editor_run(&mut laid, &text[range.start..cursor], Style::Text);
+                match text[cursor..range.end].graphemes(true).next() {
+                    Some(g) => {
+                        editor_run(&mut laid, g, Style::Cursor);
+                        editor_run(&mut laid, &text[cursor + g.len()..range.end], Style::Text);
+                    }
+                    None => laid.push(" ", Style::Cursor, 1),
+                }
+            } else {
+                editor_run(&mut laid, &text[range], Style::Text);
             }
-            _ => {
-                segs.push(seg(" ", Style::Cursor));
-                segs.push(seg(after, Style::Text));
-            }
+            content.push(laid);
         }
     }
-    let mut content = Vec::new();
-    wrap(&mut content, Laid::default(), 0, &segs, box_width - 4);
     let mut footer = None;
     if content.len() > MAX_EDITOR_LINES {
         let at_cursor = content
@@ -1330,6 +1378,17 @@ fn editor_box(out: &mut Vec<Laid>, e: &EditorView, title: &str, at: usize, box_w
     }
     if let Some(completion) = &e.completion {
         completion_list(out, completion, at + 2, box_width - 2);
+    }
+}
+
+/// Appends a piece of an editor's text (normalised: no control characters but tabs) in
+/// `style`, a tab as four spaces.
+fn editor_run(line: &mut Laid, text: &str, style: Style) {
+    for (i, piece) in text.split('\t').enumerate() {
+        if i > 0 {
+            line.repeat(" ", TAB_WIDTH, style);
+        }
+        line.push(piece, style, display_width(piece));
     }
 }
 
@@ -1377,10 +1436,12 @@ fn frame(
     for line in content {
         let mut framed = indent(at);
         framed.text("│ ", border);
+        // An editor's cursor after a space in the column kept for it takes the padding.
+        let right = if line.width > inner { "│" } else { " │" };
         let pad = inner.saturating_sub(line.width);
         framed.append(line);
         framed.spaces(pad);
-        framed.text(" │", border);
+        framed.text(right, border);
         out.push(framed);
     }
     out.push(border_line(

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use unicode_width::UnicodeWidthStr;
 
 use crate::common::{flow, open, paste, press, press_key, restore, save, type_text};
 use askd::core::Focus;
@@ -424,14 +425,143 @@ fn the_rendered_editor_wraps_long_lines() {
             "   ╭─ Your answer ────────────────────╮",
             "   │ a long answer that goes on well  │",
             "   │ past the edge of the box         │",
-            "   │ supercalifragilisticexpialidocio │",
-            "   │ us-and-more                      │",
+            "   │ supercalifragilisticexpialidoci  │",
+            "   │ ous-and-more                     │",
             "   ╰──────────────────────────────────╯",
         ]
     );
     for width in 20..=100 {
         for line in lines(&s, width) {
             assert!(line.width() <= width.max(view::MIN_WIDTH));
+        }
+    }
+}
+
+/// Where the open editor's cursor is drawn at `width`: its visual line (counting the lines
+/// scrolled above the box), its column inside the box, and how many visual lines the text has.
+fn drawn_cursor(s: &Session, width: usize) -> (usize, usize, usize) {
+    let lines = lines(s, width);
+    let at = lines
+        .iter()
+        .position(|l| l.spans().any(|span| span.style == Style::Cursor))
+        .expect("the cursor is drawn");
+    let mut column = 0;
+    let mut inside = None;
+    for span in lines[at].spans() {
+        if span.style == Style::Cursor {
+            break;
+        }
+        if inside.is_none()
+            && let Some(i) = span.text.find('│')
+        {
+            inside = Some(column + span.text[..i].width() + 2);
+        }
+        column += span.text.width();
+    }
+    let inside = inside.expect("the cursor is inside a box");
+    let column = column - inside;
+    // The box's corners are in its border's column (a preview box may stand beside it).
+    let corner = |i: usize, c: char| from_column(lines[i].text(), inside - 2).starts_with(c);
+    let top = (0..at)
+        .rev()
+        .find(|&i| corner(i, '╭'))
+        .expect("the box's top");
+    let bottom = (at..lines.len())
+        .find(|&i| corner(i, '╰'))
+        .expect("the box's bottom");
+    let counts: Vec<usize> = from_column(lines[bottom].text(), inside - 2)
+        .split('╯')
+        .next()
+        .expect("a border")
+        .split(['↑', '↓'])
+        .skip(1)
+        .map(|part| {
+            let digits: String = part
+                .trim_start()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().expect("a count")
+        })
+        .collect();
+    let (above, below) = match counts[..] {
+        [above, below, ..] => (above, below),
+        _ => (0, 0),
+    };
+    let shown = bottom - top - 1;
+    (above + at - top - 1, column, above + shown + below)
+}
+
+/// The rest of `line` from display column `column`.
+fn from_column(line: &str, column: usize) -> &str {
+    let mut at = 0;
+    for (i, c) in line.char_indices() {
+        if at >= column {
+            return &line[i..];
+        }
+        at += c.to_string().width();
+    }
+    ""
+}
+
+#[test]
+fn the_drawn_cursor_of_a_wrapped_line() {
+    let mut s = custom_editor();
+    // At 40 columns the box lays its text out in 31: "one two … nine " is the first line.
+    paste(
+        &mut s,
+        "one two three four five six seven eight nine ten eleven",
+    );
+    assert_eq!(view::editor_columns(&s, Some(40)), 31);
+    assert_eq!(drawn_cursor(&s, 40), (1, 27, 2));
+    press_key(&mut s, "home");
+    assert_eq!(drawn_cursor(&s, 40), (0, 0, 2));
+    // Without a width, Up and Down follow the text's lines.
+    assert_eq!(view::editor_columns(&s, None), usize::MAX);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    /// Up and Down move the drawn cursor one drawn line up or down, never to a column right of
+    /// where it was; on the first drawn line Up goes to the text's start, on the last Down to
+    /// its end. The custom answer's box, a question note's and an option note's beside a
+    /// preview, at widths around the side-by-side threshold.
+    #[test]
+    fn up_and_down_follow_the_drawn_lines(
+        text in "[a-z ]{0,6}[a-z 中\t\n]{1,70}",
+        width in proptest::prop_oneof![20usize..40, 86usize..96, 96usize..140],
+        place in 0usize..3,
+        lefts in 0usize..40,
+        moves in proptest::collection::vec(proptest::bool::ANY, 1..12),
+    ) {
+        let mut s = crate::common::open_main();
+        match place {
+            0 => press(&mut s, "3"),
+            1 => press(&mut s, "N"),
+            _ => press(&mut s, "<Tab><Tab>n"),
+        }
+        paste(&mut s, &text);
+        for _ in 0..lefts {
+            press_key(&mut s, "left");
+        }
+        for up in moves {
+            let (line, column, count) = drawn_cursor(&s, width);
+            let columns = view::editor_columns(&s, Some(width));
+            let name = if up { "up" } else { "down" };
+            s.press_wrapped(crate::common::key(name), columns).expect("the flow is open");
+            let (text, cursor) = text_cursor(&s);
+            let (moved_line, moved_column, moved_count) = drawn_cursor(&s, width);
+            proptest::prop_assert_eq!(moved_count, count);
+            match (up, line) {
+                (true, 0) => proptest::prop_assert_eq!(cursor, 0),
+                (false, _) if line + 1 == count => proptest::prop_assert_eq!(cursor, text.len()),
+                _ => {
+                    let target = if up { line - 1 } else { line + 1 };
+                    proptest::prop_assert_eq!(moved_line, target, "{:?} at {}", text, width);
+                    proptest::prop_assert!(moved_column <= column, "{:?} at {}", text, width);
+                }
+            }
         }
     }
 }

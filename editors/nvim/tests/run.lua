@@ -1133,7 +1133,7 @@ case("two flows at once share one engine", function()
   end
 end)
 
-case("VimResized refits the float and asks for the view at the new width", function()
+case("VimResized refits the float and asks for Steps and the view at the new width", function()
   local requests = log_requests()
   local run = start(payload(SIZE))
   wait_screen("Pick a size")
@@ -1146,19 +1146,25 @@ case("VimResized refits the float and asks for the view at the new width", funct
   end)
   local col = vim.api.nvim_win_get_config(win).col
   eq(type(col) == "table" and col[false] or col, 1, "centred column")
-  -- Neovim may also raise VimResized by itself for the new 'columns': one getView or more.
+  -- Neovim may also raise VimResized by itself for the new 'columns': one pair or more.
   wait_for(function()
-    return "getView; requests: " .. vim.inspect(requests())
+    return "subscribe and getView; requests: " .. vim.inspect(requests())
   end, function()
-    return #requests() >= 3
+    return #requests() >= 4
   end)
   local log = requests()
   eq({ log[1].method, log[1].params.width }, { "ask", 78 }, "ask and its width")
   eq({ log[2].method, log[2].params.width }, { "getView", nil }, "the first view")
   for i = 3, #log do
-    eq({ log[i].method, log[i].params.width }, { "getView", 48 }, "request after the resize")
+    local method = i % 2 == 1 and "subscribe" or "getView"
+    eq({ log[i].method, log[i].params.width }, { method, 48 }, "request after the resize")
   end
   wait_screen("Pick a size")
+  -- The Step of a key after the resize is rendered at the new width.
+  feed("<Down>")
+  wait_screen("❯ 2. ○ Medium")
+  local first = vim.split(screen(), "\n")[1]
+  eq(vim.fn.strdisplaywidth(first), 48, "the first line of the Step after the resize")
   vim.o.columns = 80
   vim.cmd("doautocmd VimResized")
   wait_for("the float to widen", function()

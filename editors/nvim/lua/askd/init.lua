@@ -318,6 +318,9 @@ local function on_resized()
       F.frame.width = ui.width(F.max_width, F.frame.border)
       draw(F)
       local params = { session = F.id, width = engine_width(F.frame.width) }
+      -- The Steps of later keys come at the new width, and Up and Down in an editor follow
+      -- the lines it shows.
+      F.client:request("subscribe", params, function() end)
       F.client:request("getView", params, function(err, view)
         if not err and live(F) then
           F.view = view
