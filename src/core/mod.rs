@@ -41,6 +41,6 @@ pub use keymap::{
 pub use limits::Limits;
 pub use model::{
     Answer, Behaviour, CUSTOM_LABEL, CancelReason, Checker, CustomRow, FlowSpec, HIDDEN, Intent,
-    Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType, ReviewAction, Rules,
+    Issue, OptionItem, Outcome, PLAN_REVIEW, Question, QuestionType, ReviewAction, Rules, Source,
 };
 pub use text::{described, quoted};

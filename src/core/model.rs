@@ -2,11 +2,11 @@
 //!
 //! Nothing here decides anything about the flow; see `flow.rs` for that.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The kind of a question, as the payload's `type` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -172,13 +172,19 @@ pub struct FlowSpec {
     /// Who asks, shown with the title (the name of the program that sent the request).
     pub requester: Option<String>,
     /// What the dialect keeps of the request for its results and checks (the questions it
-    /// echoes, the schema it checks values against); opaque to the flow.
-    pub source: Option<Arc<Value>>,
+    /// echoes, the rules it checks values against, read once when the request is opened);
+    /// opaque to the flow.
+    pub source: Option<Source>,
     /// The behaviour options of the flow (a dialect builds its specs with the default).
     pub behaviour: Behaviour,
 }
 
 impl FlowSpec {
+    /// What the dialect keeps of the request ([`FlowSpec::source`]), when it is a `T`.
+    pub fn kept<T: Any>(&self) -> Option<&T> {
+        self.source.as_ref()?.get()
+    }
+
     /// This spec under `behaviour`: with [`Behaviour::present_single_as_multi`], every
     /// question asked as `single` is presented as `multi`.
     pub fn with_behaviour(mut self, behaviour: Behaviour) -> FlowSpec {
@@ -214,6 +220,53 @@ impl FlowSpec {
     /// Whether `row` (0-based) of `q` is its custom row.
     pub fn is_custom_row(&self, q: &Question, row: usize) -> bool {
         self.has_custom_row(q) && row == q.options.len()
+    }
+}
+
+/// What a dialect keeps of a request, for its results and checks: a value of the dialect's own
+/// type (its request's JSON, a form read and compiled once), shared by every clone of the spec.
+/// The flow never looks inside; two sources are equal when they hold equal values of the same
+/// type, so the specs a dialect makes of one request compare equal.
+#[derive(Clone)]
+pub struct Source(Arc<dyn Kept>);
+
+/// A value a [`Source`] can hold: comparable, printable for debugging, shareable across threads.
+trait Kept: Any + fmt::Debug + Send + Sync {
+    /// Whether `other` is a value of the same type, equal to this one.
+    fn same(&self, other: &dyn Any) -> bool;
+}
+
+impl<T: Any + Eq + fmt::Debug + Send + Sync> Kept for T {
+    fn same(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<T>() == Some(self)
+    }
+}
+
+impl Source {
+    /// A source holding `kept`.
+    pub fn new<T: Any + Eq + fmt::Debug + Send + Sync>(kept: T) -> Source {
+        Source(Arc::new(kept))
+    }
+
+    /// The value held, when it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        let kept: &dyn Any = &*self.0;
+        kept.downcast_ref()
+    }
+}
+
+impl PartialEq for Source {
+    fn eq(&self, other: &Source) -> bool {
+        let other: &dyn Any = &*other.0;
+        self.0.same(other)
+    }
+}
+
+impl Eq for Source {}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 

@@ -19,7 +19,7 @@ mod validate;
 
 use serde_json::{Value, json};
 
-use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules, described};
+use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules, Source, described};
 use crate::dialect::shape::{self, raw_labels};
 use crate::dialect::{
     AskError, Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript,
@@ -151,7 +151,7 @@ impl Dialect for Claude {
             questions,
             rules: RULES,
             requester: None,
-            source: Some(std::sync::Arc::new(Value::Object(source))),
+            source: Some(Source::new(Value::Object(source))),
             behaviour: Behaviour::default(),
         })
     }

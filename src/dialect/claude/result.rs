@@ -82,7 +82,7 @@ pub fn cancel_message(reason: CancelReason) -> &'static str {
 /// `{ behavior: "allow", updatedInput: { questions, answers, annotations?, metadata? } }`:
 /// the questions (and metadata) echoed as asked, the answers keyed by question text.
 fn allow(spec: &FlowSpec, answers: &[Answer]) -> Value {
-    let source = spec.source.as_deref();
+    let source = spec.kept::<Value>();
     let kept = |key: &str| source.and_then(|s| s.get(key)).cloned();
     let unanswered_v1 = source
         .and_then(|s| s.get("unansweredV1"))

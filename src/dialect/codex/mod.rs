@@ -18,11 +18,9 @@ mod result;
 pub mod schema;
 mod validate;
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
-use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
+use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules, Source};
 use crate::dialect::shape::{self, raw_labels};
 use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
@@ -106,7 +104,7 @@ impl Dialect for Codex {
             questions,
             rules: RULES,
             requester: None,
-            source: pacing(payload).map(Arc::new),
+            source: pacing(payload).map(Source::new),
             behaviour: Behaviour::default(),
         })
     }
@@ -120,14 +118,13 @@ impl Dialect for Codex {
 
     /// A request that does not wait for its answer is submitted at its deadline.
     fn submits_at_deadline(&self, spec: &FlowSpec) -> bool {
-        spec.source
-            .as_deref()
+        spec.kept::<Value>()
             .is_some_and(|kept| kept.get("nonBlocking") == Some(&Value::Bool(true)))
     }
 
     /// `autoResolutionMs`, on a request that does not wait for its answer.
     fn time_limit(&self, spec: &FlowSpec) -> Option<u64> {
-        spec.source.as_deref()?.get("autoResolutionMs")?.as_u64()
+        spec.kept::<Value>()?.get("autoResolutionMs")?.as_u64()
     }
 
     fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {

@@ -6,27 +6,21 @@
 use serde_json::{Number, Value};
 
 use crate::core::{Answer, FlowSpec};
-use crate::dialect::mcp::form::{Format, Kind, Property, is_integral, property};
+use crate::dialect::mcp::form::{Fields, Format, Kind, is_integral};
 
 /// Why a required property without a value blocks Accept.
 pub const REQUIRED: &str = "A value is required";
 
-/// The property behind question `index` of a spec of this dialect.
-fn property_of(spec: &FlowSpec, index: usize) -> Option<Property> {
-    let q = spec.questions.get(index)?;
-    let schema = spec.source.as_deref()?.get("properties")?.get(&q.id)?;
-    property(schema, true, &mut Vec::new())
-}
-
-/// The checker's check of a typed value.
+/// The checker's check of a typed value, against the property read when the flow opened.
 pub fn check_text(spec: &FlowSpec, index: usize, text: &str) -> Result<(), String> {
-    match property_of(spec, index).and_then(|p| text_problem(&p.kind, text.trim())) {
+    match Fields::of(spec, index).and_then(|kind| text_problem(kind, text.trim())) {
         Some(problem) => Err(problem),
         None => Ok(()),
     }
 }
 
-/// The checker's check of an answer before Accept.
+/// The checker's check of an answer before Accept, against the property read when the flow
+/// opened.
 pub fn check_answer(spec: &FlowSpec, index: usize, answer: &Answer) -> Result<(), String> {
     let Some(q) = spec.questions.get(index) else {
         return Ok(());
@@ -38,15 +32,15 @@ pub fn check_answer(spec: &FlowSpec, index: usize, answer: &Answer) -> Result<()
             Ok(())
         };
     }
-    let Some(property) = property_of(spec, index) else {
+    let Some(kind) = Fields::of(spec, index) else {
         return Ok(());
     };
     if let Some(text) = answer.chosen_custom()
-        && let Some(problem) = text_problem(&property.kind, text.trim())
+        && let Some(problem) = text_problem(kind, text.trim())
     {
         return Err(problem);
     }
-    if let Kind::Many { min, max, .. } = property.kind {
+    if let Kind::Many { min, max, .. } = *kind {
         let n = answer.selected.len() as u64;
         if let Some(min) = min.filter(|&min| n < min) {
             return Err(format!("Choose at least {}", options(min)));

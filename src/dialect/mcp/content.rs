@@ -6,17 +6,11 @@ use serde_json::{Map, Value, json};
 
 use crate::core::{Answer, FlowSpec, Outcome, Question, quoted};
 use crate::dialect::mcp::check::parse_number;
-use crate::dialect::mcp::form::{Kind, property};
+use crate::dialect::mcp::form::{Fields, Kind};
 use crate::dialect::shape::{Reported, answer_text, result_lines};
 
 /// The value of option `row` of a boolean question.
 pub const TRUE: &str = "true";
-
-/// The property behind `q`, from the spec's source.
-fn kind_of(spec: &FlowSpec, q: &Question) -> Option<Kind> {
-    let schema = spec.source.as_deref()?.get("properties")?.get(&q.id)?;
-    property(schema, true, &mut Vec::new()).map(|p| p.kind)
-}
 
 /// The typed text, trimmed, when it is not blank.
 fn typed(a: &Answer) -> Option<&str> {
@@ -30,13 +24,14 @@ fn rows(a: &Answer) -> Vec<usize> {
     rows
 }
 
-/// The value of one answered question, typed as its property says; `None` when unanswered.
-fn value(spec: &FlowSpec, q: &Question, a: &Answer) -> Option<Value> {
+/// The value of one answered question, typed as its property (`kind`) says; `None` when
+/// unanswered.
+fn value(kind: &Kind, q: &Question, a: &Answer) -> Option<Value> {
     if !a.is_answered() {
         return None;
     }
     let option_value = |row: usize| q.options[row].value.clone();
-    Some(match kind_of(spec, q)? {
+    Some(match *kind {
         Kind::Text { .. } => Value::String(typed(a)?.to_owned()),
         Kind::Number { integer, .. } => {
             let n = parse_number(typed(a)?)?;
@@ -62,7 +57,8 @@ pub fn accept(spec: &FlowSpec, answers: &[Answer]) -> Value {
         .questions
         .iter()
         .zip(answers)
-        .filter_map(|(q, a)| Some((q.id.clone(), value(spec, q, a)?)))
+        .enumerate()
+        .filter_map(|(index, (q, a))| Some((q.id.clone(), value(Fields::of(spec, index)?, q, a)?)))
         .collect();
     json!({ "action": "accept", "content": content })
 }
@@ -149,8 +145,9 @@ pub fn parse_elicit_result(spec: &FlowSpec, value: &Value) -> Result<Vec<Answer>
             .position(|q| &q.id == key)
             .ok_or_else(|| format!("{at}: {} is not a property of the form", quoted(key)))?;
         let q = &spec.questions[index];
-        let kind = kind_of(spec, q).ok_or_else(|| format!("{at}: the property has no schema"))?;
-        answers[index] = parse_value(q, &kind, given, &at)?;
+        let kind =
+            Fields::of(spec, index).ok_or_else(|| format!("{at}: the property has no schema"))?;
+        answers[index] = parse_value(q, kind, given, &at)?;
     }
     Ok(answers)
 }

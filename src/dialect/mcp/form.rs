@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::core::{Issue, quoted};
+use crate::core::{FlowSpec, Issue, quoted};
 use crate::dialect::shape::issue;
 
 /// The protocol revision without multi-select schemas.
@@ -55,6 +55,7 @@ impl Pattern {
     /// Compiles `source`; the error, which follows the quoted expression in a sentence, says
     /// why it cannot be checked.
     pub fn new(source: &str) -> Result<Pattern, String> {
+        count_compiled();
         regress::Regex::with_flags(source, "u")
             .map_err(|e| format!("is not a valid ECMA-262 regular expression: {e}"))?;
         let regex = regex::Regex::new(source).map_err(|_| {
@@ -74,11 +75,14 @@ impl Pattern {
     }
 }
 
+/// Two patterns are equal when they were compiled from the same expression.
 impl PartialEq for Pattern {
     fn eq(&self, other: &Pattern) -> bool {
         self.source == other.source
     }
 }
+
+impl Eq for Pattern {}
 
 /// One choice of an enumeration: the value answered and the label shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +94,7 @@ pub struct Choice {
 }
 
 /// What a property asks for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
     /// A string typed by the user.
     Text {
@@ -150,6 +154,19 @@ pub struct Property {
     pub description: Option<String>,
     /// What it asks for.
     pub kind: Kind,
+}
+
+/// What an mcp flow keeps of its request ([`FlowSpec::source`](crate::core::FlowSpec::source)): what
+/// each question's property asks for, in the order of the questions, read and its pattern
+/// compiled once when the request is opened. The checks and the results read it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Fields(pub Vec<Kind>);
+
+impl Fields {
+    /// What the property behind question `index` of `spec` asks for.
+    pub fn of(spec: &FlowSpec, index: usize) -> Option<&Kind> {
+        spec.kept::<Fields>()?.0.get(index)
+    }
 }
 
 /// Reads the property schema `schema`, appending a message per problem to `problems`; `None`
@@ -584,4 +601,20 @@ pub fn form<'a>(root: &'a Map<String, Value>, issues: &mut Vec<Issue>) -> Option
         properties,
         required,
     })
+}
+
+/// Counts a compiled pattern, in the crate's own tests only.
+#[cfg(not(test))]
+fn count_compiled() {}
+
+#[cfg(test)]
+thread_local! {
+    /// The patterns compiled on this thread.
+    pub static COMPILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a compiled pattern in [`COMPILED`].
+#[cfg(test)]
+fn count_compiled() {
+    COMPILED.with(|n| n.set(n.get() + 1));
 }

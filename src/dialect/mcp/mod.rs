@@ -23,13 +23,11 @@ mod content;
 mod form;
 pub mod schema;
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
 use crate::core::{
     Answer, Behaviour, Checker, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType,
-    ReviewAction, Rules, described,
+    ReviewAction, Rules, Source, described,
 };
 use crate::dialect::shape::{self, issue, non_blank};
 use crate::dialect::{
@@ -40,6 +38,7 @@ pub use check::{
     REQUIRED, hint, is_date, is_date_time, is_email, is_uri, parse_number, text_problem,
 };
 pub use content::{accept, action, flow_result, transcript_result};
+use form::Fields;
 pub use form::{Choice, Format, Kind, Pattern, Property, VERSION_WITHOUT_ARRAYS, property};
 
 /// The JSON-RPC error code of a request the engine cannot ask, and of invalid options.
@@ -199,7 +198,7 @@ pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
     }
     let message = form::message(root, &mut issues);
     let mut questions = Vec::new();
-    let mut properties = None;
+    let mut kinds = Vec::new();
     if let Some(form) = form::form(root, &mut issues) {
         for (key, schema) in form.properties {
             let mut problems = Vec::new();
@@ -208,10 +207,10 @@ pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
                 issues.push(issue(&form::property_path(key), problem));
             }
             if let Some(found) = found {
-                questions.push(question(key, found, form.required.contains(&key.as_str())));
+                questions.push(question(key, &found, form.required.contains(&key.as_str())));
+                kinds.push(found.kind);
             }
         }
-        properties = Some(Value::Object(form.properties.clone()));
     }
     if !issues.is_empty() {
         return Err(refusal(&issues));
@@ -221,7 +220,7 @@ pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
         questions,
         rules: RULES,
         requester: None,
-        source: Some(Arc::new(json!({ "properties": properties }))),
+        source: Some(Source::new(Fields(kinds))),
         behaviour: Behaviour::default(),
     };
     drop_failing_defaults(&mut spec);
@@ -229,7 +228,7 @@ pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
 }
 
 /// The question of property `key`.
-fn question(key: &str, property: Property, required: bool) -> Question {
+fn question(key: &str, property: &Property, required: bool) -> Question {
     let title = non_blank(property.title.as_deref());
     let description = non_blank(property.description.as_deref());
     let (prompt, detail) = match (&title, &description) {
@@ -430,3 +429,85 @@ static SCHEMAS: Schemas = Schemas {
     options: Some(Shape::of::<schema::McpOptions>()),
     components: &[],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Flow, FlowError, Keymap, Outcome, parse_sequence};
+    use crate::dialect::mcp::form::COMPILED;
+    use std::sync::Arc;
+
+    /// The patterns compiled on this thread so far.
+    fn compiled() -> usize {
+        COMPILED.with(std::cell::Cell::get)
+    }
+
+    /// A form of a string with a pattern (and a default that matches it) and a required one.
+    fn request(pattern: &str) -> Value {
+        json!({ "message": "Name the service", "requestedSchema": { "type": "object",
+            "properties": {
+                "name": { "type": "string", "pattern": pattern, "default": "web" },
+                "team": { "type": "string", "minLength": 2 }
+            },
+            "required": ["team"] } })
+    }
+
+    /// The form is read when it opens, its pattern compiled once; checking typed values, the
+    /// review's problems, answer sets and clones of the flow compile nothing again. Opening the
+    /// request again (as a restore does) reads it again, into an equal spec.
+    #[test]
+    fn a_pattern_is_compiled_once_per_open() {
+        let start = compiled();
+        let spec = Mcp.open(&request("^[a-z]+$"), &Value::Null).unwrap();
+        assert_eq!(compiled() - start, 1);
+        assert_eq!(
+            spec.questions[0].initial.custom_text.as_deref(),
+            Some("web")
+        );
+
+        let mut flow = Flow::new(Arc::new(spec), Arc::new(Keymap::default()));
+        for key in parse_sequence("<C-u>API<CR>").unwrap() {
+            flow.press(key).unwrap();
+        }
+        let refusal = "Enter a value that matches the pattern ^[a-z]+$";
+        assert_eq!(
+            flow.editor().and_then(|e| e.refusal.as_deref()),
+            Some(refusal)
+        );
+        for key in parse_sequence("<C-u>api<CR>x<CR>").unwrap() {
+            flow.press(key).unwrap();
+        }
+        assert_eq!(
+            flow.editor().and_then(|e| e.refusal.as_deref()),
+            Some("Enter at least 2 characters")
+        );
+        assert_eq!(flow.answers()[0].custom_text.as_deref(), Some("api"));
+        assert!(flow.submit_blocked());
+        assert_eq!(flow.problem(0), None);
+        assert_eq!(flow.problem(1).as_deref(), Some(REQUIRED));
+
+        let copy = flow.clone();
+        assert!(copy.submit_blocked());
+        let answers = vec![
+            Answer {
+                custom_text: Some("API".to_owned()),
+                ..Answer::default()
+            },
+            Answer::default(),
+        ];
+        assert_eq!(
+            flow.submit_answers(answers, Outcome::Submit),
+            Err(FlowError::InvalidAnswers(format!(
+                "the custom answer of \"name\" is refused: {refusal}"
+            )))
+        );
+        flow.check_invariants().unwrap();
+        assert_eq!(compiled() - start, 1);
+
+        let again = Mcp.open(&request("^[a-z]+$"), &Value::Null).unwrap();
+        assert_eq!(compiled() - start, 2);
+        assert_eq!(flow.spec(), &again);
+        let other = Mcp.open(&request("^[a-z]*$"), &Value::Null).unwrap();
+        assert_ne!(flow.spec(), &other);
+    }
+}
