@@ -266,7 +266,7 @@ impl Eq for Source {}
 
 impl fmt::Debug for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        fmt::Debug::fmt(&*self.0, f)
     }
 }
 
@@ -344,7 +344,9 @@ impl ReviewAction {
 }
 
 /// A dialect's checks of the values its flows hold. The flow calls them and keeps what they
-/// decide; what a value must be is the dialect's business.
+/// decide; what a value must be is the dialect's business. The flow calls them on every view of
+/// its review, so a dialect reads what it compiled of the request when it opened it (its
+/// [`FlowSpec::source`]) rather than the request itself.
 #[derive(Clone, Copy)]
 pub struct Checker {
     /// Text about to be saved as the custom answer of question `index` of the spec (not

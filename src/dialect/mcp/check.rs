@@ -1,7 +1,8 @@
 //! The checks of an elicitation form's values against its `requestedSchema`, which the flow
 //! runs through the [`Checker`](crate::core::Checker) of the mcp rules: a typed value before it
 //! is saved (string length, format and pattern, number syntax, integers, bounds), and every answer
-//! before Accept (required properties, the number of choices).
+//! before Accept (required properties, the number of choices). They read the properties as
+//! [`Fields`] kept them when the flow opened, and parse or compile nothing.
 
 use serde_json::{Number, Value};
 

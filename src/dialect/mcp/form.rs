@@ -156,9 +156,10 @@ pub struct Property {
     pub kind: Kind,
 }
 
-/// What an mcp flow keeps of its request ([`FlowSpec::source`](crate::core::FlowSpec::source)): what
-/// each question's property asks for, in the order of the questions, read and its pattern
-/// compiled once when the request is opened. The checks and the results read it.
+/// What an mcp flow keeps of its request, as its
+/// [`FlowSpec::source`](crate::core::FlowSpec::source): what each question's property asks for,
+/// in the order of the questions, read (its pattern compiled) once when the request is opened.
+/// The checks and the results read it; two are equal when they were read from equal properties.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Fields(pub Vec<Kind>);
 

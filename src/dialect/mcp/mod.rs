@@ -17,6 +17,8 @@
 //! waits until there is none. The review offers Accept, Decline and Cancel. A string's
 //! `pattern` (which the specification's prose shows though its schema does not define it) is an
 //! ECMA-262 regular expression: an invalid one fails the request, and a value must match it.
+//! The form is read once, when the request is opened (a restore opens it again): the spec keeps
+//! each property as read, its pattern compiled, and the checks and results read that.
 
 mod check;
 mod content;
