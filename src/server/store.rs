@@ -351,18 +351,21 @@ impl Store {
     /// Moves `path`, which does not restore for `reason`, out of the way as
     /// `<dir>.<name>.corrupt` in the state directory, and says why in the log.
     fn set_aside_file(&self, path: &Path, reason: &str) {
-        let aside = self.aside(path, CORRUPT);
-        tracing::warn!(
-            "{} does not hold a flow that can be restored ({reason}); it is set aside as {}",
-            path.display(),
-            aside.display()
-        );
-        self.move_aside(path, &aside);
+        let why = format!("does not hold a flow that can be restored ({reason})");
+        self.move_aside(path, CORRUPT, &why);
     }
 
-    /// Where `path` goes when it is set aside with `ending`: `<dir>.<name><ending>` in the state
-    /// directory.
-    fn aside(&self, path: &Path, ending: &str) -> PathBuf {
+    /// Sets the files of a recovered session aside as `<dir>.<name>.superseded`: another
+    /// flow of its id, written later, stays.
+    pub fn set_aside_superseded(&self, stored: &Stored) {
+        for path in [&*stored.request, &*stored.flow] {
+            self.move_aside(path, SUPERSEDED, "holds a flow whose id a later flow has");
+        }
+    }
+
+    /// Moves `path` to `<dir>.<name><ending>` in the state directory (or removes it when it
+    /// cannot be moved), saying in the log that it `why`.
+    fn move_aside(&self, path: &Path, ending: &str, why: &str) {
         let dir = path
             .parent()
             .and_then(Path::file_name)
@@ -372,27 +375,14 @@ impl Store {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        self.root.join(format!("{dir}.{name}{ending}"))
-    }
-
-    /// Moves `path` to `aside`, or removes it when it cannot be moved.
-    fn move_aside(&self, path: &Path, aside: &Path) {
-        if fs::rename(path, aside).is_err() {
+        let aside = self.root.join(format!("{dir}.{name}{ending}"));
+        tracing::warn!(
+            "{} {why}; it is set aside as {}",
+            path.display(),
+            aside.display()
+        );
+        if fs::rename(path, &aside).is_err() {
             let _ = fs::remove_file(path);
-        }
-    }
-
-    /// Sets the files of a recovered session aside as `<dir>.<name>.superseded`: another
-    /// flow of its id, written later, stays.
-    pub fn set_aside_superseded(&self, stored: &Stored) {
-        for path in [&*stored.request, &*stored.flow] {
-            let aside = self.aside(path, SUPERSEDED);
-            tracing::warn!(
-                "{} holds a flow whose id a later flow has; it is set aside as {}",
-                path.display(),
-                aside.display()
-            );
-            self.move_aside(path, &aside);
         }
     }
 
