@@ -1397,16 +1397,27 @@ impl State {
         let held = |id: &str| self.sessions.get(id).map(|e| e.serial);
         match &p.session {
             Some(id) => {
-                let most = self.config.max_sessions;
-                if let (true, by_id) = client.outbox.would_add(id)
-                    && by_id >= most
-                {
-                    return Err(error(
-                        code::LIMIT,
-                        format!(
-                            "this connection is subscribed to {by_id} sessions by id, the most it may be; `subscribe {{}}` without a session covers every one"
-                        ),
-                    ));
+                let sessions = &self.sessions;
+                let room = client
+                    .outbox
+                    .make_room(id, self.config.max_sessions, |old| {
+                        sessions.contains_key(old)
+                    });
+                match room {
+                    Ok(Some(dropped)) => {
+                        client.waiting_views.remove(&dropped);
+                    }
+                    Ok(None) => {}
+                    Err(by_id) => {
+                        return Err(error(
+                            code::LIMIT,
+                            format!(
+                                "this connection is subscribed by id to {by_id} open sessions, \
+                                 the most it may be; `subscribe {{}}` without a session covers \
+                                 every one"
+                            ),
+                        ));
+                    }
                 }
                 match held(id) {
                     Some(serial) => {

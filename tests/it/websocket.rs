@@ -1149,21 +1149,44 @@ fn view_options_of_a_subscription_wait_for_the_session_to_open() {
         step["view"],
         early.ok("getView", json!({ "session": "later", "width": 36 }))
     );
-    // A connection subscribes to at most as many sessions by id as the table holds.
+    // A connection subscribes by id to at most as many sessions as the table holds: one more
+    // drops the oldest subscription to a session not held ("other"), whose opening the
+    // connection then does not hear of.
     early.ok("subscribe", json!({ "session": "other" }));
-    let refused = early.call("subscribe", json!({ "session": "third", "width": 50 }));
+    early.ok("subscribe", json!({ "session": "third", "width": 50 }));
+    agent.ok("open", json!({ "session": "other", "payload": payload() }));
+    agent.ok("key", json!({ "session": "later", "key": "up" }));
+    let at_36 = early.ok("getView", json!({ "session": "later", "width": 36 }));
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/changed",
+            json!({ "session": "later", "status": "open", "version": 4, "view": at_36 })
+        )
+    );
+    // With every one of them open, one more is refused, and changes nothing.
+    agent.ok("close", json!({ "session": "other" }));
+    early.ok("subscribe", json!({ "session": "fourth" }));
+    agent.ok("open", json!({ "session": "fourth", "payload": payload() }));
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/opened",
+            json!({ "session": "fourth", "title": "Setup", "status": "open" })
+        )
+    );
+    let refused = early.call("subscribe", json!({ "session": "fifth", "width": 50 }));
     assert_eq!(
         refused["error"],
         json!({
             "code": -32004,
-            "message": "this connection is subscribed to 2 sessions by id, the most it may be; \
-                        `subscribe {}` without a session covers every one"
+            "message": "this connection is subscribed by id to 2 open sessions, the most it may \
+                        be; `subscribe {}` without a session covers every one"
         })
     );
-    // The refused subscription changed nothing; one it holds already, or all, is taken.
     early.ok("subscribe", json!({ "session": "later" }));
     early.ok("subscribe", json!({}));
-    early.ok("subscribe", json!({ "session": "third", "width": 50 }));
+    early.ok("subscribe", json!({ "session": "fifth", "width": 50 }));
 }
 
 #[test]
