@@ -1,7 +1,6 @@
 //! Pieces the dialects of other agents share: reading fields of arbitrary JSON while collecting
 //! issues with paths and messages in the style of the pi dialect, the transcript's call line and
-//! result lines, the rejection of an invalid request as a finished ask, and answer sets in a
-//! dialect's own shape or pi's.
+//! result lines, and the rejection of an invalid request as a finished ask.
 
 use std::borrow::Cow;
 
@@ -340,21 +339,6 @@ pub fn transcript(
             Ending::NoUi => NO_UI_TRANSCRIPT.to_owned(),
             Ending::Outcome(outcome) => result(spec, answers, outcome),
         },
-    }
-}
-
-/// An answer set of `submitAnswers`: in the dialect's own shape when `own` says it has it (read
-/// by `parse`), else in the pi shape keyed by question id.
-pub fn parse_answers(
-    spec: &FlowSpec,
-    answers: &Value,
-    own: fn(&Value) -> bool,
-    parse: fn(&FlowSpec, &Value) -> Result<Vec<Answer>, String>,
-) -> Result<Vec<Answer>, String> {
-    if own(answers) {
-        parse(spec, answers)
-    } else {
-        crate::dialect::pi::parse_answers(spec, answers)
     }
 }
 

@@ -167,7 +167,11 @@ impl Dialect for Claude {
     /// The shape a host returns (`{ answers: { "<question>": "<answer>" }, annotations? }`),
     /// or one keyed by question text with option values (the labels).
     fn parse_answers(&self, spec: &FlowSpec, answers: &Value) -> Result<Vec<Answer>, String> {
-        shape::parse_answers(spec, answers, answers::is_native, answers::parse)
+        if answers::is_native(answers) {
+            answers::parse(spec, answers)
+        } else {
+            crate::dialect::pi::parse_answers(spec, answers)
+        }
     }
 
     fn schemas(&self) -> &'static Schemas {

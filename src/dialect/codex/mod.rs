@@ -134,7 +134,11 @@ impl Dialect for Codex {
     /// A response (`{ answers: { "<id>": { answers: [ … ] } } }`), or an answer set keyed by
     /// question id with option values (the labels).
     fn parse_answers(&self, spec: &FlowSpec, answers: &Value) -> Result<Vec<Answer>, String> {
-        shape::parse_answers(spec, answers, result::is_response, result::parse_response)
+        if result::is_response(answers) {
+            result::parse_response(spec, answers)
+        } else {
+            crate::dialect::pi::parse_answers(spec, answers)
+        }
     }
 
     fn schemas(&self) -> &'static Schemas {

@@ -86,7 +86,11 @@ impl Dialect for Opencode {
     /// A reply (`{ answers: [[ … ], …] }`), or an answer set keyed by question id (`q1`, …)
     /// with option values (the labels).
     fn parse_answers(&self, spec: &FlowSpec, answers: &Value) -> Result<Vec<Answer>, String> {
-        shape::parse_answers(spec, answers, result::is_reply, result::parse_reply)
+        if result::is_reply(answers) {
+            result::parse_reply(spec, answers)
+        } else {
+            crate::dialect::pi::parse_answers(spec, answers)
+        }
     }
 
     fn schemas(&self) -> &'static Schemas {
