@@ -1285,6 +1285,28 @@ fn askd_web_exits_1_when_the_flow_is_cancelled() {
 }
 
 #[test]
+fn askd_web_ends_a_flow_at_its_deadline() {
+    // A codex app-server request that waits 300 ms for its answer is submitted then with what
+    // the user committed: nobody answers here, so every asked id comes back empty.
+    let codex = json!({
+        "threadId": "thr_1",
+        "turnId": "turn_1",
+        "itemId": "call_1",
+        "questions": [{
+            "id": "db",
+            "header": "Database",
+            "question": "Which database?",
+            "options": [{ "label": "Postgres", "description": "A server" }]
+        }],
+        "autoResolutionMs": 300
+    });
+    let (web, _dir) = Web::start(&codex, &["--dialect", "codex"]);
+    let (status, stdout, _) = web.finish();
+    assert_eq!(status, Some(0));
+    assert_eq!(stdout, "{\"answers\":{\"db\":{\"answers\":[]}}}\n");
+}
+
+#[test]
 fn askd_web_refuses_an_invalid_payload_with_status_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("payload.json");
