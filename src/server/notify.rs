@@ -116,6 +116,16 @@ impl Outbox {
         }
     }
 
+    /// Whether a subscription to the session `id` would add to what the connection is
+    /// subscribed to, and how many sessions it is subscribed to by id now.
+    pub fn would_add(&self, id: &str) -> (bool, usize) {
+        match &lock(&self.pending).filter {
+            Filter::All => (false, 0),
+            Filter::Nothing => (true, 0),
+            Filter::Only(ids) => (!ids.contains(id), ids.len()),
+        }
+    }
+
     /// Stops every notification, forgetting what is owed.
     pub fn unsubscribe(&self) {
         *lock(&self.pending) = Pending::default();

@@ -215,6 +215,10 @@ pub struct Client {
     /// `subscribe`: session id → the session's serial and the options (looked up on every
     /// Step; as many as the table holds at most, so a fast hash is safe).
     views: HashMap<String, (u64, ViewOptions), FxBuildHasher>,
+    /// What views of a session carry that was not held when the connection subscribed to it
+    /// with options: session id → the options, for the sessions of that id opened later (as
+    /// many as the connection may subscribe to by id).
+    waiting_views: HashMap<String, ViewOptions, FxBuildHasher>,
     /// What the last views lend the next one.
     screens: ScreenCache,
     last_ask: Option<(String, u64)>,
@@ -246,7 +250,7 @@ impl Client {
     fn view_of(&self, id: &str, serial: u64) -> ViewOptions {
         match self.views.get(id) {
             Some((of, view)) if *of == serial => *view,
-            _ => self.view,
+            _ => self.waiting_views.get(id).copied().unwrap_or(self.view),
         }
     }
 
@@ -541,6 +545,7 @@ impl State {
             view: ViewOptions::default(),
             has_ui: None,
             views: HashMap::default(),
+            waiting_views: HashMap::default(),
             screens: ScreenCache::default(),
             last_ask: None,
             reply: ReplySlot::Empty,
@@ -1392,13 +1397,36 @@ impl State {
         let held = |id: &str| self.sessions.get(id).map(|e| e.serial);
         match &p.session {
             Some(id) => {
-                if let Some(serial) = held(id) {
-                    let before = client.view_of(id, serial);
-                    let view = ViewOptions {
-                        width: p.width.or(before.width),
-                        all_rows: p.all_rows.unwrap_or(before.all_rows),
-                    };
-                    client.set_view(id, serial, view, &self.sessions);
+                let most = self.config.max_sessions;
+                if let (true, by_id) = client.outbox.would_add(id)
+                    && by_id >= most
+                {
+                    return Err(error(
+                        code::LIMIT,
+                        format!(
+                            "this connection is subscribed to {by_id} sessions by id, the most it may be; `subscribe {{}}` without a session covers every one"
+                        ),
+                    ));
+                }
+                match held(id) {
+                    Some(serial) => {
+                        let before = client.view_of(id, serial);
+                        let view = ViewOptions {
+                            width: p.width.or(before.width),
+                            all_rows: p.all_rows.unwrap_or(before.all_rows),
+                        };
+                        client.set_view(id, serial, view, &self.sessions);
+                    }
+                    // Not opened yet: the options wait for the session of that id.
+                    None if p.width.is_some() || p.all_rows.is_some() => {
+                        let before = client.waiting_views.get(id).copied().unwrap_or(client.view);
+                        let view = ViewOptions {
+                            width: p.width.or(before.width),
+                            all_rows: p.all_rows.unwrap_or(before.all_rows),
+                        };
+                        client.waiting_views.insert(id.clone(), view);
+                    }
+                    None => {}
                 }
             }
             None => {
@@ -1424,6 +1452,7 @@ impl State {
     /// `unsubscribe`: no more notifications for the connection.
     pub fn unsubscribe(client: &mut Client) -> Value {
         client.outbox.unsubscribe();
+        client.waiting_views.clear();
         Value::Null
     }
 

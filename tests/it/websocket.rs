@@ -1114,6 +1114,59 @@ fn each_connection_gets_steps_and_notifications_at_its_own_width() {
 }
 
 #[test]
+fn view_options_of_a_subscription_wait_for_the_session_to_open() {
+    let listening = Listening::start(&["--max-sessions", "2"]);
+    let mut early = listening.connect();
+    // Subscribed with a width before the session exists: its Steps and notifications will
+    // come at that width.
+    assert_eq!(
+        early.ok("subscribe", json!({ "session": "later", "width": 36 })),
+        json!([])
+    );
+    let mut agent = listening.connect();
+    agent.ok(
+        "open",
+        json!({ "session": "later", "payload": payload(), "width": 72 }),
+    );
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/opened",
+            json!({ "session": "later", "title": "Setup", "status": "open" })
+        )
+    );
+    agent.ok("key", json!({ "session": "later", "key": "down" }));
+    let at_36 = early.ok("getView", json!({ "session": "later", "width": 36 }));
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/changed",
+            json!({ "session": "later", "status": "open", "version": 2, "view": at_36 })
+        )
+    );
+    let step = early.ok("key", json!({ "session": "later", "key": "down" }));
+    assert_eq!(
+        step["view"],
+        early.ok("getView", json!({ "session": "later", "width": 36 }))
+    );
+    // A connection subscribes to at most as many sessions by id as the table holds.
+    early.ok("subscribe", json!({ "session": "other" }));
+    let refused = early.call("subscribe", json!({ "session": "third", "width": 50 }));
+    assert_eq!(
+        refused["error"],
+        json!({
+            "code": -32004,
+            "message": "this connection is subscribed to 2 sessions by id, the most it may be; \
+                        `subscribe {}` without a session covers every one"
+        })
+    );
+    // The refused subscription changed nothing; one it holds already, or all, is taken.
+    early.ok("subscribe", json!({ "session": "later" }));
+    early.ok("subscribe", json!({}));
+    early.ok("subscribe", json!({ "session": "third", "width": 50 }));
+}
+
+#[test]
 fn a_subscriber_that_never_reads_is_owed_the_latest_view_not_a_backlog() {
     let listening = Listening::start(&[]);
     let mut sleeper = listening.connect();
