@@ -489,7 +489,7 @@ impl State {
                         "two recovered flows have the id {}; the older one is set aside",
                         quoted(&r.id)
                     );
-                    store.set_aside(&r.stored, "a later flow has the same id");
+                    store.set_aside_superseded(&r.stored);
                 }
                 // Beyond the table's room a flow stays on disk for a later process.
                 continue;
