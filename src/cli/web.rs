@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use crate::core::Outcome;
 use crate::dialect::DialectId;
 use crate::dialect::pi::EXAMPLE;
+use crate::server;
 use crate::server::access::Token;
 use crate::server::listener::{DEFAULT_MAX_CONNECTIONS, ListenOptions, Listener};
 use crate::server::methods::lock;
@@ -214,6 +215,8 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
             listener.page_url(Some(SESSION))
         );
         let serving = listener.serve(state.clone());
+        // A flow with a deadline (a codex `autoResolutionMs`) ends at it, answered or not.
+        let timer = tokio::spawn(server::expire_on_time(state.clone()));
         // The waiter answers once the flow completes, or once a client closes the session
         // (which aborts it first).
         let reply = waiter.await;
@@ -221,6 +224,7 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
             let outcome = session.flow().and_then(|flow| flow.outcome());
             (session.result().unwrap_or(Value::Null), outcome)
         });
+        timer.abort();
         serving.stop(DONE_REASON).await;
         Ok(match held {
             Some((result, Some(Outcome::Submit | Outcome::Elaborate))) => (result, EXIT_SUBMITTED),

@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod opencode;
 pub mod pi;
 mod shape;
+mod walk;
 
 use std::fmt;
 use std::sync::LazyLock;

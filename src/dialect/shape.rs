@@ -8,11 +8,14 @@ use serde_json::{Map, Value};
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
-use crate::core::{FlowSpec, Issue};
-use crate::dialect::{Invalid, Transcript};
+use crate::core::{Answer, FlowSpec, Issue, Outcome, Question};
+use crate::dialect::{Ending, Invalid, Rejection, Transcript};
 
 /// The transcript result of a request that failed validation.
 pub const INVALID_TRANSCRIPT: &str = "Invalid input";
+
+/// The transcript result of a flow opened without a UI.
+const NO_UI_TRANSCRIPT: &str = "Not asked: no UI";
 
 /// The nouns of a call line that counts questions.
 pub const QUESTIONS: (&str, &str) = ("question", "questions");
@@ -198,7 +201,7 @@ pub fn non_blank(text: Option<&str>) -> Option<String> {
 
 /// Best-effort tab labels of a request that failed validation: each question's `header` when
 /// it is a non-blank string, else `Q1`, `Q2`, … by position.
-pub fn raw_labels(request: &Value) -> Vec<String> {
+fn raw_labels(request: &Value) -> Vec<String> {
     let Some(questions) = request.get("questions").and_then(Value::as_array) else {
         return Vec::new();
     };
@@ -277,6 +280,18 @@ pub fn result_lines(reported: &[Reported]) -> String {
     lines.join("\n")
 }
 
+/// The labels of the options `a` chose of `q`, in option order.
+pub fn chosen_labels<'a>(q: &'a Question, a: &Answer) -> Vec<&'a str> {
+    let mut rows = a.selected.clone();
+    rows.sort_unstable();
+    rows.iter().map(|&i| q.options[i].label.as_str()).collect()
+}
+
+/// The custom text `a` reports ([`Answer::chosen_custom`]), trimmed, when it is not blank.
+pub fn custom_text(a: &Answer) -> Option<&str> {
+    a.chosen_custom().map(str::trim).filter(|t| !t.is_empty())
+}
+
 /// The answer text of chosen labels and typed text, as the transcript shows it: the labels
 /// joined with `, `, then `(wrote) <text>`.
 pub fn answer_text(labels: &[&str], text: Option<&str>) -> Option<String> {
@@ -288,15 +303,16 @@ pub fn answer_text(labels: &[&str], text: Option<&str>) -> Option<String> {
 }
 
 /// A request that failed validation, as a finished ask: the dialect's negative `result`, the
-/// call line of its best-effort labels and `Invalid input`.
-pub fn invalid(
+/// call line of the request's best-effort labels and `Invalid input`.
+pub fn rejection(
+    request: &Value,
     call: fn(&[&str]) -> String,
     result: Value,
     issues: Vec<Issue>,
-    labels: Vec<String>,
-) -> Invalid {
+) -> Rejection {
+    let labels = raw_labels(request);
     let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-    Invalid {
+    Rejection::Invalid(Box::new(Invalid {
         title: None,
         transcript: Transcript {
             call: call(&label_refs),
@@ -305,6 +321,24 @@ pub fn invalid(
         result,
         issues,
         labels,
+    }))
+}
+
+/// The transcript of a flow that ended `ending`: the call line `call` writes of its labels, and
+/// `Not asked: no UI` or the result lines `result` writes of its outcome.
+pub fn transcript(
+    spec: &FlowSpec,
+    answers: &[Answer],
+    ending: Ending,
+    call: fn(&[&str]) -> String,
+    result: fn(&FlowSpec, &[Answer], Outcome) -> String,
+) -> Transcript {
+    Transcript {
+        call: call(&labels(spec)),
+        result: match ending {
+            Ending::NoUi => NO_UI_TRANSCRIPT.to_owned(),
+            Ending::Outcome(outcome) => result(spec, answers, outcome),
+        },
     }
 }
 

@@ -67,6 +67,8 @@ struct Pending {
     dirty: HashMap<String, bool>,
     /// Sessions the subscriber knows of → the serial of the one it knows.
     known: HashMap<String, u64>,
+    /// The sessions of [`Filter::Only`], oldest subscription first.
+    by_id: VecDeque<String>,
 }
 
 impl Pending {
@@ -99,14 +101,23 @@ impl Outbox {
         current: impl IntoIterator<Item = (&'a str, u64)>,
     ) {
         let mut pending = lock(&self.pending);
+        let Pending { filter, by_id, .. } = &mut *pending;
         match session {
-            None => pending.filter = Filter::All,
-            Some(id) => match &mut pending.filter {
+            None => {
+                *filter = Filter::All;
+                by_id.clear();
+            }
+            Some(id) => match filter {
                 Filter::All => {}
                 Filter::Only(ids) => {
-                    ids.insert(id);
+                    if ids.insert(id.clone()) {
+                        by_id.push_back(id);
+                    }
                 }
-                filter @ Filter::Nothing => *filter = Filter::Only(HashSet::from([id])),
+                Filter::Nothing => {
+                    *filter = Filter::Only(HashSet::from([id.clone()]));
+                    by_id.push_back(id);
+                }
             },
         }
         for (id, serial) in current {
@@ -114,6 +125,40 @@ impl Outbox {
                 pending.known.insert(id.to_owned(), serial);
             }
         }
+    }
+
+    /// Makes room for a subscription to the session `id` among the at most `most` sessions
+    /// the connection is subscribed to by id: when it would be one more, the oldest of them
+    /// that is not `held` and owes no notification is dropped, and answered. `Err(count)`
+    /// when there is none to drop.
+    pub fn make_room(
+        &self,
+        id: &str,
+        most: usize,
+        held: impl Fn(&str) -> bool,
+    ) -> Result<Option<String>, usize> {
+        let mut pending = lock(&self.pending);
+        let Pending {
+            filter,
+            by_id,
+            dirty,
+            ..
+        } = &mut *pending;
+        let Filter::Only(ids) = filter else {
+            return Ok(None);
+        };
+        if ids.contains(id) || ids.len() < most {
+            return Ok(None);
+        }
+        let Some(at) = by_id
+            .iter()
+            .position(|old| !held(old) && !dirty.contains_key(old))
+        else {
+            return Err(ids.len());
+        };
+        let dropped = by_id.remove(at).expect("a position in the queue");
+        ids.remove(&dropped);
+        Ok(Some(dropped))
     }
 
     /// Stops every notification, forgetting what is owed.

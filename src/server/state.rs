@@ -215,6 +215,10 @@ pub struct Client {
     /// `subscribe`: session id → the session's serial and the options (looked up on every
     /// Step; as many as the table holds at most, so a fast hash is safe).
     views: HashMap<String, (u64, ViewOptions), FxBuildHasher>,
+    /// What views of a session carry that was not held when the connection subscribed to it
+    /// with options: session id → the options, for the sessions of that id opened later (as
+    /// many as the connection may subscribe to by id).
+    waiting_views: HashMap<String, ViewOptions, FxBuildHasher>,
     /// What the last views lend the next one.
     screens: ScreenCache,
     last_ask: Option<(String, u64)>,
@@ -246,7 +250,7 @@ impl Client {
     fn view_of(&self, id: &str, serial: u64) -> ViewOptions {
         match self.views.get(id) {
             Some((of, view)) if *of == serial => *view,
-            _ => self.view,
+            _ => self.waiting_views.get(id).copied().unwrap_or(self.view),
         }
     }
 
@@ -485,7 +489,7 @@ impl State {
                         "two recovered flows have the id {}; the older one is set aside",
                         quoted(&r.id)
                     );
-                    store.set_aside(&r.stored, "a later flow has the same id");
+                    store.set_aside_superseded(&r.stored);
                 }
                 // Beyond the table's room a flow stays on disk for a later process.
                 continue;
@@ -541,6 +545,7 @@ impl State {
             view: ViewOptions::default(),
             has_ui: None,
             views: HashMap::default(),
+            waiting_views: HashMap::default(),
             screens: ScreenCache::default(),
             last_ask: None,
             reply: ReplySlot::Empty,
@@ -1392,13 +1397,47 @@ impl State {
         let held = |id: &str| self.sessions.get(id).map(|e| e.serial);
         match &p.session {
             Some(id) => {
-                if let Some(serial) = held(id) {
-                    let before = client.view_of(id, serial);
-                    let view = ViewOptions {
-                        width: p.width.or(before.width),
-                        all_rows: p.all_rows.unwrap_or(before.all_rows),
-                    };
-                    client.set_view(id, serial, view, &self.sessions);
+                let sessions = &self.sessions;
+                let room = client
+                    .outbox
+                    .make_room(id, self.config.max_sessions, |old| {
+                        sessions.contains_key(old)
+                    });
+                match room {
+                    Ok(Some(dropped)) => {
+                        client.waiting_views.remove(&dropped);
+                    }
+                    Ok(None) => {}
+                    Err(by_id) => {
+                        return Err(error(
+                            code::LIMIT,
+                            format!(
+                                "this connection is subscribed by id to {by_id} open sessions, \
+                                 the most it may be; `subscribe {{}}` without a session covers \
+                                 every one"
+                            ),
+                        ));
+                    }
+                }
+                match held(id) {
+                    Some(serial) => {
+                        let before = client.view_of(id, serial);
+                        let view = ViewOptions {
+                            width: p.width.or(before.width),
+                            all_rows: p.all_rows.unwrap_or(before.all_rows),
+                        };
+                        client.set_view(id, serial, view, &self.sessions);
+                    }
+                    // Not opened yet: the options wait for the session of that id.
+                    None if p.width.is_some() || p.all_rows.is_some() => {
+                        let before = client.waiting_views.get(id).copied().unwrap_or(client.view);
+                        let view = ViewOptions {
+                            width: p.width.or(before.width),
+                            all_rows: p.all_rows.unwrap_or(before.all_rows),
+                        };
+                        client.waiting_views.insert(id.clone(), view);
+                    }
+                    None => {}
                 }
             }
             None => {
@@ -1424,6 +1463,7 @@ impl State {
     /// `unsubscribe`: no more notifications for the connection.
     pub fn unsubscribe(client: &mut Client) -> Value {
         client.outbox.unsubscribe();
+        client.waiting_views.clear();
         Value::Null
     }
 

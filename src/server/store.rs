@@ -15,6 +15,7 @@
 //!                            whole line the current one
 //!   <instance>.<k>/          the directory of an ended process, taken over by this one
 //!   <name>.corrupt           a file that did not restore, set aside
+//!   <name>.superseded        a recovered flow's file, set aside for a later flow of its id
 //! ```
 //!
 //! A session's request file is written once, when it opens, to a temporary file renamed into
@@ -68,6 +69,8 @@ const OPEN_LOGS: usize = 16;
 const TEMPORARY: &str = ".tmp";
 /// Ending of a file set aside.
 const CORRUPT: &str = ".corrupt";
+/// Ending of a recovered flow's file set aside for a later flow of the same id.
+const SUPERSEDED: &str = ".superseded";
 /// Shortest time between two rounds of `fsync`.
 const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -345,9 +348,24 @@ impl Store {
         recovered
     }
 
-    /// Moves `path` out of the way as `<dir>.<name>.corrupt` in the state directory, and says
-    /// why in the log.
+    /// Moves `path`, which does not restore for `reason`, out of the way as
+    /// `<dir>.<name>.corrupt` in the state directory, and says why in the log.
     fn set_aside_file(&self, path: &Path, reason: &str) {
+        let why = format!("does not hold a flow that can be restored ({reason})");
+        self.move_aside(path, CORRUPT, &why);
+    }
+
+    /// Sets the files of a recovered session aside as `<dir>.<name>.superseded`: another
+    /// flow of its id, written later, stays.
+    pub fn set_aside_superseded(&self, stored: &Stored) {
+        for path in [&*stored.request, &*stored.flow] {
+            self.move_aside(path, SUPERSEDED, "holds a flow whose id a later flow has");
+        }
+    }
+
+    /// Moves `path` to `<dir>.<name><ending>` in the state directory (or removes it when it
+    /// cannot be moved), saying in the log that it `why`.
+    fn move_aside(&self, path: &Path, ending: &str, why: &str) {
         let dir = path
             .parent()
             .and_then(Path::file_name)
@@ -357,21 +375,15 @@ impl Store {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let aside = self.root.join(format!("{dir}.{name}{CORRUPT}"));
+        let aside = self.root.join(format!("{dir}.{name}{ending}"));
         tracing::warn!(
-            "{} does not hold a flow that can be restored ({reason}); it is set aside as {}",
+            "{} {why}; it is set aside as {}",
             path.display(),
             aside.display()
         );
         if fs::rename(path, &aside).is_err() {
             let _ = fs::remove_file(path);
         }
-    }
-
-    /// Sets the files of a recovered session aside (another flow with its id stays).
-    pub fn set_aside(&self, stored: &Stored, reason: &str) {
-        self.set_aside_file(&stored.request, reason);
-        self.set_aside_file(&stored.flow, reason);
     }
 
     /// Writes a new session's files (its flow log, then its request, which makes it whole);

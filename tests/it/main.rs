@@ -69,3 +69,5 @@ mod schema;
 mod terminal;
 /// The WebSocket listener and `askd web` over real WebSocket connections.
 mod websocket;
+/// The browser client's table of wide characters against the engine's widths.
+mod wide_table;

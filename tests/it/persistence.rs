@@ -321,6 +321,18 @@ fn servers_sharing_a_state_directory_keep_apart() {
         d.stderr_text()
             .contains("two recovered flows have the id \"x\"; the older one is set aside")
     );
+    // B's files, set aside by the server that kept A's (in the directory it took over from
+    // B, `<instance>.<k>`), are named for why.
+    let aside: Vec<String> = dir
+        .files()
+        .into_iter()
+        .filter(|name| !name.contains('/') && name.contains(".s"))
+        .map(|name| name[name.find(".s").expect("<instance>.<file>") + 1..].to_owned())
+        .collect();
+    assert_eq!(
+        aside,
+        ["s1.flow.log.superseded", "s1.request.json.superseded"]
+    );
 }
 
 /// What does not restore is reported and set aside, never trusted: a file that is not JSON, a

@@ -1114,6 +1114,82 @@ fn each_connection_gets_steps_and_notifications_at_its_own_width() {
 }
 
 #[test]
+fn view_options_of_a_subscription_wait_for_the_session_to_open() {
+    let listening = Listening::start(&["--max-sessions", "2"]);
+    let mut early = listening.connect();
+    // Subscribed with a width before the session exists: its Steps and notifications will
+    // come at that width.
+    assert_eq!(
+        early.ok("subscribe", json!({ "session": "later", "width": 36 })),
+        json!([])
+    );
+    let mut agent = listening.connect();
+    agent.ok(
+        "open",
+        json!({ "session": "later", "payload": payload(), "width": 72 }),
+    );
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/opened",
+            json!({ "session": "later", "title": "Setup", "status": "open" })
+        )
+    );
+    agent.ok("key", json!({ "session": "later", "key": "down" }));
+    let at_36 = early.ok("getView", json!({ "session": "later", "width": 36 }));
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/changed",
+            json!({ "session": "later", "status": "open", "version": 2, "view": at_36 })
+        )
+    );
+    let step = early.ok("key", json!({ "session": "later", "key": "down" }));
+    assert_eq!(
+        step["view"],
+        early.ok("getView", json!({ "session": "later", "width": 36 }))
+    );
+    // A connection subscribes by id to at most as many sessions as the table holds: one more
+    // drops the oldest subscription to a session not held ("other"), whose opening the
+    // connection then does not hear of.
+    early.ok("subscribe", json!({ "session": "other" }));
+    early.ok("subscribe", json!({ "session": "third", "width": 50 }));
+    agent.ok("open", json!({ "session": "other", "payload": payload() }));
+    agent.ok("key", json!({ "session": "later", "key": "up" }));
+    let at_36 = early.ok("getView", json!({ "session": "later", "width": 36 }));
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/changed",
+            json!({ "session": "later", "status": "open", "version": 4, "view": at_36 })
+        )
+    );
+    // With every one of them open, one more is refused, and changes nothing.
+    agent.ok("close", json!({ "session": "other" }));
+    early.ok("subscribe", json!({ "session": "fourth" }));
+    agent.ok("open", json!({ "session": "fourth", "payload": payload() }));
+    assert_eq!(
+        early.notification(),
+        notification(
+            "session/opened",
+            json!({ "session": "fourth", "title": "Setup", "status": "open" })
+        )
+    );
+    let refused = early.call("subscribe", json!({ "session": "fifth", "width": 50 }));
+    assert_eq!(
+        refused["error"],
+        json!({
+            "code": -32004,
+            "message": "this connection is subscribed by id to 2 open sessions, the most it may \
+                        be; `subscribe {}` without a session covers every one"
+        })
+    );
+    early.ok("subscribe", json!({ "session": "later" }));
+    early.ok("subscribe", json!({}));
+    early.ok("subscribe", json!({ "session": "fifth", "width": 50 }));
+}
+
+#[test]
 fn a_subscriber_that_never_reads_is_owed_the_latest_view_not_a_backlog() {
     let listening = Listening::start(&[]);
     let mut sleeper = listening.connect();
@@ -1282,6 +1358,28 @@ fn askd_web_exits_1_when_the_flow_is_cancelled() {
     let result: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(result["details"]["cancelled"], json!(true));
     assert_eq!(result, done["result"]);
+}
+
+#[test]
+fn askd_web_ends_a_flow_at_its_deadline() {
+    // A codex app-server request that waits 300 ms for its answer is submitted then with what
+    // the user committed: nobody answers here, so every asked id comes back empty.
+    let codex = json!({
+        "threadId": "thr_1",
+        "turnId": "turn_1",
+        "itemId": "call_1",
+        "questions": [{
+            "id": "db",
+            "header": "Database",
+            "question": "Which database?",
+            "options": [{ "label": "Postgres", "description": "A server" }]
+        }],
+        "autoResolutionMs": 300
+    });
+    let (web, _dir) = Web::start(&codex, &["--dialect", "codex"]);
+    let (status, stdout, _) = web.finish();
+    assert_eq!(status, Some(0));
+    assert_eq!(stdout, "{\"answers\":{\"db\":{\"answers\":[]}}}\n");
 }
 
 #[test]

@@ -7,7 +7,9 @@
  *
  * Messages to the extension: `ready { columns }` once loaded, `request { id, method, params }`,
  * `error { message }`. From it: `start { step, stepWidth }`, `response { id, result | error }`,
- * `notification { method, params }`.
+ * `notification { method, params }`. When the panel is resized, the page gives askd its new
+ * width with `subscribe { session, width }`; `data-step-width` on the flow element is the width
+ * the session's Steps come at.
  */
 
 import { columnsFor, mountFlow } from "./askd-view.js";
@@ -95,11 +97,18 @@ window.addEventListener("message", (event) => {
   } else if (message.kind === "notification") {
     for (const listener of listeners) listener(message.method, message.params);
   } else if (message.kind === "start" && flow === null) {
+    const session = message.step.session;
     // The width the session was opened at: while it is the element's, Steps are drawn as sent.
     element.dataset.stepWidth = String(message.stepWidth);
     flow = mountFlow(element, transport, {
-      session: message.step.session,
+      session,
       stepWidth: message.stepWidth,
+      // When the panel's columns change, askd is given them for this session: its Steps then
+      // come at them, and up and down in an editor follow the lines drawn.
+      async setStepWidth(columns) {
+        await transport.request("subscribe", { session, width: columns });
+        element.dataset.stepWidth = String(columns);
+      },
       autofocus: true,
       onStep,
     });

@@ -38,7 +38,11 @@ export function isStep(value: unknown, session: string): value is Step {
   );
 }
 
-/** The methods the page may call, always on its own session. */
+/**
+ * The methods the page may call, always on its own session. `subscribe` is how it gives askd
+ * its new width after a resize (`subscribe { session, width }`): the session's Steps then come
+ * rendered at it, and `up`/`down` in an editor move between the lines drawn at it.
+ */
 export const PAGE_METHODS: ReadonlySet<string> = new Set([
   "key",
   "keys",
@@ -49,6 +53,7 @@ export const PAGE_METHODS: ReadonlySet<string> = new Set([
   "getView",
   "getResult",
   "cancel",
+  "subscribe",
 ]);
 
 /** A JSON-RPC error object as the page receives it. */

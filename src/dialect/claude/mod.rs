@@ -19,10 +19,10 @@ mod validate;
 
 use serde_json::{Value, json};
 
-use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules, Source, described};
-use crate::dialect::shape::{self, raw_labels};
+use crate::core::{Answer, Behaviour, FlowSpec, ReviewAction, Rules, Source, described};
+use crate::dialect::shape;
 use crate::dialect::{
-    AskError, Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript,
+    AskError, Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript,
 };
 
 pub use answers::split;
@@ -122,11 +122,6 @@ impl Options {
 #[derive(Debug, Clone, Copy)]
 pub struct Claude;
 
-/// An input that failed validation, as a finished ask.
-fn invalid(issues: Vec<Issue>, labels: Vec<String>) -> Invalid {
-    shape::invalid(transcript_call, invalid_result(&issues), issues, labels)
-}
-
 impl Dialect for Claude {
     fn name(&self) -> &'static str {
         "claude"
@@ -142,8 +137,10 @@ impl Dialect for Claude {
 
     fn open(&self, payload: &Value, options: &Value) -> Result<FlowSpec, Rejection> {
         let options = Options::parse(options).map_err(Rejection::Refused)?;
-        let questions = validate(payload, options.preview_format)
-            .map_err(|issues| Rejection::Invalid(Box::new(invalid(issues, raw_labels(payload)))))?;
+        // An input that fails validation opens finished, denied with every issue.
+        let questions = validate(payload, options.preview_format).map_err(|issues| {
+            shape::rejection(payload, transcript_call, invalid_result(&issues), issues)
+        })?;
         let mut source = validate::echoed(payload);
         source.insert("unansweredV1".to_owned(), json!(options.unanswered_v1));
         Ok(FlowSpec {
@@ -164,13 +161,7 @@ impl Dialect for Claude {
     }
 
     fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {
-        Transcript {
-            call: transcript_call(&shape::labels(spec)),
-            result: match ending {
-                Ending::NoUi => "Not asked: no UI".to_owned(),
-                Ending::Outcome(outcome) => transcript_result(spec, answers, outcome),
-            },
-        }
+        shape::transcript(spec, answers, ending, transcript_call, transcript_result)
     }
 
     /// The shape a host returns (`{ answers: { "<question>": "<answer>" }, annotations? }`),

@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 
 use crate::core::{Answer, CancelReason, FlowSpec, Issue, Outcome, Question, QuestionType};
 use crate::dialect::shape::{
-    QUESTIONS, Reported, answer_text, call_line, issue_list, result_lines,
+    QUESTIONS, Reported, answer_text, call_line, chosen_labels, custom_text, issue_list,
+    result_lines,
 };
 
 /// The message of a flow the user cancelled: Claude Code's own rejection text.
@@ -131,25 +132,13 @@ fn note(a: &Answer) -> Option<&str> {
     a.note.as_deref().map(str::trim).filter(|n| !n.is_empty())
 }
 
-/// The custom text, trimmed, when it is not blank.
-fn custom(a: &Answer) -> Option<&str> {
-    a.chosen_custom().map(str::trim).filter(|t| !t.is_empty())
-}
-
-/// The chosen option labels in option order.
-fn chosen<'a>(q: &'a Question, a: &Answer) -> Vec<&'a str> {
-    let mut rows = a.selected.clone();
-    rows.sort_unstable();
-    rows.iter().map(|&i| q.options[i].label.as_str()).collect()
-}
-
 /// The answer of a question as the tool takes it: the label, or the typed text in its place;
 /// on a multi-select question the chosen labels in option order and then the typed text,
 /// joined as Claude Code joins them ([`join`]); `(notes only)` when only notes were given;
 /// `None` when the question was skipped.
 pub fn answer_value(q: &Question, a: &Answer) -> Option<String> {
-    let mut entries = chosen(q, a);
-    if let Some(text) = custom(a) {
+    let mut entries = chosen_labels(q, a);
+    if let Some(text) = custom_text(a) {
         entries.push(text);
     }
     if entries.is_empty() {
@@ -204,7 +193,7 @@ pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) 
                 .zip(answers)
                 .map(|(q, a)| Reported {
                     label: q.label.clone(),
-                    answer: answer_text(&chosen(q, a), custom(a))
+                    answer: answer_text(&chosen_labels(q, a), custom_text(a))
                         .or_else(|| note(a).map(|_| NOTES_ONLY.to_owned())),
                     note: note(a).map(str::to_owned),
                 })

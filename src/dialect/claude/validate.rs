@@ -5,13 +5,12 @@
 //! `label` (required, then unique), `description`, `preview`. `null` counts as absent; unknown
 //! fields, and the `answers`, `annotations` and `metadata` a model may send, are not read.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
-use crate::core::{Answer, CustomRow, Issue, OptionItem, Question, QuestionType, quoted};
+use crate::core::{Answer, CustomRow, Issue, Question, QuestionType};
 use crate::dialect::claude::PreviewFormat;
-use crate::dialect::shape::{Field, Place, issue, non_blank, questions, tab_label};
+use crate::dialect::shape::{Field, Place, issue, questions, tab_label};
+use crate::dialect::walk::{self, Unique};
 
 /// Most questions one call may ask.
 pub const MAX_QUESTIONS: usize = 4;
@@ -40,48 +39,26 @@ pub fn validate(input: &Value, format: PreviewFormat) -> Result<Vec<Question>, V
             ),
         ));
     }
-    let mut seen = HashSet::new();
-    let mut out = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        if let Some(question) = check_question(item, index, format, &mut seen, &mut issues) {
-            out.push(question);
-        }
-    }
-    if issues.is_empty() {
-        Ok(out)
-    } else {
-        Err(issues)
-    }
+    let mut texts = Unique::new("question", "question text");
+    walk::questions(items, issues, |object, place, index, issues| {
+        check_question(object, place, index, format, &mut texts, issues)
+    })
 }
 
-/// Validates question `index` (0-based), recording issues; returns it mapped when it has none.
+/// Validates question `index` (0-based) at `place`, recording issues, and maps it (the walk
+/// leaves it out when it recorded any).
 fn check_question<'a>(
-    item: &'a Value,
+    object: &'a Map<String, Value>,
+    place: &Place,
     index: usize,
     format: PreviewFormat,
-    seen: &mut HashSet<&'a str>,
+    texts: &mut Unique<'a>,
     issues: &mut Vec<Issue>,
 ) -> Option<Question> {
-    let place = Place::question(index);
-    let Some(object) = item.as_object() else {
-        place.report_self(issues, "must be an object");
-        return None;
-    };
-    let before = issues.len();
-    let text = place.text(object, "question", issues);
-    if let Some(text) = text
-        && !seen.insert(text)
-    {
-        place.report(
-            issues,
-            "question",
-            &format!("duplicate question text {}", quoted(text)),
-        );
-    }
+    let text = texts.text(place, object, issues);
     let header = place.string(object, "header", issues);
     let multi = place.flag(object, "multiSelect", issues).unwrap_or(false);
-    let mut options = Vec::new();
-    match Field::of(object, "options") {
+    let options = match Field::of(object, "options") {
         Field::Other(Value::Array(items)) => {
             if !(MIN_OPTIONS..=MAX_OPTIONS).contains(&items.len()) {
                 place.report(
@@ -93,27 +70,23 @@ fn check_question<'a>(
                     ),
                 );
             }
-            let mut labels = HashSet::new();
-            for (j, option) in items.iter().enumerate() {
-                if let Some(option) =
-                    check_option(option, &place.option(j), format, multi, &mut labels, issues)
-                {
-                    options.push(option);
-                }
-            }
+            walk::options(items, place, issues, |option, at, issues| {
+                preview(option, at, format, multi, issues)
+            })
         }
-        Field::Absent => place.report(
-            issues,
-            "options",
-            &format!("{MIN_OPTIONS} to {MAX_OPTIONS} options are required"),
-        ),
+        Field::Absent => {
+            place.report(
+                issues,
+                "options",
+                &format!("{MIN_OPTIONS} to {MAX_OPTIONS} options are required"),
+            );
+            Vec::new()
+        }
         Field::Text(_) | Field::Other(_) => {
-            place.report(issues, "options", "options must be an array")
+            place.report(issues, "options", "options must be an array");
+            Vec::new()
         }
-    }
-    if issues.len() != before {
-        return None;
-    }
+    };
     let text = text?;
     Some(Question {
         id: text.to_owned(),
@@ -135,54 +108,25 @@ fn check_question<'a>(
     })
 }
 
-/// Validates one option, recording issues; returns it mapped when it has none. The label is
-/// both what is shown and what is answered, exactly as given; a preview is kept, exactly as
-/// given, on single-select questions only (the tool shows previews for those alone).
-fn check_option<'a>(
-    item: &'a Value,
+/// The preview of an option at `place`, checked as `format` says; kept, exactly as given, on
+/// single-select questions only (the tool shows previews for those alone).
+fn preview(
+    option: &Map<String, Value>,
     place: &Place,
     format: PreviewFormat,
     multi: bool,
-    labels: &mut HashSet<&'a str>,
     issues: &mut Vec<Issue>,
-) -> Option<OptionItem> {
-    let Some(object) = item.as_object() else {
-        place.report_self(issues, "must be an object");
-        return None;
-    };
-    let before = issues.len();
-    let label = place.text(object, "label", issues);
-    if let Some(label) = label
-        && !labels.insert(label)
-    {
-        place.report(
-            issues,
-            "label",
-            &format!("duplicate option label {}", quoted(label)),
-        );
-    }
-    let description = place.string(object, "description", issues);
-    let preview = place.optional_string(object, "preview", issues);
-    if let Ok(Some(preview)) = preview
-        && format == PreviewFormat::Html
+) -> Option<String> {
+    let preview = place
+        .optional_string(option, "preview", issues)
+        .ok()
+        .flatten()?;
+    if format == PreviewFormat::Html
         && let Some(problem) = html_problem(preview)
     {
         place.report(issues, "preview", problem);
     }
-    if issues.len() != before {
-        return None;
-    }
-    let label = label?;
-    Some(OptionItem {
-        value: label.to_owned(),
-        label: label.to_owned(),
-        description: non_blank(description),
-        preview: preview
-            .ok()
-            .flatten()
-            .filter(|p| !multi && !p.trim().is_empty())
-            .map(str::to_owned),
-    })
+    (!multi && !preview.trim().is_empty()).then(|| preview.to_owned())
 }
 
 /// What is wrong with an HTML preview, if anything: it must be a fragment (no `<html>`,

@@ -20,9 +20,9 @@ mod validate;
 
 use serde_json::{Value, json};
 
-use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules, Source};
-use crate::dialect::shape::{self, raw_labels};
-use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
+use crate::core::{Answer, Behaviour, FlowSpec, ReviewAction, Rules, Source};
+use crate::dialect::shape;
+use crate::dialect::{Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
 pub use result::{
     NOTE_PREFIX, empty_response, entries, flow_result, response, transcript_call, transcript_result,
@@ -73,11 +73,6 @@ fn pacing(request: &Value) -> Option<Value> {
     Some(kept)
 }
 
-/// A request that failed validation, as a finished ask: empty answers.
-fn invalid(issues: Vec<Issue>, labels: Vec<String>) -> Invalid {
-    shape::invalid(transcript_call, empty_response(), issues, labels)
-}
-
 impl Dialect for Codex {
     fn name(&self) -> &'static str {
         "codex"
@@ -97,8 +92,10 @@ impl Dialect for Codex {
     }
 
     fn open(&self, payload: &Value, _options: &Value) -> Result<FlowSpec, Rejection> {
-        let questions = validate(payload)
-            .map_err(|issues| Rejection::Invalid(Box::new(invalid(issues, raw_labels(payload)))))?;
+        // A request that fails validation opens finished, with empty answers.
+        let questions = validate(payload).map_err(|issues| {
+            shape::rejection(payload, transcript_call, empty_response(), issues)
+        })?;
         Ok(FlowSpec {
             title: None,
             questions,
@@ -128,13 +125,7 @@ impl Dialect for Codex {
     }
 
     fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {
-        Transcript {
-            call: transcript_call(&shape::labels(spec)),
-            result: match ending {
-                Ending::NoUi => "Not asked: no UI".to_owned(),
-                Ending::Outcome(outcome) => transcript_result(spec, answers, outcome),
-            },
-        }
+        shape::transcript(spec, answers, ending, transcript_call, transcript_result)
     }
 
     /// A response (`{ answers: { "<id>": { answers: [ … ] } } }`), or an answer set keyed by

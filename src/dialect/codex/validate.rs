@@ -8,12 +8,11 @@
 //! option `label` (required, then unique) and `description`. `null` counts as absent; unknown
 //! fields are ignored.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
-use crate::core::{Answer, CustomRow, Issue, OptionItem, Question, QuestionType, quoted};
-use crate::dialect::shape::{Field, Place, issue, non_blank, questions, tab_label};
+use crate::core::{Answer, CustomRow, Issue, Question, QuestionType};
+use crate::dialect::shape::{Field, Place, issue, questions, tab_label};
+use crate::dialect::walk::{self, Unique};
 
 /// The label of the row that answers none of the options.
 pub const OTHER_LABEL: &str = "None of the above";
@@ -58,66 +57,35 @@ pub fn validate(request: &Value) -> Result<Vec<Question>, Vec<Issue>> {
         }
     }
     let items = questions(root, &mut issues);
-    let mut ids = HashSet::new();
-    let mut out = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        if let Some(q) = check_question(item, index, !envelope, &mut ids, &mut issues) {
-            out.push(q);
-        }
-    }
-    if issues.is_empty() {
-        Ok(out)
-    } else {
-        Err(issues)
-    }
+    let mut ids = Unique::new("id", "question id");
+    walk::questions(items, issues, |object, place, index, issues| {
+        check_question(object, place, index, !envelope, &mut ids, issues)
+    })
 }
 
-/// Validates question `index` (0-based); `other_by_default` is `isOther` when absent.
+/// Validates question `index` (0-based) at `place`, recording issues, and maps it (the walk
+/// leaves it out when it recorded any); `other_by_default` is `isOther` when absent.
 fn check_question<'a>(
-    item: &'a Value,
+    object: &'a Map<String, Value>,
+    place: &Place,
     index: usize,
     other_by_default: bool,
-    ids: &mut HashSet<&'a str>,
+    ids: &mut Unique<'a>,
     issues: &mut Vec<Issue>,
 ) -> Option<Question> {
-    let place = Place::question(index);
-    let Some(object) = item.as_object() else {
-        place.report_self(issues, "must be an object");
-        return None;
-    };
-    let before = issues.len();
-    let id = place.text(object, "id", issues);
-    if let Some(id) = id
-        && !ids.insert(id)
-    {
-        place.report(
-            issues,
-            "id",
-            &format!("duplicate question id {}", quoted(id)),
-        );
-    }
+    let id = ids.text(place, object, issues);
     let header = place.string(object, "header", issues);
     let prompt = place.text(object, "question", issues);
     let is_other = place.flag(object, "isOther", issues);
     let is_secret = place.flag(object, "isSecret", issues).unwrap_or(false);
-    let mut options: Vec<OptionItem> = Vec::new();
-    match Field::of(object, "options") {
-        Field::Absent => {}
-        Field::Other(Value::Array(items)) => {
-            let mut labels = HashSet::new();
-            for (j, option) in items.iter().enumerate() {
-                if let Some(option) = check_option(option, &place.option(j), &mut labels, issues) {
-                    options.push(option);
-                }
-            }
-        }
+    let options = match Field::of(object, "options") {
+        Field::Absent => Vec::new(),
+        Field::Other(Value::Array(items)) => walk::options(items, place, issues, |_, _, _| None),
         Field::Text(_) | Field::Other(_) => {
-            place.report(issues, "options", "options must be an array or null")
+            place.report(issues, "options", "options must be an array or null");
+            Vec::new()
         }
-    }
-    if issues.len() != before {
-        return None;
-    }
+    };
     let custom_row = if options.is_empty() {
         CustomRow::Standard
     } else if is_other.unwrap_or(other_by_default) {
@@ -141,41 +109,5 @@ fn check_question<'a>(
         secret: is_secret,
         initial: Answer::default(),
         asked: None,
-    })
-}
-
-/// Validates one option: `label` non-blank and unique (it is what is answered, exactly as
-/// given), `description` a string.
-fn check_option<'a>(
-    item: &'a Value,
-    place: &Place,
-    labels: &mut HashSet<&'a str>,
-    issues: &mut Vec<Issue>,
-) -> Option<OptionItem> {
-    let Some(object): Option<&Map<String, Value>> = item.as_object() else {
-        place.report_self(issues, "must be an object");
-        return None;
-    };
-    let before = issues.len();
-    let label = place.text(object, "label", issues);
-    if let Some(label) = label
-        && !labels.insert(label)
-    {
-        place.report(
-            issues,
-            "label",
-            &format!("duplicate option label {}", quoted(label)),
-        );
-    }
-    let description = place.string(object, "description", issues);
-    if issues.len() != before {
-        return None;
-    }
-    let label = label?;
-    Some(OptionItem {
-        value: label.to_owned(),
-        label: label.to_owned(),
-        description: non_blank(description),
-        preview: None,
     })
 }

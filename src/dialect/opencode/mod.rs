@@ -15,9 +15,9 @@ mod validate;
 
 use serde_json::Value;
 
-use crate::core::{Answer, Behaviour, FlowSpec, Issue, ReviewAction, Rules};
-use crate::dialect::shape::{self, raw_labels};
-use crate::dialect::{Dialect, Ending, Invalid, Rejection, SchemaFile, Schemas, Shape, Transcript};
+use crate::core::{Answer, Behaviour, FlowSpec, ReviewAction, Rules};
+use crate::dialect::shape;
+use crate::dialect::{Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
 pub use result::{answer_list, flow_result, rejected, reply, transcript_call, transcript_result};
 pub use validate::{CUSTOM_LABEL, is_request, question_id, validate};
@@ -40,11 +40,6 @@ pub const RULES: Rules = Rules {
 #[derive(Debug, Clone, Copy)]
 pub struct Opencode;
 
-/// A request that failed validation, as a finished ask: rejected.
-fn invalid(issues: Vec<Issue>, labels: Vec<String>) -> Invalid {
-    shape::invalid(transcript_call, rejected(), issues, labels)
-}
-
 impl Dialect for Opencode {
     fn name(&self) -> &'static str {
         "opencode"
@@ -64,8 +59,9 @@ impl Dialect for Opencode {
     }
 
     fn open(&self, payload: &Value, _options: &Value) -> Result<FlowSpec, Rejection> {
+        // A request that fails validation opens finished, rejected.
         let questions = validate(payload)
-            .map_err(|issues| Rejection::Invalid(Box::new(invalid(issues, raw_labels(payload)))))?;
+            .map_err(|issues| shape::rejection(payload, transcript_call, rejected(), issues))?;
         Ok(FlowSpec {
             title: None,
             questions,
@@ -84,13 +80,7 @@ impl Dialect for Opencode {
     }
 
     fn transcript(&self, spec: &FlowSpec, answers: &[Answer], ending: Ending) -> Transcript {
-        Transcript {
-            call: transcript_call(&shape::labels(spec)),
-            result: match ending {
-                Ending::NoUi => "Not asked: no UI".to_owned(),
-                Ending::Outcome(outcome) => transcript_result(spec, answers, outcome),
-            },
-        }
+        shape::transcript(spec, answers, ending, transcript_call, transcript_result)
     }
 
     /// A reply (`{ answers: [[ … ], …] }`), or an answer set keyed by question id (`q1`, …)

@@ -10,29 +10,19 @@
 use serde_json::{Value, json};
 
 use crate::core::{Answer, CancelReason, FlowSpec, Outcome, Question, QuestionType, quoted};
-use crate::dialect::shape::{QUESTIONS, Reported, answer_text, result_lines};
+use crate::dialect::shape::{
+    QUESTIONS, Reported, answer_text, chosen_labels, custom_text, result_lines,
+};
 
 /// The result of every flow that does not submit: the host rejects the question.
 pub fn rejected() -> Value {
     json!({ "rejected": true })
 }
 
-/// The typed text, trimmed, when it is not blank.
-fn custom(a: &Answer) -> Option<&str> {
-    a.chosen_custom().map(str::trim).filter(|t| !t.is_empty())
-}
-
-/// The chosen labels in option order.
-fn chosen<'a>(q: &'a Question, a: &Answer) -> Vec<&'a str> {
-    let mut rows = a.selected.clone();
-    rows.sort_unstable();
-    rows.iter().map(|&i| q.options[i].label.as_str()).collect()
-}
-
 /// The answer list of one question.
 pub fn answer_list(q: &Question, a: &Answer) -> Vec<String> {
-    let mut list: Vec<String> = chosen(q, a).into_iter().map(str::to_owned).collect();
-    if let Some(text) = custom(a) {
+    let mut list: Vec<String> = chosen_labels(q, a).into_iter().map(str::to_owned).collect();
+    if let Some(text) = custom_text(a) {
         list.push(text.to_owned());
     }
     list
@@ -81,7 +71,7 @@ pub fn transcript_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) 
                 .zip(answers)
                 .map(|(q, a)| Reported {
                     label: q.label.clone(),
-                    answer: answer_text(&chosen(q, a), custom(a)),
+                    answer: answer_text(&chosen_labels(q, a), custom_text(a)),
                     note: None,
                 })
                 .collect();

@@ -6,12 +6,11 @@
 //! `question`, `header`, `multiple`, `custom`, `options`, then per option `label` (required,
 //! then unique) and `description`. `null` counts as absent; unknown fields are ignored.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
-use crate::core::{Answer, CustomRow, Issue, OptionItem, Question, QuestionType, quoted};
-use crate::dialect::shape::{Field, Place, issue, non_blank, questions, tab_label};
+use crate::core::{Answer, CustomRow, Issue, Question, QuestionType};
+use crate::dialect::shape::{Field, Place, issue, questions, tab_label};
+use crate::dialect::walk;
 
 /// The label of the row where the user types an answer of their own.
 pub const CUSTOM_LABEL: &str = "Type your own answer";
@@ -54,33 +53,22 @@ pub fn validate(request: &Value) -> Result<Vec<Question>, Vec<Issue>> {
         }
     }
     let items = questions(root, &mut issues);
-    let mut out = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        if let Some(q) = check_question(item, index, &mut issues) {
-            out.push(q);
-        }
-    }
-    if issues.is_empty() {
-        Ok(out)
-    } else {
-        Err(issues)
-    }
+    walk::questions(items, issues, check_question)
 }
 
-/// Validates question `index` (0-based), recording issues; returns it mapped when it has none.
-fn check_question(item: &Value, index: usize, issues: &mut Vec<Issue>) -> Option<Question> {
-    let place = Place::question(index);
-    let Some(object) = item.as_object() else {
-        place.report_self(issues, "must be an object");
-        return None;
-    };
-    let before = issues.len();
+/// Validates question `index` (0-based) at `place`, recording issues, and maps it (the walk
+/// leaves it out when it recorded any).
+fn check_question(
+    object: &Map<String, Value>,
+    place: &Place,
+    index: usize,
+    issues: &mut Vec<Issue>,
+) -> Option<Question> {
     let prompt = place.text(object, "question", issues);
     let header = place.string(object, "header", issues);
     let multiple = place.flag(object, "multiple", issues).unwrap_or(false);
     let custom = place.flag(object, "custom", issues).unwrap_or(true);
-    let mut options = Vec::new();
-    match Field::of(object, "options") {
+    let options = match Field::of(object, "options") {
         Field::Other(Value::Array(items)) => {
             if items.is_empty() && !custom {
                 place.report(
@@ -89,21 +77,17 @@ fn check_question(item: &Value, index: usize, issues: &mut Vec<Issue>) -> Option
                     "at least one option is required when custom is false",
                 );
             }
-            let mut labels = HashSet::new();
-            for (j, option) in items.iter().enumerate() {
-                if let Some(option) = check_option(option, &place.option(j), &mut labels, issues) {
-                    options.push(option);
-                }
-            }
+            walk::options(items, place, issues, |_, _, _| None)
         }
-        Field::Absent => place.report(issues, "options", "options is required"),
+        Field::Absent => {
+            place.report(issues, "options", "options is required");
+            Vec::new()
+        }
         Field::Text(_) | Field::Other(_) => {
-            place.report(issues, "options", "options must be an array")
+            place.report(issues, "options", "options must be an array");
+            Vec::new()
         }
-    }
-    if issues.len() != before {
-        return None;
-    }
+    };
     Some(Question {
         id: question_id(index),
         label: tab_label(header, index + 1),
@@ -128,41 +112,5 @@ fn check_question(item: &Value, index: usize, issues: &mut Vec<Issue>) -> Option
         secret: false,
         initial: Answer::default(),
         asked: None,
-    })
-}
-
-/// Validates one option: `label` non-blank and unique (it is what is answered, exactly as
-/// given), `description` a string.
-fn check_option<'a>(
-    item: &'a Value,
-    place: &Place,
-    labels: &mut HashSet<&'a str>,
-    issues: &mut Vec<Issue>,
-) -> Option<OptionItem> {
-    let Some(object): Option<&Map<String, Value>> = item.as_object() else {
-        place.report_self(issues, "must be an object");
-        return None;
-    };
-    let before = issues.len();
-    let label = place.text(object, "label", issues);
-    if let Some(label) = label
-        && !labels.insert(label)
-    {
-        place.report(
-            issues,
-            "label",
-            &format!("duplicate option label {}", quoted(label)),
-        );
-    }
-    let description = place.string(object, "description", issues);
-    if issues.len() != before {
-        return None;
-    }
-    let label = label?;
-    Some(OptionItem {
-        value: label.to_owned(),
-        label: label.to_owned(),
-        description: non_blank(description),
-        preview: None,
     })
 }

@@ -3,7 +3,8 @@
  * End-to-end tests in a real VS Code (code-server 4.100.3) driven in headless Chromium: the
  * packaged extension and the packaged fixture extension are installed, flows are answered with
  * the keyboard inside the question panel's webview, and the exact results are read from what
- * the fixture records (`results/*.json` in the workspace) and from the notifications.
+ * the fixture records (`results/*.json` in the workspace), from the notifications, and, for a
+ * resized panel, from what went between the extension and the engine (`engine-with-log.sh`).
  *
  * Needs ASKD_BIN (the engine) and what tests/run.sh installs and packages.
  */
@@ -517,6 +518,125 @@ test("light and high-contrast themes; the width follows the panel; IME and paste
     });
     await waitForPanelClosed(page);
     await waitForNotification(page, "askd: User cancelled the ask flow");
+  });
+});
+
+/**
+ * The JSON-RPC messages of a log that engine-with-log.sh wrote, in order: each one's
+ * `Content-Length` header, then that many bytes of JSON.
+ *
+ * @param {string} file
+ * @returns {any[]}
+ */
+function framedMessages(file) {
+  const bytes = fs.readFileSync(file);
+  const messages = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const headerEnd = bytes.indexOf("\r\n\r\n", at);
+    if (headerEnd < 0) break;
+    const length = /Content-Length: *(\d+)/i.exec(bytes.subarray(at, headerEnd).toString("latin1"));
+    if (length === null) throw new Error(`a message without Content-Length at byte ${at} of ${file}`);
+    const bodyStart = headerEnd + 4;
+    const bodyEnd = bodyStart + Number(length[1]);
+    if (bodyEnd > bytes.length) break;
+    messages.push(JSON.parse(bytes.subarray(bodyStart, bodyEnd).toString("utf8")));
+    at = bodyEnd;
+  }
+  return messages;
+}
+
+/**
+ * Where the renderer draws the cursor: its screen line and the columns before it on that line.
+ *
+ * @param {import("playwright-core").Locator} flow
+ * @returns {Promise<{ line: number, column: number } | null>}
+ */
+function cursorCell(flow) {
+  return flow.locator(".askd-screen .askd-line").evaluateAll((lines) => {
+    for (const [line, element] of lines.entries()) {
+      const cursor = element.querySelector(".askd-cursor");
+      if (cursor === null) continue;
+      const before = document.createRange();
+      before.setStart(element, 0);
+      before.setEndBefore(cursor);
+      return { line, column: [...before.toString()].length };
+    }
+    return null;
+  });
+}
+
+test("a resized panel gives askd its width: Steps come at it with no getView after a key, and up follows the lines drawn", async () => {
+  const wrapper = path.join(__dirname, "engine-with-log.sh");
+  const log = path.join(h.testRoot, "run", "resize", "engine");
+  const settings = { "askd.path": wrapper, "workbench.colorTheme": "Default Dark Modern" };
+  await withVsCode("resize", { settings, env: { ASKD_TEST_ENGINE: ASKD_BIN, ASKD_TEST_LOG: log } }, async ({ page }) => {
+    await h.runCommand(page, "askd: Demo");
+    const flow = await openFlow(page);
+    await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
+    const wide = Number(await flow.getAttribute("data-columns"));
+    assert.equal(Number(await flow.getAttribute("data-step-width")), wide);
+    const digits = "0123456789".repeat(20);
+    assert.ok(wide - 9 < digits.length, `the panel holds ${wide} columns`);
+
+    // Type your own, with a pasted line of 200 digits: wrapped in the box at the panel's width,
+    // into more lines at the narrower one.
+    await page.keyboard.press("4");
+    await waitForLine(flow, /^   │ Type answer\.\.\. +│$/);
+    await pasteInto(flow, digits);
+    // The box's inside is one column wider than its text: the last is kept for the cursor.
+    await waitForLine(flow, `   │ ${digits.slice(0, wide - 9)}  │`);
+
+    await page.setViewportSize({ width: 900, height: 800 });
+    await h.waitFor("the panel to measure fewer columns", async () => Number(await flow.getAttribute("data-columns")) < wide);
+    const narrow = Number(await flow.getAttribute("data-columns"));
+    await waitForLine(flow, "─".repeat(narrow));
+    // The answer box lays the text out in the screen's width less 9 columns, the text's first
+    // column being the sixth.
+    const inside = narrow - 9;
+    await waitForLine(flow, `   │ ${digits.slice(0, inside)}  │`);
+    const atEnd = await cursorCell(flow);
+    assert.ok(atEnd !== null && atEnd.column === 5 + (digits.length % inside), `the cursor at the end is at ${JSON.stringify(atEnd)}`);
+    await screenshot(page, "resized-editor");
+
+    // Up, then down once the screen shows where up went: every request of the first is sent by
+    // then, so that a getView following it would come before the second.
+    await page.keyboard.press("ArrowUp");
+    await h.waitFor("the cursor to move", async () => (await cursorCell(flow))?.line !== atEnd.line);
+    const afterUp = await cursorCell(flow);
+    await screenshot(page, "resized-editor-up");
+    await page.keyboard.press("ArrowDown");
+    await h.waitFor("the cursor to move back", async () => (await cursorCell(flow))?.line === atEnd.line);
+
+    const requests = framedMessages(`${log}.requests`).filter((message) => "method" in message && "id" in message);
+    const sinceInsert = requests.slice(requests.findIndex((message) => message.method === "insert") + 1);
+    // The resize: askd is given the new width for the session, then draws the screen once at
+    // it; each key after is answered by a Step at that width, with no getView after it.
+    assert.deepEqual(
+      sinceInsert.map((message) => [message.method, message.params]),
+      [
+        ["subscribe", { session: "vscode-1", width: narrow }],
+        ["getView", { session: "vscode-1", width: narrow }],
+        ["key", { session: "vscode-1", key: "up" }],
+        ["key", { session: "vscode-1", key: "down" }],
+      ],
+    );
+    const replies = new Map(
+      framedMessages(`${log}.replies`)
+        .filter((message) => "id" in message && !("method" in message))
+        .map((message) => [message.id, message]),
+    );
+    const [, , upStep, downStep] = sinceInsert.map((message) => replies.get(message.id)?.result);
+    /** The width of a Step's rules, its text cursor's byte and line. */
+    const summary = (/** @type {any} */ step) => ({
+      rule: step.view.lines[0].map((/** @type {{ text: string }} */ span) => span.text).join(""),
+      byte: step.view.editor.cursor.byte,
+      line: step.view.editor.cursor.line,
+    });
+    assert.deepEqual(summary(upStep), { rule: "─".repeat(narrow), byte: digits.length - inside, line: 0 });
+    assert.deepEqual(summary(downStep), { rule: "─".repeat(narrow), byte: digits.length, line: 0 });
+    // Up went to the visual line above as the panel draws it, in the same column.
+    assert.deepEqual(afterUp, { line: atEnd.line - 1, column: atEnd.column });
   });
 });
 

@@ -183,6 +183,48 @@ test("the page loads, keys go to the flow's own session, a done Step ends the fl
   }
 });
 
+test("a resized page gives its new width with subscribe on its own session: Steps come at it, and up follows its lines", async () => {
+  const { engine, calls, flowEngine } = recordedEngine();
+  const { page, openPanel } = panel();
+  try {
+    const outcome = runFlow(setup(flowEngine, openPanel));
+    page.send({ kind: "ready", columns: 60 });
+    await page.next("start");
+    // The page's subscribe reaches its own session only, whatever session it names.
+    page.send({ kind: "request", id: 1, method: "subscribe", params: { session: "other", width: 30 } });
+    assert.deepEqual(await page.next("response"), {
+      kind: "response",
+      id: 1,
+      result: [{ session: "s1", title: "Unit", status: "open" }],
+    });
+    page.send({ kind: "request", id: 2, method: "key", params: { key: "3" } });
+    const typing = await page.next("response");
+    assert.equal(typing.result.view.lines[0][0].text, "─".repeat(30));
+    assert.equal(typing.result.view.editor.placeholder, "Type answer...");
+    // Fifty digits: one line of the answer box at 60 columns (51 wide), three at 30 (21 wide).
+    const digits = "0123456789".repeat(5);
+    page.send({ kind: "request", id: 3, method: "insert", params: { text: digits } });
+    assert.equal((await page.next("response")).result.view.editor.cursor.byte, 50);
+    page.send({ kind: "request", id: 4, method: "key", params: { key: "up" } });
+    const up = await page.next("response");
+    assert.deepEqual(
+      { byte: up.result.view.editor.cursor.byte, line: up.result.view.editor.cursor.line, width: up.result.view.lines[0][0].text },
+      { byte: 50 - 21, line: 0, width: "─".repeat(30) },
+    );
+    assert.deepEqual(calls, [
+      ["open", { payload: PAYLOAD, session: "s1", width: 60 }],
+      ["subscribe", { session: "s1", width: 30 }],
+      ["key", { session: "s1", key: "3" }],
+      ["insert", { session: "s1", text: digits }],
+      ["key", { session: "s1", key: "up" }],
+    ]);
+    page.closeByPerson();
+    assert.equal((await outcome).outcome, "cancelled");
+  } finally {
+    engine.dispose();
+  }
+});
+
 test("the asker's token aborts the flow: cancel with reason abort, the page is told, the panel closes", async () => {
   const { engine, calls, flowEngine } = recordedEngine();
   const { page, openPanel } = panel();
