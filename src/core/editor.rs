@@ -406,7 +406,11 @@ fn wrap_end(line: &str, columns: usize) -> usize {
     let mut opening: Option<(usize, usize)> = None;
     let mut after_space = false;
     let mut after_wide = false;
-    for (at, grapheme) in line.grapheme_indices(true) {
+    let mut next = 0;
+    while next < line.len() {
+        let at = next;
+        next = next_boundary(line, at);
+        let grapheme = &line[at..next];
         let w = grapheme_width(grapheme);
         let space = grapheme == " " || grapheme == "\t";
         let wide = !space && w >= 2 && !is_hangul(grapheme);
@@ -586,6 +590,12 @@ fn grapheme_width(grapheme: &str) -> usize {
 /// counts [`TAB_WIDTH`]).
 #[must_use]
 pub fn display_width(line: &str) -> usize {
+    if line.is_ascii() {
+        // Normalised text holds no control character but line feeds and tabs: every other
+        // ASCII character is a grapheme one column wide.
+        let tabs = line.bytes().filter(|&b| b == b'\t').count();
+        return line.len() + tabs * (TAB_WIDTH - 1);
+    }
     line.graphemes(true).map(grapheme_width).sum()
 }
 
