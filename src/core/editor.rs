@@ -274,7 +274,7 @@ impl TextEditor {
         let text = &self.text;
         let cursor = self.cursor;
         let mut previous = None;
-        let mut lines = VisualLines::from(text, line_start(text, cursor), columns);
+        let mut lines = VisualLines::starting_at(text, line_start(text, cursor), columns);
         let current = loop {
             let line = lines
                 .next()
@@ -290,7 +290,7 @@ impl TextEditor {
                 None if current.range.start == 0 => return self.move_to(0),
                 None => {
                     let above = line_start(text, current.range.start - 1);
-                    VisualLines::from(text, above, columns)
+                    VisualLines::starting_at(text, above, columns)
                         .find(|line| line.ends_text_line)
                         .expect("a text line ends")
                 }
@@ -302,7 +302,7 @@ impl TextEditor {
         } else if current.range.end == text.len() {
             return self.move_to(text.len());
         } else {
-            VisualLines::from(text, current.range.end + 1, columns)
+            VisualLines::starting_at(text, current.range.end + 1, columns)
                 .next()
                 .expect("a text line follows a line break")
         };
@@ -353,7 +353,7 @@ impl VisualLine {
 /// line.
 #[must_use]
 pub fn visual_lines(text: &str, columns: usize) -> VisualLines<'_> {
-    VisualLines::from(text, 0, columns)
+    VisualLines::starting_at(text, 0, columns)
 }
 
 /// The visual lines of a text, in order ([`visual_lines`]).
@@ -367,7 +367,7 @@ pub struct VisualLines<'a> {
 
 impl<'a> VisualLines<'a> {
     /// The visual lines from byte `start`, the start of a line of the text.
-    fn from(text: &'a str, start: usize, columns: usize) -> Self {
+    fn starting_at(text: &'a str, start: usize, columns: usize) -> Self {
         Self {
             text,
             columns: columns.max(1),
