@@ -48,13 +48,18 @@ const TIMEOUT_MS = 3000;
 /** The timeout of the question whose countdown the tests read: an hour. */
 const LONG_TIMEOUT_MS = 60 * 60 * 1000;
 
-/** Writes `value` as `results/<name>.json` in the workspace. */
+/**
+ * Writes `value` as `results/<name>.json` in the workspace: into a temporary file renamed into
+ * place, so that a test that sees the file reads it whole.
+ */
 function record(name, value) {
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (folder === undefined) return;
   const results = path.join(folder.uri.fsPath, "results");
   fs.mkdirSync(results, { recursive: true });
-  fs.writeFileSync(path.join(results, `${name}.json`), JSON.stringify(value, null, 2));
+  const file = path.join(results, `${name}.json`);
+  fs.writeFileSync(`${file}.partial`, JSON.stringify(value, null, 2));
+  fs.renameSync(`${file}.partial`, file);
 }
 
 /** Records how a promised result settled. */
