@@ -290,15 +290,7 @@ fn every_validation_rule_has_its_path_and_message() {
     extra["questions"][0]["x-weight"] = json!(2);
     extra["questions"][1]["options"][0]["x-tag"] = json!("security");
     let keys = "NUse the existing cluster<CR><Space><Tab>12<Down><Down><Down>Audit trail<CR>";
-    let mut plain = open_in("claude", &example());
-    let mut s = open_in("claude", &extra);
-    assert_eq!(s.status(), Status::Open);
-    assert_eq!(screen(&s, 70), screen(&plain, 70));
-    press(&mut plain, keys);
-    press(&mut s, keys);
-    assert_eq!(screen(&s, 70), screen(&plain, 70));
-    press(&mut plain, "1");
-    press(&mut s, "1");
+    let (plain, s) = unknown_keys_change_nothing("claude", &example(), &extra, keys, "1");
     let answered = |questions: &Value| {
         json!({
             "behavior": "allow",

@@ -263,15 +263,7 @@ fn every_validation_rule_has_its_path_and_message() {
     extra["questions"][0]["x-weight"] = json!(2);
     extra["questions"][1]["options"][0]["x-tag"] = json!("managed");
     let keys = "Nreuse the staging cluster<CR>1<Down><Down>our own Kubernetes<CR>";
-    let mut plain = open_in("codex", &app_server_request());
-    let mut s = open_in("codex", &extra);
-    assert_eq!(s.status(), Status::Open);
-    assert_eq!(screen(&s, 70), screen(&plain, 70));
-    press(&mut plain, keys);
-    press(&mut s, keys);
-    assert_eq!(screen(&s, 70), screen(&plain, 70));
-    press(&mut plain, "1");
-    press(&mut s, "1");
+    let (plain, s) = unknown_keys_change_nothing("codex", &app_server_request(), &extra, keys, "1");
     assert_eq!(s.result().unwrap(), documented_response());
     assert_eq!(plain.result().unwrap(), documented_response());
     assert_eq!(s.transcript(), plain.transcript());

@@ -358,3 +358,28 @@ pub fn screen(session: &Session, width: usize) -> String {
     let view = askd::view::build_with_width("s", session, Some(width));
     askd::view::plain(view.lines.iter().flatten())
 }
+
+/// Opens `plain` and `extra` (the same request with unknown keys added) in `dialect`, drives
+/// both through `keys` and then `submit`, and checks that the unknown keys change nothing the
+/// user sees: both open, their screens (at 70 columns) equal before and after `keys`, and their
+/// transcripts equal at the end. Answers the two finished sessions, `(plain, extra)`, for their
+/// results to be checked.
+pub fn unknown_keys_change_nothing(
+    dialect: &str,
+    plain: &Value,
+    extra: &Value,
+    keys: &str,
+    submit: &str,
+) -> (Session, Session) {
+    let mut plain = open_in(dialect, plain);
+    let mut extra = open_in(dialect, extra);
+    assert_eq!(extra.status(), askd::session::Status::Open);
+    assert_eq!(screen(&extra, 70), screen(&plain, 70));
+    press(&mut plain, keys);
+    press(&mut extra, keys);
+    assert_eq!(screen(&extra, 70), screen(&plain, 70));
+    press(&mut plain, submit);
+    press(&mut extra, submit);
+    assert_eq!(extra.transcript(), plain.transcript());
+    (plain, extra)
+}

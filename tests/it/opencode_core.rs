@@ -218,15 +218,7 @@ fn every_validation_rule_has_its_path_and_message() {
     extra["questions"][0]["x-weight"] = json!(2);
     extra["questions"][1]["options"][0]["x-tag"] = json!("security");
     let keys = "11<Down><Down>Audit trail<CR>";
-    let mut plain = open_in("opencode", &request());
-    let mut s = open_in("opencode", &extra);
-    assert_eq!(s.status(), Status::Open);
-    assert_eq!(screen(&s, 70), screen(&plain, 70));
-    press(&mut plain, keys);
-    press(&mut s, keys);
-    assert_eq!(screen(&s, 70), screen(&plain, 70));
-    press(&mut plain, "1");
-    press(&mut s, "1");
+    let (plain, s) = unknown_keys_change_nothing("opencode", &request(), &extra, keys, "1");
     let reply = json!({ "answers": [ ["Postgres (Recommended)"], ["Auth", "Audit trail"] ] });
     assert_eq!(s.result().unwrap(), reply);
     assert_eq!(plain.result().unwrap(), reply);
