@@ -7,8 +7,10 @@
 //! write files and spawn processes; the engine below never calls them.
 
 pub mod ask;
+pub mod bridge;
 pub mod conformance;
 pub mod docs;
+pub mod hook;
 pub mod play;
 pub mod schema;
 pub mod web;
@@ -48,6 +50,12 @@ enum Command {
     Web(WebCommand),
     /// Run a payload through a key script, printing every screen and the result.
     Play(PlayArgs),
+    /// Answer an agent's questions in the hub from the agent's hook (`askd hook claude`).
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
+    /// Carry an agent's questions into the hub and its answers back (`askd bridge opencode`).
+    #[command(subcommand)]
+    Bridge(bridge::BridgeCommand),
     /// Play the built-in example flow.
     Demo(ScreenArgs),
     /// Run the conformance scenarios of a directory against an askd binary over its pipes.
@@ -301,6 +309,8 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
         Some(Command::Ask(args)) => return ask::run(&args),
+        Some(Command::Hook(command)) => return hook::run(&command),
+        Some(Command::Bridge(command)) => return bridge::run(&command),
         Some(Command::Web(args)) => return web::run(&args.web, args.limits.config()),
         Some(Command::Play(args)) => {
             let output = play::read_payload(&args.file).and_then(|payload| {

@@ -50,6 +50,12 @@ mod seed_rules;
 /// The vim keymap preset and key sequences with their pending keys (behaviour §10).
 mod vim_keys;
 
+// The hub's clients, through the library.
+/// `askd bridge opencode`'s watcher against a fake opencode server and a fake hub.
+mod bridge_opencode;
+/// `askd hook claude`'s decisions against a scripted hub.
+mod hook_claude;
+
 // The real binary.
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
