@@ -17,7 +17,12 @@ const SUBCOMMANDS: &[&str] = &[
     "schema",
     "completions",
     "man",
+    "hook",
+    "bridge",
 ];
+
+/// The subcommands of subcommands, each with a man page of its own (`askd-hook-claude.1`).
+const NESTED: &[&str] = &["hook-claude", "bridge-opencode"];
 
 fn askd(args: &[&str]) -> (bool, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_askd"))
@@ -244,6 +249,7 @@ fn man_pages() {
     written.sort();
     let mut expected: Vec<String> = SUBCOMMANDS
         .iter()
+        .chain(NESTED)
         .map(|sub| format!("askd-{sub}.1"))
         .chain(["askd.1".to_owned()])
         .collect();
