@@ -183,7 +183,10 @@ async fn endings_without_the_person_pass_the_call_on_to_claude_code() {
         Duration::from_secs(595),
     )
     .await;
-    assert_eq!(decision, Decision::PassOn("no hub could start".to_owned()));
+    assert_eq!(
+        decision,
+        Decision::PassOn("no hub can be reached: no hub could start".to_owned())
+    );
 }
 
 #[tokio::test]

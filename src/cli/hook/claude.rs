@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cli::bridge::host::{FlowHost, HostError};
+use crate::cli::bridge::host::FlowHost;
 use crate::dialect::claude::{PreviewFormat, validate};
 
 /// Claude Code's own time limit of a command hook without a `timeout` setting, in seconds.
@@ -185,8 +185,7 @@ pub async fn decide<H: FlowHost>(
             withdraw(input, host).await;
             Decision::PassOn(format!("nobody answered within {}", seconds(budget)))
         }
-        Some(Err(HostError::Unreachable(why))) => Decision::PassOn(why),
-        Some(Err(refused @ HostError::Refused { .. })) => Decision::PassOn(refused.to_string()),
+        Some(Err(error)) => Decision::PassOn(error.to_string()),
         Some(Ok(ended)) => {
             let decision = match output(&ended.result, ended.person_declined()) {
                 Some(output) => Decision::Print(output),
@@ -205,7 +204,7 @@ pub async fn decide<H: FlowHost>(
 
 /// A whole number of seconds in words: `1 second`, `55 seconds`.
 fn seconds(duration: Duration) -> String {
-    match duration.as_secs() {
+    match (duration.as_millis() + 500) / 1000 {
         1 => "1 second".to_owned(),
         n => format!("{n} seconds"),
     }
