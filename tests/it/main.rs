@@ -65,6 +65,8 @@ mod dialects_e2e;
 mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
+/// `askd hook claude` and `askd bridge opencode` as binaries: nothing to reach, nothing to do.
+mod hub_clients;
 /// Crash safety: the state directory, recovered and resumed flows, files set aside.
 mod persistence;
 /// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.
