@@ -1,7 +1,8 @@
 // `askd hook claude` with the real Claude Code TUI (in tmux): the model's AskUserQuestion call
 // reaches a person attached to the hub through the PreToolUse hook, and their answer reaches
 // the model in Claude Code's own words; a person who cancels denies the call; with no hub to
-// reach, or when the hook's time runs out, Claude Code's own dialog asks.
+// reach, with nobody attached to it, or when the hook's time runs out, Claude Code's own dialog
+// asks.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -10,7 +11,7 @@ import { startClaudeTui } from "./lib/agents.mjs";
 import { startModelServer, toolResults } from "./lib/model-server.mjs";
 import { Person, startListener } from "./lib/person.mjs";
 import { askdBin, removeTemps, run, stopAll, tempDir, until } from "./lib/proc.mjs";
-import { DATABASE, claudeQuestions, hookInput, hookSettings, hubClientEnv, readText } from "./lib/seams-run.mjs";
+import { DATABASE, claudeQuestions, hookInput, hookSettings, hubClientEnv, readText, refusedRuntime } from "./lib/seams-run.mjs";
 
 afterEach(() => stopAll());
 after(() => removeTemps());
@@ -43,10 +44,11 @@ test("hook: a person attached to the hub answers Claude Code's questions, and th
   t.after(() => model.close());
   const listener = await startListener();
   const person = await Person.connect(listener, { attach: true });
-  const { tmux, errFile } = await claudeWithHook({ model, listener });
+  const { tmux, home, errFile } = await claudeWithHook({ model, listener });
 
   const flow = await person.nextFlow();
   assert.equal(flow.session, "toolu_1");
+  assert.deepEqual(flow.asker, { name: "Claude Code", folder: path.join(home, "work") });
   assert.equal(flow.view.dialect, "claude");
   const screen = await person.screen(flow.session);
   assert.match(screen, /Which database should we use\?/);
@@ -86,15 +88,14 @@ test("hook: a person who cancels denies the call, and the model reads why", asyn
   );
 });
 
-test("hook: with no hub to reach, the hook prints nothing and Claude Code's own dialog asks", async (t) => {
+test("hook: with no hub to reach or start, the hook prints nothing and Claude Code's own dialog asks", async (t) => {
   const model = await askingModel();
   t.after(() => model.close());
-  // A hub address where nothing listens.
-  const { tmux, errFile } = await claudeWithHook({ model, env: { ASKD_HUB_URL: "ws://127.0.0.1:9/rpc?token=nothing" } });
+  const { tmux, errFile } = await claudeWithHook({ model, env: { XDG_RUNTIME_DIR: refusedRuntime() } });
   const screen = await tmux.waitFor(/Enter to select/);
   tmux.keep("seams-claude-hook-no-hub");
   assert.match(screen, /Which database should we use\?/);
-  assert.match(readText(errFile), /^askd hook claude: passed on to Claude Code's dialog: /);
+  assert.match(readText(errFile), /^askd hook claude: passed on to Claude Code's dialog: no hub can be reached: .* must be 0700$/m);
   // The person answers in Claude Code's own dialog.
   tmux.send(["Down", "Enter"]);
   await tmux.waitFor("● Done.");
@@ -102,6 +103,20 @@ test("hook: with no hub to reach, the hook prints nothing and Claude Code's own 
   assert.deepEqual(
     toolResults(next).map((r) => r.text),
     [`Your questions have been answered: "${DATABASE}"="SQLite". You can now continue with these answers in mind.`],
+  );
+});
+
+test("hook: with nobody attached to the hub and no browser, Claude Code's own dialog asks at once", async (t) => {
+  const model = await askingModel();
+  t.after(() => model.close());
+  const listener = await startListener({ env: { ASKD_NO_BROWSER: "1" } });
+  const { tmux, errFile } = await claudeWithHook({ model, listener });
+  const screen = await tmux.waitFor(/Enter to select/);
+  tmux.keep("seams-claude-hook-unattended");
+  assert.match(screen, /Which database should we use\?/);
+  assert.equal(
+    readText(errFile),
+    "askd hook claude: passed on to Claude Code's dialog: no person's client is attached to the hub and no browser could show the question (off)\n",
   );
 });
 
@@ -128,13 +143,13 @@ test("hook: the hook run by hand prints nothing and exits 0 without a hub, and s
   const input = JSON.stringify(hookInput({ cwd }));
   const result = await run(askdBin(), ["hook", "claude"], {
     input,
-    env: { PATH: process.env.PATH, HOME: cwd, ASKD_HUB_URL: "ws://127.0.0.1:9/rpc?token=nothing" },
+    env: { PATH: process.env.PATH, HOME: cwd, XDG_RUNTIME_DIR: refusedRuntime() },
   });
   assert.equal(result.code, 0);
   assert.equal(result.stdout, "");
-  assert.match(result.stderr, /^askd hook claude: passed on to Claude Code's dialog: no hub can be reached: /);
+  assert.match(result.stderr, /^askd hook claude: passed on to Claude Code's dialog: no hub can be reached: .* must be 0700$/m);
   // Input that is not a hook's is an error Claude Code shows and goes past (status 1, never 2).
-  const bad = await run(askdBin(), ["hook", "claude"], { input: "not json", env: { PATH: process.env.PATH, HOME: cwd } });
+  const bad = await run(askdBin(), ["hook", "claude"], { input: "not json", env: { PATH: process.env.PATH, HOME: cwd, XDG_RUNTIME_DIR: refusedRuntime() } });
   assert.equal(bad.code, 1);
   assert.equal(bad.stdout, "");
   assert.match(bad.stderr, /^askd hook claude: the hook input is not JSON: /);

@@ -54,6 +54,7 @@ test("bridge: a person attached to the hub answers the question opencode asks, a
 
   const flow = await person.nextFlow();
   assert.match(flow.session, /^que_/);
+  assert.deepEqual(flow.asker, { name: "opencode", folder: opencode.work });
   assert.equal(flow.view.dialect, "opencode");
   const screen = await person.screen(flow.session);
   assert.match(screen, new RegExp(DATABASE.replace("?", "\\?")));

@@ -27,7 +27,6 @@ fn askd(args: &[&str], input: &[u8], runtime: &std::path::Path) -> Output {
         .args(args)
         .env("XDG_RUNTIME_DIR", runtime)
         .env("XDG_STATE_HOME", runtime.join("state"))
-        .env("ASKD_HUB_URL", "ws://127.0.0.1:9/rpc?token=nothing")
         .env_remove("ASKD_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

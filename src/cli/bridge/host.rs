@@ -37,6 +37,12 @@ pub enum HostError {
     /// hub recovered.
     #[error("no hub can be reached: {0}")]
     Unreachable(String),
+    /// The hub took the flow, but no person can see it: no person's client is attached and no
+    /// browser could show it.
+    #[error(
+        "no person's client is attached to the hub and no browser could show the question ({0})"
+    )]
+    Unattended(String),
     /// The hub refused the request; asking again will not help.
     #[error("the hub refused the flow ({code}): {message}")]
     Refused {

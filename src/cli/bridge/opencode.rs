@@ -474,8 +474,8 @@ async fn answer<H: FlowHost>(
                 eprintln!("askd: bridge: question {id}: {why}; asking again");
                 tokio::time::sleep(backoff.next_wait()).await;
             }
-            Err(refused @ HostError::Refused { .. }) => {
-                eprintln!("askd: bridge: question {id}: {refused}");
+            Err(error) => {
+                eprintln!("askd: bridge: question {id}: {error}");
                 break None;
             }
         }

@@ -42,17 +42,28 @@ export const opencodeQuestions = {
 
 /**
  * The environment of a hub client of `listener` (what `startListener()` gives): its runtime
- * directory (where the hub's discovery file is) and state directory.
+ * directory (where the hub's discovery file is) and state directory; no browser is opened.
  */
 export function hubClientEnv(listener, extra = {}) {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     LANG: "C.UTF-8",
+    ASKD_NO_BROWSER: "1",
     ...listener.env,
-    ASKD_HUB_URL: `${listener.url}?token=${listener.token}`,
     ...extra,
   };
+}
+
+/**
+ * A runtime directory where no hub can be found or started: its `askd/` folder may be written
+ * by others, so the hub's discovery refuses it.
+ */
+export function refusedRuntime() {
+  const runtime = tempDir("seams-refused-runtime");
+  fs.mkdirSync(path.join(runtime, "askd"), { mode: 0o777 });
+  fs.chmodSync(path.join(runtime, "askd"), 0o777);
+  return runtime;
 }
 
 /**
