@@ -68,10 +68,13 @@ fn the_hook_prints_nothing_and_exits_0_when_no_hub_can_be_reached() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&output.stdout), "");
     let stderr = String::from_utf8_lossy(&output.stderr);
+    let dir = runtime.path().join("askd");
     assert!(
-        stderr.starts_with(
-            "askd hook claude: passed on to Claude Code's dialog: no hub can be reached: "
-        ),
+        stderr.ends_with(&format!(
+            "\naskd hook claude: passed on to Claude Code's dialog: no hub can be reached: {} is \
+             not used: others may use it (mode 0777); it must be 0700\n",
+            dir.display()
+        )),
         "{stderr}"
     );
 }
