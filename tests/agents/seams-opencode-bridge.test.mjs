@@ -165,3 +165,26 @@ test("bridge: a server restarted mid-watch: the lost question's flow closes, and
     [answeredText("SQLite")],
   );
 });
+
+test("bridge: with nobody attached, the bridge says where the question waits, and a person who comes later answers it", async (t) => {
+  const model = await questionModel();
+  t.after(() => model.close());
+  const listener = await startListener({ env: { ASKD_NO_BROWSER: "1" } });
+  const opencode = await startOpencodeAt({ model, port: await freePort() });
+  const bridge = await startBridge({ listener, url: opencode.url });
+  await opencode.prompt("Ask me which database to use.");
+  const said = await until(() => /askd: bridge: answer the question at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+&session=(que_\w+))\n/.exec(bridge.err()), {
+    what: "the bridge to say where the question waits",
+  });
+  assert.ok(said[1].startsWith(listener.page), `${said[1]} is the hub's page`);
+
+  const person = await Person.connect(listener, { attach: true });
+  const flow = await person.nextFlow();
+  assert.equal(flow.session, said[2]);
+  await answerOnScreen(person, flow.session, 2);
+  const next = await model.waitForTurn(1);
+  assert.deepEqual(
+    toolResults(next).map((r) => r.text),
+    [answeredText("SQLite")],
+  );
+});
