@@ -295,3 +295,14 @@ pub fn issue_list(heading: &str, issues: &[Issue]) -> String {
     }
     text
 }
+
+/// Whether `c` is white space as a JavaScript regular expression's `\s` and `trim()` take it:
+/// the Unicode space separators, tab, vertical tab, form feed, the byte order mark and the
+/// line terminators.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+            | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}

@@ -33,7 +33,7 @@ pub use result::{
     transcript_call, transcript_result,
 };
 pub use validate::{
-    MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, RESERVED_LABEL, html_problem, is_js_space, validate,
+    MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, RESERVED_LABEL, html_problem, validate,
 };
 
 /// What claude flows offer: a note per question, the `Type your own` row on every question,

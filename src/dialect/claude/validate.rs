@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::core::{Answer, CustomRow, Issue, OptionItem, Question, QuestionType, quoted};
 use crate::dialect::claude::PreviewFormat;
-use crate::dialect::shape::{Place, issue, questions, tab_label};
+use crate::dialect::shape::{Place, is_js_space, issue, questions, tab_label};
 use crate::dialect::walk::{self, Unique};
 
 /// Most questions one call may ask.
@@ -216,17 +216,6 @@ fn options<'a>(
         }
         preview(object, place, format, multi, issues)
     })
-}
-
-/// Whether `c` is white space as a JavaScript regular expression's `\s` and `trim()` take it:
-/// the Unicode space separators, tab, vertical tab, form feed, the byte order mark and the
-/// line terminators.
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
-            | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
-    )
 }
 
 /// `text` with every run of white space folded into one space, and trimmed.
