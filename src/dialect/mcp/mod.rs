@@ -407,8 +407,11 @@ fn question(key: &str, property: &Property, required: bool) -> Question {
     }
 }
 
-/// `text` with its first letter upper-cased.
+/// `text` with its first letter upper-cased (askd's name stays as it is written).
 fn capitalised(text: &str) -> String {
+    if text.starts_with("askd") {
+        return text.to_owned();
+    }
     let mut chars = text.chars();
     chars
         .next()
@@ -539,7 +542,7 @@ static SCHEMAS: Schemas = Schemas {
 mod tests {
     use super::*;
     use crate::core::{Flow, FlowError, Keymap, Outcome, parse_sequence};
-    use crate::dialect::mcp::form::COMPILED;
+    use crate::dialect::mcp::pattern::COMPILED;
     use std::sync::Arc;
 
     /// The patterns compiled on this thread so far.
