@@ -87,22 +87,28 @@ impl<'a> Unique<'a> {
 
 /// The options `items` of the question at `question`, as every question tool has them: `label`
 /// and `description` strings (a label may be empty; it is shown and answered exactly as given,
-/// and the description kept when not blank); then `more` checks what the dialect adds (given
-/// the label) and reads what it keeps as the option's preview, recording its issues.
+/// and the description kept when not blank); `label` checks what the dialect adds of a label
+/// right after it is read, and `preview` reads what the dialect keeps as the option's preview,
+/// each recording its issues.
 pub fn options<'a>(
     items: &'a [Value],
     question: &Place,
     issues: &mut Vec<Issue>,
-    mut more: impl FnMut(&'a Map<String, Value>, &Place, Option<&'a str>, &mut Vec<Issue>) -> Option<String>,
+    mut label: impl FnMut(&Place, &'a str, &mut Vec<Issue>),
+    mut preview: impl FnMut(&'a Map<String, Value>, &Place, &mut Vec<Issue>) -> Option<String>,
 ) -> Vec<OptionItem> {
     objects(
         items,
         |index| question.option(index),
         issues,
         |object, place, _, issues| {
-            let label = place.string(object, "label", issues);
+            let text = place.string(object, "label", issues);
+            if let Some(text) = text {
+                label(place, text, issues);
+            }
             let description = place.string(object, "description", issues);
-            let preview = more(object, place, label, issues);
+            let preview = preview(object, place, issues);
+            let label = text;
             let label = label?;
             Some(OptionItem {
                 value: label.to_owned(),

@@ -399,7 +399,11 @@ fn empty_texts_are_asked_and_the_reserved_label_is_refused() {
         s.result().unwrap()["updatedInput"]["answers"],
         json!({ "": "", " ": "[No preference" })
     );
-    for label in ["[No preference]", "  [No \t\u{a0}\u{3000}preference]\n", "\u{feff}[No\u{2028}preference]"] {
+    for label in [
+        "[No preference]",
+        "  [No \t\u{a0}\u{3000}preference]\n",
+        "\u{feff}[No\u{2028}preference]",
+    ] {
         let input = one(
             json!([{ "label": label, "description": "" }, { "label": "B", "description": "" }]),
             false,

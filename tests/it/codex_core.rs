@@ -244,7 +244,10 @@ fn every_validation_rule_has_its_path_and_message() {
         ]))),
         pairs(&[
             ("questions[0].header", "Question 1: header must be a string"),
-            ("questions[0].question", "Question 1: question must be a string"),
+            (
+                "questions[0].question",
+                "Question 1: question must be a string"
+            ),
             (
                 "questions[0].isOther",
                 "Question 1: isOther must be a boolean"
@@ -488,7 +491,8 @@ fn the_app_server_envelope_is_recognised_and_bare_arguments_are_dsh() {
 
 #[test]
 fn snapshots_keep_secret_questions_and_invalid_requests() {
-    let request = envelope(json!([{ "id": "t", "header": "T", "question": "T?", "isSecret": true }]));
+    let request =
+        envelope(json!([{ "id": "t", "header": "T", "question": "T?", "isSecret": true }]));
     let mut s = open_in("codex", &request);
     press(&mut s, "abc");
     let restored = round_trip(&s, &request, &Value::Null);

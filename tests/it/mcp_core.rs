@@ -293,13 +293,21 @@ fn every_check_of_a_typed_value() {
             "١٢٣",
             Some("Enter a value that matches the pattern ^\\d+$"),
         ),
-        (json!({ "type": "string", "pattern": "^\\d+$" }), "123", None),
+        (
+            json!({ "type": "string", "pattern": "^\\d+$" }),
+            "123",
+            None,
+        ),
         (
             json!({ "type": "string", "pattern": "^\\w+$" }),
             "café",
             Some("Enter a value that matches the pattern ^\\w+$"),
         ),
-        (json!({ "type": "string", "pattern": "^\\w+$" }), "cafe", None),
+        (
+            json!({ "type": "string", "pattern": "^\\w+$" }),
+            "cafe",
+            None,
+        ),
         (
             json!({ "type": "string", "format": "date-time" }),
             "2025-06-01T10:00:00.5+02:00",
@@ -491,7 +499,9 @@ fn go_to(s: &mut Session, tab: usize) {
 /// The description of the row of field `tab` (0-based).
 fn row_description(s: &mut Session, tab: usize) -> Option<String> {
     go_to(s, tab);
-    view::build("s", s).question.unwrap().rows[0].description.clone()
+    view::build("s", s).question.unwrap().rows[0]
+        .description
+        .clone()
 }
 
 /// A pattern the SDK's validator cannot compile (not a valid ECMA-262 expression, or not a
@@ -511,7 +521,9 @@ fn a_pattern_that_cannot_be_checked_opens_with_the_reason() {
     assert_eq!(s.status(), Status::Open);
     assert_eq!(
         row_description(&mut s, 0).as_deref(),
-        Some("Its pattern \"(\" is not a valid regular expression (Unbalanced parenthesis), so the server cannot check any answer to this form")
+        Some(
+            "Its pattern \"(\" is not a valid regular expression (Unbalanced parenthesis), so the server cannot check any answer to this form"
+        )
     );
     assert_eq!(
         row_description(&mut s, 2).as_deref(),
@@ -520,7 +532,9 @@ fn a_pattern_that_cannot_be_checked_opens_with_the_reason() {
     press(&mut s, "<CR>x<CR>");
     assert_eq!(
         view::build("s", &s).editor.unwrap().error.as_deref(),
-        Some("This field cannot be answered: askd cannot check its pattern \"^(a)\\\\1$\": it uses a backreference")
+        Some(
+            "This field cannot be answered: askd cannot check its pattern \"^(a)\\\\1$\": it uses a backreference"
+        )
     );
     press(&mut s, "<C-u><Esc>");
     go_to(&mut s, 4);
@@ -541,14 +555,19 @@ fn a_pattern_that_cannot_be_checked_opens_with_the_reason() {
     press(&mut s, "<Esc><Tab>");
     assert_eq!(
         problems(&s)[0].1.as_deref(),
-        Some("The form cannot be accepted: this field cannot be answered (its pattern is not a string, so the server cannot check any answer to this form)")
+        Some(
+            "The form cannot be accepted: this field cannot be answered (its pattern is not a string, so the server cannot check any answer to this form)"
+        )
     );
     press(&mut s, "3");
     assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
     // A backreference pattern on an optional field: the form is accepted without it.
     let mut s = open_form(&field(json!({ "type": "string", "pattern": "^(a)\\1$" })));
     press(&mut s, "<Esc><Tab>1");
-    assert_eq!(s.result().unwrap(), json!({ "action": "accept", "content": {} }));
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": {} })
+    );
 }
 
 /// The forms the MCP SDK accepts though no answer (or no answer with that field) can satisfy
@@ -576,7 +595,9 @@ fn forms_no_answer_can_satisfy_open_with_the_reason_shown() {
     let ids: Vec<&str> = spec.questions.iter().map(|q| q.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["empty", "short", "range", "twice", "names", "both", "none", "many", "fits", "gone"]
+        [
+            "empty", "short", "range", "twice", "names", "both", "none", "many", "fits", "gone"
+        ]
     );
     let labels = |i: usize| -> Vec<(String, String)> {
         spec.questions[i]
@@ -609,8 +630,10 @@ fn forms_no_answer_can_satisfy_open_with_the_reason_shown() {
         );
     }
     go_to(&mut s, 10);
-    let blocked: Vec<(String, Option<String>)> =
-        problems(&s).into_iter().filter(|(_, p)| p.is_some()).collect();
+    let blocked: Vec<(String, Option<String>)> = problems(&s)
+        .into_iter()
+        .filter(|(_, p)| p.is_some())
+        .collect();
     assert_eq!(
         blocked,
         [
@@ -730,8 +753,22 @@ fn the_formats() {
         assert!(is_email(good), "{good}");
     }
     for bad in [
-        "", "a", "@b.c", "a@", "a b@c.d", "a@-b.c", "a@b..c", "a@b", "u@localhost",
-        "x@[127.0.0.1]", "ü@b.c", "a@ü.de", ".a@b.c", "a..b@c.d", "a@b.c.", "\"a\"@b.c",
+        "",
+        "a",
+        "@b.c",
+        "a@",
+        "a b@c.d",
+        "a@-b.c",
+        "a@b..c",
+        "a@b",
+        "u@localhost",
+        "x@[127.0.0.1]",
+        "ü@b.c",
+        "a@ü.de",
+        ".a@b.c",
+        "a..b@c.d",
+        "a@b.c.",
+        "\"a\"@b.c",
     ] {
         assert!(!is_email(bad), "{bad}");
     }
@@ -856,8 +893,9 @@ fn accept_waits_for_required_values_and_the_number_of_choices() {
 
 #[test]
 fn min_items_counts_only_when_something_is_chosen_or_required() {
-    let params =
-        field(json!({ "type": "array", "minItems": 2, "items": { "type": "string", "enum": ["a", "b", "c"] } }));
+    let params = field(
+        json!({ "type": "array", "minItems": 2, "items": { "type": "string", "enum": ["a", "b", "c"] } }),
+    );
     let mut s = open_form(&params);
     press(&mut s, "<Tab>1");
     assert_eq!(
@@ -923,7 +961,9 @@ fn a_url_elicitation_shows_its_message_and_address() {
     let v = view::build("s", &s);
     assert_eq!(
         v.title.as_deref(),
-        Some("Sign in to continue — Accept to open https://auth.example.com/login?state=x (on auth.example.com)")
+        Some(
+            "Sign in to continue — Accept to open https://auth.example.com/login?state=x (on auth.example.com)"
+        )
     );
     let review = v.review.unwrap();
     let actions: Vec<&str> = review.actions.iter().map(|a| a.label.as_str()).collect();
@@ -943,7 +983,11 @@ fn a_url_elicitation_shows_its_message_and_address() {
     assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
     // What the SDK refuses: a missing id, a URL that does not parse.
     assert_eq!(
-        refused(&json!({ "mode": "url", "message": "m", "url": "not a url" }), Value::Null).1,
+        refused(
+            &json!({ "mode": "url", "message": "m", "url": "not a url" }),
+            Value::Null
+        )
+        .1,
         "Invalid params: elicitationId: is required; url: is not a URL: relative URL without a base"
     );
 }
@@ -1008,7 +1052,10 @@ fn malformed_forms_are_refused_with_invalid_params() {
             ),
             p("requestedSchema.properties.i", "title must be a string"),
             p("requestedSchema.properties.j", "default must be a boolean"),
-            p("requestedSchema.properties.k", "items.type must be \"string\""),
+            p(
+                "requestedSchema.properties.k",
+                "items.type must be \"string\""
+            ),
         ]
     );
     assert!(message.starts_with(
@@ -1016,9 +1063,11 @@ fn malformed_forms_are_refused_with_invalid_params() {
     ));
     // The SDK tries its schemas in turn and drops the fields a schema does not know: an
     // `enum` with a number fits as free text, `enumNames` of numbers as an untitled `enum`.
-    let s = open_form(&json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {
+    let s = open_form(
+        &json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {
         "c": { "type": "string", "enum": ["x", 1] },
-        "d": { "type": "string", "enum": ["x", "y"], "enumNames": [1] } } } }));
+        "d": { "type": "string", "enum": ["x", "y"], "enumNames": [1] } } } }),
+    );
     let labels: Vec<Vec<&str>> = flow(&s)
         .spec()
         .questions
@@ -1031,7 +1080,11 @@ fn malformed_forms_are_refused_with_invalid_params() {
         "Invalid params: mode: unknown elicitation mode \"dialog\"; expected \"form\" or \"url\""
     );
     assert_eq!(
-        refused(&json!({ "message": null, "requestedSchema": { "type": "object", "properties": {} } }), Value::Null).1,
+        refused(
+            &json!({ "message": null, "requestedSchema": { "type": "object", "properties": {} } }),
+            Value::Null
+        )
+        .1,
         "Invalid params: message: must be a string"
     );
     assert_eq!(

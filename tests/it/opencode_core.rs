@@ -181,8 +181,10 @@ fn every_validation_rule_has_its_path_and_message() {
         ])
     );
     assert_eq!(
-        issues_of(json!({ "id": "q_1", "sessionID": "s_1", "tool": { "messageID": "prt_1", "callID": "" },
-            "questions": [] })),
+        issues_of(
+            json!({ "id": "q_1", "sessionID": "s_1", "tool": { "messageID": "prt_1", "callID": "" },
+            "questions": [] })
+        ),
         pairs(&[
             ("id", "id must start with \"que\""),
             ("sessionID", "sessionID must start with \"ses\""),
@@ -248,7 +250,10 @@ fn every_validation_rule_has_its_path_and_message() {
 /// says why and takes no text).
 #[test]
 fn what_opencode_takes_is_asked() {
-    for payload in [json!({ "questions": [] }), json!({ "id": "que", "sessionID": "ses", "questions": [] })] {
+    for payload in [
+        json!({ "questions": [] }),
+        json!({ "id": "que", "sessionID": "ses", "questions": [] }),
+    ] {
         let mut s = open_in("opencode", &payload);
         assert_eq!(s.status(), Status::Open);
         press(&mut s, "1");

@@ -29,8 +29,7 @@ pub use answers::split;
 pub use result::{
     ABORT_MESSAGE, CANCEL_MESSAGE, CLOSED_MESSAGE, INVALID_HEADING, NO_UI_HEADING, NOTES_ONLY,
     TIMEOUT_MESSAGE, answer_value, cancel_message, flow_result, interrupts, invalid_result, join,
-    no_ui_result,
-    transcript_call, transcript_result,
+    no_ui_result, transcript_call, transcript_result,
 };
 pub use validate::{
     MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, RESERVED_LABEL, html_problem, validate,

@@ -43,7 +43,10 @@ pub fn validate(input: &Value, format: PreviewFormat) -> Result<Vec<Question>, V
     for key in root.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
         issues.push(issue(
             key,
-            format!("unknown field {}: the input takes questions, answers, annotations and metadata", quoted(key)),
+            format!(
+                "unknown field {}: the input takes questions, answers, annotations and metadata",
+                quoted(key)
+            ),
         ));
     }
     let items = questions(root, &mut issues);
@@ -192,16 +195,19 @@ fn check_question<'a>(
 
 /// The options `items` of the question at `question`: each label unique within the question
 /// and not [`RESERVED_LABEL`] once its spaces are folded; previews checked as `format` says.
-fn options<'a>(
-    items: &'a [Value],
+fn options(
+    items: &[Value],
     question: &Place,
     format: PreviewFormat,
     multi: bool,
     issues: &mut Vec<Issue>,
 ) -> Vec<OptionItem> {
     let mut labels = Unique::new("label", "option label");
-    walk::options(items, question, issues, |object, place, label, issues| {
-        if let Some(label) = label {
+    walk::options(
+        items,
+        question,
+        issues,
+        |place, label, issues| {
             labels.note(place, label, issues);
             if folded(label) == RESERVED_LABEL {
                 place.report(
@@ -213,9 +219,9 @@ fn options<'a>(
                     ),
                 );
             }
-        }
-        preview(object, place, format, multi, issues)
-    })
+        },
+        |object, place, issues| preview(object, place, format, multi, issues),
+    )
 }
 
 /// `text` with every run of white space folded into one space, and trimmed.
@@ -257,11 +263,17 @@ fn preview(
 /// in any case.
 pub fn html_problem(preview: &str) -> Option<&'static str> {
     if opens_element(preview, &["html", "body", "!doctype"]) {
-        Some("preview must be an HTML fragment, not a full document (no <html>, <body>, or <!DOCTYPE>)")
+        Some(
+            "preview must be an HTML fragment, not a full document (no <html>, <body>, or <!DOCTYPE>)",
+        )
     } else if opens_element(preview, &["script", "style"]) {
-        Some("preview must not contain <script> or <style> tags; use inline styles through the style attribute")
+        Some(
+            "preview must not contain <script> or <style> tags; use inline styles through the style attribute",
+        )
     } else if !has_tag(preview) {
-        Some("preview must contain HTML (previewFormat is \"html\"): wrap the content in a tag such as <div> or <pre>")
+        Some(
+            "preview must contain HTML (previewFormat is \"html\"): wrap the content in a tag such as <div> or <pre>",
+        )
     } else {
         None
     }
@@ -275,7 +287,8 @@ fn opens_element(text: &str, names: &[&str]) -> bool {
         names.iter().any(|name| {
             rest.len() >= name.len()
                 && rest.as_bytes()[..name.len()].eq_ignore_ascii_case(name.as_bytes())
-                && !rest.as_bytes()
+                && !rest
+                    .as_bytes()
                     .get(name.len())
                     .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
         })

@@ -65,7 +65,10 @@ pub fn response(spec: &FlowSpec, answers: &[Answer]) -> Value {
         match map.get_mut(&q.id).and_then(|v| v["answers"].as_array_mut()) {
             Some(list) => list.extend(entries),
             None => {
-                map.insert(q.id.clone(), json!({ "answers": entries.collect::<Vec<_>>() }));
+                map.insert(
+                    q.id.clone(),
+                    json!({ "answers": entries.collect::<Vec<_>>() }),
+                );
             }
         }
     }

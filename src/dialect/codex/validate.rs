@@ -83,7 +83,9 @@ fn check_question(
     let is_secret = place.flag(object, "isSecret", issues).unwrap_or(false);
     let options = match object.get("options") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => walk::options(items, place, issues, |_, _, _, _| None),
+        Some(Value::Array(items)) => {
+            walk::options(items, place, issues, |_, _, _| {}, |_, _, _| None)
+        }
         Some(_) => {
             place.report(issues, "options", "options must be an array or null");
             Vec::new()
@@ -117,4 +119,3 @@ fn check_question(
         asked: None,
     })
 }
-

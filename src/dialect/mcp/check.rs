@@ -250,9 +250,17 @@ pub fn is_email(text: &str) -> bool {
     local_ok
         && labels.len() >= 2
         && labels.iter().all(|label| {
-            label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-                && label.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-                && label.bytes().last().is_some_and(|b| b.is_ascii_alphanumeric())
+            label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .next()
+                    .is_some_and(|b| b.is_ascii_alphanumeric())
+                && label
+                    .bytes()
+                    .last()
+                    .is_some_and(|b| b.is_ascii_alphanumeric())
         })
 }
 
@@ -346,7 +354,11 @@ fn is_time(text: &str) -> bool {
     let Some(parts) = TIME.captures(text) else {
         return false;
     };
-    let number = |i: usize| parts.get(i).map_or(0.0, |m| m.as_str().parse().unwrap_or(0.0));
+    let number = |i: usize| {
+        parts
+            .get(i)
+            .map_or(0.0, |m| m.as_str().parse().unwrap_or(0.0))
+    };
     let (hours, minutes, seconds) = (number(1), number(2), number(3));
     let sign = if parts.get(4).is_some_and(|m| m.as_str() == "-") {
         -1.0

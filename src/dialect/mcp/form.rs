@@ -224,7 +224,9 @@ fn optional(
 
 /// Whether `value` is an array of strings.
 fn strings(value: &Value) -> bool {
-    value.as_array().is_some_and(|v| v.iter().all(Value::is_string))
+    value
+        .as_array()
+        .is_some_and(|v| v.iter().all(Value::is_string))
 }
 
 /// Whether `value` is an array of `{ const, title }` objects with string members.
@@ -247,7 +249,13 @@ fn string_misfits(object: &Map<String, Value>) -> Vec<String> {
     if !object.get("enum").is_some_and(strings) {
         legacy.push("enum must be an array of strings".to_owned());
     }
-    optional(object, "enumNames", "an array of strings", strings, &mut legacy);
+    optional(
+        object,
+        "enumNames",
+        "an array of strings",
+        strings,
+        &mut legacy,
+    );
     default(&mut legacy);
     let mut titled = Vec::new();
     if !object.get("oneOf").is_some_and(titled_list) {
@@ -255,10 +263,22 @@ fn string_misfits(object: &Map<String, Value>) -> Vec<String> {
     }
     default(&mut titled);
     let mut plain = Vec::new();
-    optional(object, "minLength", "a number", Value::is_number, &mut plain);
-    optional(object, "maxLength", "a number", Value::is_number, &mut plain);
+    optional(
+        object,
+        "minLength",
+        "a number",
+        Value::is_number,
+        &mut plain,
+    );
+    optional(
+        object,
+        "maxLength",
+        "a number",
+        Value::is_number,
+        &mut plain,
+    );
     if let Some(format) = object.get("format")
-        && !format.as_str().is_some_and(|f| Format::named(f).is_some())
+        && format.as_str().is_none_or(|f| Format::named(f).is_none())
     {
         plain.push(match format.as_str() {
             Some(name) => format!(
@@ -333,7 +353,12 @@ fn titled_choices(list: &[Value], once: bool) -> Vec<Choice> {
         let title = o.get("title").and_then(Value::as_str).unwrap_or("");
         choices.push(Choice {
             value: value.to_owned(),
-            label: if title.trim().is_empty() { value } else { title }.to_owned(),
+            label: if title.trim().is_empty() {
+                value
+            } else {
+                title
+            }
+            .to_owned(),
         });
     }
     choices
@@ -498,7 +523,11 @@ fn number_kind(
         min.as_ref().and_then(Number::as_f64),
         max.as_ref().and_then(Number::as_f64),
     ) {
-        let what = if integer { "a whole number" } else { "a number" };
+        let what = if integer {
+            "a whole number"
+        } else {
+            "a number"
+        };
         if low > high {
             return Some(blocked(format!(
                 "it asks for {what} of at least {} and at most {}",

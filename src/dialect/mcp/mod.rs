@@ -522,7 +522,7 @@ static SCHEMAS: Schemas = Schemas {
         SchemaFile {
             name: "mcp-request.json",
             exact: false,
-            shape: Shape::of::<schema::ElicitRequestFormParams>(),
+            shape: Shape::of::<schema::ElicitRequestParams>(),
         },
         SchemaFile {
             name: "mcp-result.json",
@@ -530,7 +530,7 @@ static SCHEMAS: Schemas = Schemas {
             shape: Shape::of::<schema::ElicitResult>(),
         },
     ],
-    request: Shape::of::<schema::ElicitRequestFormParams>(),
+    request: Shape::of::<schema::ElicitRequestParams>(),
     result: Shape::of::<schema::ElicitResult>(),
     ask: Shape::of::<schema::ElicitResult>(),
     answers: Shape::of::<schema::ElicitResult>(),

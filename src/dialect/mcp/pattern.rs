@@ -14,8 +14,7 @@
 use std::fmt::Write;
 
 /// ECMA-262's white space and line terminators (`\s`), as a class body.
-const SPACE: &str =
-    r"\t\n\x{B}\x{C}\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+const SPACE: &str = r"\t\n\x{B}\x{C}\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
 /// ECMA-262's word characters without the `i` flag (`\w`), as a class body.
 const WORD: &str = "0-9A-Za-z_";
 /// ECMA-262's digits (`\d`), as a class body.
@@ -155,7 +154,9 @@ fn class(chars: &[char], start: usize, out: &mut String) -> Result<usize, Unchec
                 let (high, next) = class_atom(chars, i + 1)?;
                 i = next;
                 let Atom::Char(high) = high else {
-                    return Err(Unchecked::Invalid("a class range needs two characters".into()));
+                    return Err(Unchecked::Invalid(
+                        "a class range needs two characters".into(),
+                    ));
                 };
                 literal(out, low);
                 out.push('-');
@@ -253,7 +254,10 @@ fn escape(chars: &[char], i: usize, in_class: bool, out: &mut String) -> Result<
             next = i + 3;
         }
         'u' if chars.get(i + 1) == Some(&'{') => {
-            let end = chars[i..].iter().position(|&c| c == '}').map_or(i, |p| i + p);
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == '}')
+                .map_or(i, |p| i + p);
             literal(out, hex(i + 2, end).unwrap_or(0));
             next = end + 1;
         }

@@ -40,15 +40,11 @@ const PREFIXES: [(&str, &str); 3] = [("id", "que"), ("sessionID", "ses"), ("mess
 
 /// An id field of `object` at `path`: a string that starts with its prefix.
 fn id_field(object: &Map<String, Value>, key: &str, path: &str, issues: &mut Vec<Issue>) {
-    let prefix = PREFIXES
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, p)| *p);
+    let prefix = PREFIXES.iter().find(|(k, _)| *k == key).map(|(_, p)| *p);
     match (object.get(key), prefix) {
-        (Some(Value::String(id)), Some(prefix)) if !id.starts_with(prefix) => issues.push(issue(
-            path,
-            format!("{path} must start with \"{prefix}\""),
-        )),
+        (Some(Value::String(id)), Some(prefix)) if !id.starts_with(prefix) => {
+            issues.push(issue(path, format!("{path} must start with \"{prefix}\"")))
+        }
         (Some(Value::String(_)), _) => {}
         (None, _) => issues.push(issue(path, format!("{path} is required"))),
         (Some(_), _) => issues.push(issue(path, format!("{path} must be a string"))),
@@ -98,7 +94,9 @@ fn check_question(
         true
     };
     let options = match object.get("options") {
-        Some(Value::Array(items)) => walk::options(items, place, issues, |_, _, _, _| None),
+        Some(Value::Array(items)) => {
+            walk::options(items, place, issues, |_, _, _| {}, |_, _, _| None)
+        }
         None => {
             place.report(issues, "options", "options is required");
             Vec::new()
