@@ -49,6 +49,16 @@ pub const ASSETS: &[Asset] = &[
         body: include_str!("../../editors/web/askd-view.js"),
     },
     Asset {
+        path: "/askd-lines.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-lines.js"),
+    },
+    Asset {
+        path: "/askd-keys.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-keys.js"),
+    },
+    Asset {
         path: "/askd-wide.js",
         content_type: JAVASCRIPT,
         body: include_str!("../../editors/web/askd-wide.js"),
