@@ -1,6 +1,7 @@
 /**
- * askd-view: draws askd's views in a page and turns the page's keyboard, paste and input-method
- * events into askd requests.
+ * askd-view: draws askd's views in a page and turns the page's keyboard, pointer, paste and
+ * input-method events into askd requests. Two looks: the terminal's (the view's rendered
+ * `lines`, askd-lines) and a form of semantic widgets (askd-form).
  *
  * The module is host-neutral: it reaches the page only through the elements it is given
  * (`element.ownerDocument`, `ownerDocument.defaultView`), never through globals, and talks to the
@@ -12,6 +13,7 @@
 
 import { columnsFor, renderLines } from "./askd-lines.js";
 import { keyFromEvent, textToKeys } from "./askd-keys.js";
+import { Form } from "./askd-form.js";
 
 export {
   MIN_COLUMNS,
@@ -24,6 +26,7 @@ export {
   splitWide,
 } from "./askd-lines.js";
 export { keyFromEvent, textToKeys } from "./askd-keys.js";
+export { Form, countdownText, hintText, outcomeText } from "./askd-form.js";
 
 /** The JSON-RPC error code of `insert` while no editor is open. */
 const NO_EDITOR = -32003;
@@ -69,12 +72,57 @@ const ACTIONS = Object.freeze({
   key: "take the key",
   keys: "take the typed text",
   insert: "insert the text",
+  activate: "take the click",
+  setDraft: "keep the typed text",
+  saveCustom: "save the answer",
+  setNote: "save the note",
   getView: "draw the flow",
   getResult: "give the result",
 });
 
 // ---------------------------------------------------------------------------------------------
 // The flow controller
+
+/** The JSON-RPC error code of a method the engine does not have. */
+const NO_METHOD = -32601;
+
+/**
+ * Keys that a native text area keeps for itself (editing, moving the caret, selecting, undo):
+ * askd's editor has them too, but in a text area the browser's own are what a person expects.
+ */
+const NATIVE_EDITING = new Set([
+  "left",
+  "right",
+  "up",
+  "down",
+  "home",
+  "end",
+  "backspace",
+  "delete",
+  "space",
+  "shift+enter",
+  "ctrl+a",
+  "ctrl+x",
+  "ctrl+z",
+  "ctrl+y",
+]);
+
+/**
+ * Whether a key pressed in the form's text area is the text area's own: characters, editing and
+ * caret keys with any modifier but Ctrl+letter chords askd binds, and, while a completion list is
+ * open, not the keys that move in it.
+ *
+ * @param {string} key an askd key name
+ * @param {boolean} completing whether a completion list is open
+ * @returns {boolean}
+ */
+export function isTextAreaKey(key, completing) {
+  if (completing && (key === "up" || key === "down")) return false;
+  if (NATIVE_EDITING.has(key)) return true;
+  // Single characters (typed text) and caret moves under modifiers (shift+left, ctrl+right, …).
+  if (Array.from(key).length === 1) return true;
+  return /^(ctrl\+)?(alt\+)?(shift\+)?(left|right|up|down|home|end|backspace|delete)$/.test(key);
+}
 
 /**
  * @typedef {object} Transport
@@ -89,9 +137,12 @@ const ACTIONS = Object.freeze({
 /**
  * @typedef {object} FlowOptions
  * @property {string} session the id of the session to show
+ * @property {"terminal" | "form"} [look] how the flow is drawn: `"terminal"` (the default) draws
+ *   the view's rendered `lines`; `"form"` draws semantic widgets from the view's fields
  * @property {number} [stepWidth] the width the session's Steps arrive rendered at (the `width`
  *   it was opened with, or the connection's); while it equals the element's columns, Steps are
  *   drawn as they come, otherwise each change is followed by a `getView` at the element's columns
+ *   (the terminal look only: the form look draws any Step as it comes)
  * @property {(columns: number) => Promise<unknown>} [setStepWidth] makes the session's Steps
  *   (and its notifications) arrive rendered at `columns` from then on — over askd's listener,
  *   `initialize { capabilities: { width } }`. When given, it is called whenever the element's
@@ -103,42 +154,61 @@ const ACTIONS = Object.freeze({
  */
 
 /**
- * Shows one askd session in an element and sends it the user's keys.
+ * Shows one askd session in an element and sends it what the person does.
  *
- * The element becomes focusable and holds a hidden text area that takes the keyboard, so that
- * input methods and pastes work. A keydown is sent as `key` (see {@link keyFromEvent}); Ctrl+C
- * with text selected in the flow is left to the browser, to copy. Text (a paste, the text an
- * input method composed, text typed without a key event) goes in with `insert` while an editor
- * is open (`view.editor` is not `null`), and otherwise with `keys`, one key per character
- * ({@link textToKeys}); an `insert` that finds the editor closed by then is sent as keys.
- * Resizing the element asks for `getView` at the new columns. A Step older than the one shown is
- * ignored ({@link isStale}). `session/changed` notifications for the session are shown like
- * Steps; `session/closed` says the flow is gone. Once the session is done, the result is shown
- * below the final screen and keys go back to the browser. Errors are shown in words in the
- * element and passed to `options.onError`.
+ * Keys: a keydown is sent as `key` (see {@link keyFromEvent}); Ctrl+C with text selected in the
+ * flow is left to the browser, to copy. In the terminal look the element holds a hidden text
+ * area that takes the keyboard, so that input methods work: text typed without a key event or
+ * composed by an input method goes in with `insert` while an editor is open and as `keys`
+ * otherwise; a line break typed as text (a soft keyboard's Enter) is the `enter` key. In the form
+ * look the open editor is a real text area: its text is the browser's (typing, input methods,
+ * pastes, selection, spell-check) and reaches askd whole with `setDraft`; Enter, Escape, Tab and
+ * askd's other editor keys go to askd after it. A paste outside an editor types nothing: it is
+ * said in the notices. Clicks and taps in the form look go through `activate` with the target
+ * the clicked element names. A Step older than the one shown is ignored ({@link isStale}).
+ * `session/changed` notifications for the session are shown like Steps; `session/closed` says
+ * the flow is gone. Once the session is done, the result is shown below the final screen and
+ * keys go back to the browser. Errors are shown in words in the element and passed to
+ * `options.onError`.
  *
  * @param {HTMLElement} element where to draw; its contents are replaced
  * @param {Transport} transport how to reach askd
  * @param {FlowOptions} options
  * @returns {{ setView: (view: object) => void, refresh: () => Promise<void>,
- *   dispose: () => void, readonly session: string, readonly columns: number,
- *   readonly view: object | null }}
+ *   activate: (target: object) => Promise<void>, setOffline: (offline: boolean) => void,
+ *   hasDraft: () => boolean, focus: () => void, dispose: () => void, readonly session: string,
+ *   readonly columns: number, readonly view: object | null, readonly look: string }}
  */
 export function mountFlow(element, transport, options) {
   const session = options.session;
+  const look = options.look === "form" ? "form" : "terminal";
   const doc = element.ownerDocument;
   const win = doc.defaultView;
 
-  const input = doc.createElement("textarea");
-  input.className = "askd-input";
-  input.setAttribute("aria-label", "Keyboard input for the askd flow");
-  input.setAttribute("autocomplete", "off");
-  input.setAttribute("autocapitalize", "off");
-  input.setAttribute("spellcheck", "false");
-  input.style.position = "absolute";
-  input.style.opacity = "0";
-  const screen = doc.createElement("div");
-  screen.className = "askd-screen";
+  /** The terminal look's hidden text area, which takes the keyboard. */
+  let input = null;
+  /** The form look. */
+  let form = null;
+  let screen;
+  if (look === "form") {
+    form = new Form(doc);
+    screen = form.root;
+  } else {
+    input = doc.createElement("textarea");
+    input.className = "askd-input";
+    input.setAttribute("aria-label", "Keyboard input for the askd flow");
+    input.setAttribute("autocomplete", "off");
+    input.setAttribute("autocapitalize", "off");
+    input.setAttribute("spellcheck", "false");
+    input.style.position = "absolute";
+    input.style.opacity = "0";
+    screen = doc.createElement("div");
+    screen.className = "askd-screen";
+  }
+  const notices = doc.createElement("div");
+  notices.className = "askd-notices";
+  notices.setAttribute("role", "status");
+  notices.setAttribute("aria-live", "polite");
   const done = doc.createElement("div");
   done.className = "askd-done";
   done.hidden = true;
@@ -147,19 +217,34 @@ export function mountFlow(element, transport, options) {
   problem.setAttribute("role", "alert");
   problem.hidden = true;
 
-  element.classList.add("askd", "askd-flow");
+  element.classList.add("askd", "askd-flow", `askd-look-${look}`);
   if (!element.hasAttribute("tabindex")) element.tabIndex = 0;
-  element.replaceChildren(input, screen, done, problem);
+  if (look === "form") element.replaceChildren(screen, done, problem);
+  else element.replaceChildren(input, screen, notices, done, problem);
 
   let disposed = false;
+  let offline = false;
   let tickets = 0;
   let shown = { version: null, ticket: 0 };
   let view = null;
   let status = "open";
   let columns = columnsFor(element);
   element.dataset.columns = String(columns);
+  element.dataset.look = look;
   /** The width the session's Steps arrive rendered at, when known. */
   let stepWidth = options.stepWidth;
+  /** Whether the engine has `activate` and `setDraft`: unknown until one is refused. */
+  let canActivate = true;
+  let canSetDraft = true;
+  /** The form look's draft: what was last sent with `setDraft`, and how many are unanswered. */
+  let sentDraft = null;
+  let draftsInFlight = 0;
+  let composing = false;
+  /** Whether a line break the text area is about to take is a new line a key asked for. */
+  let newlineKey = false;
+  /** Whether the next view shown should take the focus (mount with `autofocus`). */
+  let wantFocus = options.autofocus === true;
+  let countdown = null;
 
   /**
    * Shows the words of an error, or hides the error line with `null`.
@@ -172,8 +257,28 @@ export function mountFlow(element, transport, options) {
     if (message !== null) options.onError?.(message);
   }
 
+  /**
+   * Says something in the flow's live region (`null` clears it).
+   *
+   * @param {string | null} text
+   */
+  function say(text) {
+    if (form !== null) {
+      form.say(text);
+      return;
+    }
+    notices.replaceChildren();
+    if (text !== null) {
+      const line = doc.createElement("p");
+      line.className = "askd-notice";
+      line.textContent = text;
+      notices.append(line);
+    }
+  }
+
   /** Puts the hidden text area over the cursor, so that an input method pops up there. */
   function placeInput() {
+    if (input === null) return;
     const cursor = screen.querySelector(".askd-cursor");
     if (cursor === null) return;
     input.style.left = `${cursor.offsetLeft}px`;
@@ -210,22 +315,68 @@ export function mountFlow(element, transport, options) {
     done.hidden = false;
   }
 
+  /** Whether the keyboard focus is in the flow. */
+  function hasFocus() {
+    const active = doc.activeElement;
+    return active !== null && (active === element || element.contains(active));
+  }
+
+  /** Keeps the countdown of a flow with a deadline running, a tick a second. */
+  function runCountdown() {
+    win.clearTimeout(countdown);
+    countdown = null;
+    if (form === null || disposed || status !== "open" || typeof view?.deadline !== "number") return;
+    form.tick();
+    countdown = win.setTimeout(runCountdown, 1000 - (Date.now() % 1000) + 5);
+  }
+
+  /**
+   * Draws the form look, keeping the text area's text while it holds what askd has not answered,
+   * and moves the keyboard to where the view's keys go when the flow had it.
+   *
+   * @param {boolean} ownDraft the Step answers one of this flow's own `setDraft`s
+   */
+  function drawForm(ownDraft) {
+    const focused = hasFocus() || wantFocus;
+    const textarea = form.textarea;
+    const keepDraft =
+      composing ||
+      draftsInFlight > (ownDraft ? 1 : 0) ||
+      (sentDraft !== null && textarea.value !== sentDraft.text && !form.editor.hidden);
+    form.render(view, { keepDraft });
+    textarea.readOnly = offline;
+    if (!keepDraft && view.editor != null) {
+      sentDraft = { text: view.editor.text, caret: view.editor.cursor?.utf16 ?? null };
+    }
+    if (view.editor == null) sentDraft = null;
+    runCountdown();
+    if (!focused) return;
+    wantFocus = false;
+    const target = form.activeElement() ?? element;
+    if (doc.activeElement !== target) target.focus({ preventScroll: true });
+    if (typeof target.scrollIntoView === "function" && target !== element) {
+      target.scrollIntoView({ block: "nearest" });
+    }
+  }
+
   /**
    * Shows a Step if it is not older than the one shown.
    *
    * @param {object} step `{ status, view, version?, result?, transcript? }`
    * @param {number} ticket the ticket of the request it answers
+   * @param {boolean} [ownDraft] it answers one of this flow's own `setDraft`s
    * @returns {boolean} whether it was shown
    */
-  function show(step, ticket) {
+  function show(step, ticket, ownDraft = false) {
     const version = typeof step.version === "number" ? step.version : null;
     if (disposed || isStale(shown, { version, ticket })) return false;
     shown = { version: version ?? shown.version, ticket: Math.max(ticket, shown.ticket) };
     view = step.view ?? view;
-    if (view && Array.isArray(view.lines)) renderLines(screen, view.lines);
     const wasDone = status === "done";
     status = step.status ?? view?.status ?? status;
-    element.dataset.status = status;
+    element.dataset.status = offline ? "offline" : status;
+    if (view && form !== null) drawForm(ownDraft);
+    else if (view && Array.isArray(view.lines)) renderLines(screen, view.lines);
     if (status === "done") {
       if (step.result !== undefined) showDone(step);
       else if (!wasDone) fetchResult(step);
@@ -251,9 +402,9 @@ export function mountFlow(element, transport, options) {
     );
   }
 
-  /** Whether Steps arrive at the element's columns, so that no `getView` need follow them. */
+  /** Whether Steps arrive drawable, so that no `getView` need follow them. */
   function stepsFit() {
-    return stepWidth === columns;
+    return form !== null || stepWidth === columns;
   }
 
   /**
@@ -263,9 +414,10 @@ export function mountFlow(element, transport, options) {
    *
    * @param {string} method
    * @param {object} params
-   * @returns {Promise<void>}
+   * @returns {Promise<boolean>} whether askd took it
    */
   async function change(method, params) {
+    if (offline) return false;
     const ticket = ++tickets;
     const stepPromise = transport.request(method, params);
     const viewPromise = stepsFit()
@@ -279,10 +431,19 @@ export function mountFlow(element, transport, options) {
       if (method === "insert" && error && error.code === NO_EDITOR) {
         const keys = textToKeys(params.text);
         if (keys.length > 0) await change("keys", { session, keys });
-        return;
+        return false;
       }
-      if (!disposed) showProblem(describeError(method, error));
-      return;
+      if (error && error.code === NO_METHOD && method === "activate") {
+        canActivate = false;
+        say("This askd does not take clicks or taps: answer with the keys shown below.");
+        return false;
+      }
+      if (error && error.code === NO_METHOD && method === "setDraft") {
+        canSetDraft = false;
+        return false;
+      }
+      if (!disposed && !offline) showProblem(describeError(method, error));
+      return false;
     }
     if (viewPromise !== null) {
       try {
@@ -290,19 +451,20 @@ export function mountFlow(element, transport, options) {
       } catch (error) {
         show(step, ticket);
         showProblem(describeError("getView", error));
-        return;
+        return true;
       }
     }
-    show(step, ticket);
+    show(step, ticket, method === "setDraft");
+    return true;
   }
 
   /**
-   * Sends a text: with `insert` into an open editor, otherwise as keys.
+   * Sends a text in the terminal look: with `insert` into an open editor, otherwise as keys.
    *
    * @param {string} text
    */
   function sendText(text) {
-    if (text === "" || status === "done") return;
+    if (text === "" || status !== "open") return;
     if (view && view.editor != null) {
       change("insert", { session, text });
       return;
@@ -311,8 +473,92 @@ export function mountFlow(element, transport, options) {
     if (keys.length > 0) change("keys", { session, keys });
   }
 
+  /**
+   * Activates what a person clicked or tapped: `activate { session, target }`, the target being
+   * the one the element names (see protocol/README.md, "Pointer actions").
+   *
+   * @param {object} target
+   * @returns {Promise<void>}
+   */
+  async function activate(target) {
+    if (status !== "open" || offline) return;
+    if (!canActivate) {
+      say("This askd does not take clicks or taps: answer with the keys shown below.");
+      return;
+    }
+    if (form !== null && view?.editor != null) await sendDraft();
+    await change("activate", { session, target });
+  }
+
+  /**
+   * Sends the form's text area whole with `setDraft` when it differs from what askd holds.
+   *
+   * @returns {Promise<void>}
+   */
+  async function sendDraft() {
+    if (form === null || !canSetDraft || composing || view?.editor == null) return;
+    const textarea = form.textarea;
+    const draft = { text: textarea.value, caret: textarea.selectionEnd };
+    if (sentDraft !== null && sentDraft.text === draft.text && sentDraft.caret === draft.caret) return;
+    sentDraft = draft;
+    draftsInFlight += 1;
+    try {
+      await change("setDraft", { session, text: draft.text, caret: draft.caret });
+    } finally {
+      draftsInFlight -= 1;
+    }
+  }
+
+  /**
+   * The first key of a hint of the open editor, e.g. its `submit` or `close` action's.
+   *
+   * @param {string} action the end of the action's name
+   * @param {string} fallback the default key
+   * @returns {string}
+   */
+  function editorKey(action, fallback) {
+    const hint = (view?.hints ?? []).find((h) => h.action.endsWith(`.${action}`));
+    return hint?.keys?.[0] ?? fallback;
+  }
+
+  /**
+   * Saves the open editor's text as Enter would, where askd lacks `setDraft`: `saveCustom` or
+   * `setNote`, which act on the answer directly.
+   *
+   * @returns {Promise<void>}
+   */
+  async function saveWithoutDraft() {
+    const target = view.editor.target;
+    const text = form.textarea.value;
+    if (target.kind === "custom") {
+      await change("saveCustom", { session, questionId: target.questionId, text, submit: true });
+      return;
+    }
+    const params = { session, questionId: target.questionId, text };
+    if (target.kind === "optionNote") params.optionValue = target.optionValue;
+    await change("setNote", params);
+  }
+
+  /**
+   * Sends a key of the form's editor to askd, after its text.
+   *
+   * @param {string} key
+   */
+  async function editorKeyToAskd(key) {
+    await sendDraft();
+    if (!canSetDraft && key === editorKey("submit", "enter") && view?.editor != null) {
+      await saveWithoutDraft();
+      return;
+    }
+    await change("key", { session, key });
+  }
+
   /** Whether the user has selected text inside the flow (Ctrl+C then copies it). */
   function hasSelection() {
+    const active = doc.activeElement;
+    if (form !== null && active === form.textarea) {
+      return form.textarea.selectionStart !== form.textarea.selectionEnd;
+    }
     const selection = doc.getSelection();
     return (
       selection !== null &&
@@ -324,18 +570,43 @@ export function mountFlow(element, transport, options) {
 
   /** @param {KeyboardEvent} event */
   function onKeyDown(event) {
-    if (status === "done") return;
+    if (status !== "open") return;
+    if (offline) {
+      if (keyFromEvent(event) !== null && event.target !== form?.textarea) event.preventDefault();
+      return;
+    }
     const key = keyFromEvent(event);
     if (key === null || (key === "ctrl+c" && hasSelection())) return;
+    if (form !== null && event.target === form.textarea) {
+      if (isTextAreaKey(key, view?.editor?.completion != null)) {
+        newlineKey = key === "shift+enter";
+        return;
+      }
+      event.preventDefault();
+      if (key === "alt+enter" && editorKey("newline", "shift+enter") !== "") {
+        form.textarea.setRangeText("\n", form.textarea.selectionStart, form.textarea.selectionEnd, "end");
+        sendDraft();
+        return;
+      }
+      editorKeyToAskd(key);
+      return;
+    }
     event.preventDefault();
     change("key", { session, key });
   }
 
   /** @param {ClipboardEvent} event */
   function onPaste(event) {
-    if (status === "done") return;
+    if (status !== "open") return;
+    if (form !== null && event.target === form.textarea) return;
     event.preventDefault();
-    sendText(event.clipboardData ? event.clipboardData.getData("text/plain") : "");
+    const text = event.clipboardData ? event.clipboardData.getData("text/plain") : "";
+    if (text === "" || offline) return;
+    if (input !== null && view && view.editor != null) {
+      change("insert", { session, text });
+      return;
+    }
+    say("Nothing was pasted: paste into a text box — open “Type your own” or a note first.");
   }
 
   /** @param {CompositionEvent} event */
@@ -344,25 +615,97 @@ export function mountFlow(element, transport, options) {
     sendText(event.data ?? "");
   }
 
+  /**
+   * Whether an input event is a line break typed as text: the Enter of a soft keyboard that
+   * sends no key event for it.
+   *
+   * @param {InputEvent} event
+   * @param {string} text
+   */
+  function isTypedLineBreak(event, text) {
+    return (
+      event.inputType === "insertLineBreak" ||
+      event.inputType === "insertParagraph" ||
+      /^(\r\n|\r|\n)$/.test(text)
+    );
+  }
+
   /** @param {InputEvent} event */
   function onInput(event) {
     if (event.isComposing || String(event.inputType).includes("Composition")) return;
     const text = event.data ?? input.value;
     input.value = "";
+    if (isTypedLineBreak(event, text)) {
+      if (status === "open") change("key", { session, key: "enter" });
+      return;
+    }
     sendText(text);
+  }
+
+  /** @param {InputEvent} event the form's text area is about to change */
+  function onBeforeInput(event) {
+    const lineBreak = event.inputType === "insertLineBreak" || event.inputType === "insertParagraph";
+    if (!lineBreak) return;
+    if (newlineKey) {
+      newlineKey = false;
+      return;
+    }
+    // A soft keyboard's Enter: askd's Enter, as on a keyboard.
+    event.preventDefault();
+    if (status === "open" && !offline) editorKeyToAskd(editorKey("submit", "enter"));
+  }
+
+  function onDraftInput(event) {
+    if (event.isComposing) return;
+    newlineKey = false;
+    sendDraft();
+  }
+
+  function onCompositionStart() {
+    composing = true;
+  }
+
+  function onDraftCompositionEnd() {
+    composing = false;
+    sendDraft();
+  }
+
+  /**
+   * A click or tap in the form: the element's target goes to `activate`; the editor's buttons
+   * press its save and close keys.
+   *
+   * @param {MouseEvent} event
+   */
+  function onClick(event) {
+    const origin = /** @type {Element | null} */ (event.target);
+    const control = origin?.closest?.("[data-target], [data-command]");
+    if (!control || !element.contains(control) || control.disabled) return;
+    event.preventDefault();
+    if (status !== "open" || offline) return;
+    const command = control.dataset.command;
+    if (command === "save") editorKeyToAskd(editorKey("submit", "enter"));
+    else if (command === "close") editorKeyToAskd(editorKey("close", "escape"));
+    else activate(JSON.parse(control.dataset.target));
   }
 
   /** Whether a mouse button went down in the flow and is not up yet. */
   let pressing = false;
 
   /**
-   * Keeps the keyboard on the hidden text area while the flow has focus, except while a mouse
-   * button is down, which may be selecting text (moving the focus would clear the selection).
+   * Keeps the keyboard where the flow's keys go while the flow has focus: on the hidden text area
+   * (the terminal look; not while a mouse button is down, which may be selecting text) or on the
+   * active row, action or editor (the form look).
    *
    * @param {FocusEvent} event
    */
   function onFocus(event) {
-    if (event.target === element && !pressing) input.focus({ preventScroll: true });
+    if (event.target !== element) return;
+    if (form !== null) {
+      const target = form.activeElement();
+      if (target !== null) target.focus({ preventScroll: true });
+    } else if (!pressing) {
+      input.focus({ preventScroll: true });
+    }
   }
 
   function onMouseDown() {
@@ -403,7 +746,7 @@ export function mountFlow(element, transport, options) {
     if (disposed) return;
     columns = columnsFor(element);
     element.dataset.columns = String(columns);
-    if (options.setStepWidth && stepWidth !== columns) {
+    if (form === null && options.setStepWidth && stepWidth !== columns) {
       const wanted = columns;
       try {
         await options.setStepWidth(wanted);
@@ -417,22 +760,43 @@ export function mountFlow(element, transport, options) {
     const ticket = ++tickets;
     try {
       const fresh = await transport.request("getView", { session, width: columns });
+      // Text typed while askd could not hear it goes to askd now.
+      const unsent =
+        form !== null &&
+        sentDraft !== null &&
+        fresh.editor != null &&
+        form.textarea.value !== fresh.editor.text;
+      if (unsent) draftsInFlight += 1;
       show({ status: fresh.status, view: fresh }, ticket);
+      if (unsent) {
+        draftsInFlight -= 1;
+        sentDraft = null;
+        await sendDraft();
+      }
     } catch (error) {
-      if (!disposed) showProblem(describeError("getView", error));
+      if (!disposed && !offline) showProblem(describeError("getView", error));
     }
   }
 
   element.addEventListener("keydown", onKeyDown);
   element.addEventListener("paste", onPaste);
   element.addEventListener("focus", onFocus);
-  element.addEventListener("mousedown", onMouseDown);
-  element.addEventListener("mouseup", onMouseUp);
-  input.addEventListener("compositionend", onCompositionEnd);
-  input.addEventListener("input", onInput);
+  if (form !== null) {
+    element.addEventListener("click", onClick);
+    const textarea = form.textarea;
+    textarea.addEventListener("input", onDraftInput);
+    textarea.addEventListener("beforeinput", onBeforeInput);
+    textarea.addEventListener("compositionstart", onCompositionStart);
+    textarea.addEventListener("compositionend", onDraftCompositionEnd);
+  } else {
+    element.addEventListener("mousedown", onMouseDown);
+    element.addEventListener("mouseup", onMouseUp);
+    input.addEventListener("compositionend", onCompositionEnd);
+    input.addEventListener("input", onInput);
+  }
   const removeNotification = transport.onNotification(onNotification);
   const observer =
-    typeof win.ResizeObserver === "function"
+    typeof win.ResizeObserver === "function" && form === null
       ? new win.ResizeObserver(() => {
           if (columnsFor(element) !== columns) refresh();
         })
@@ -440,7 +804,7 @@ export function mountFlow(element, transport, options) {
   observer?.observe(element);
 
   refresh();
-  if (options.autofocus) input.focus({ preventScroll: true });
+  if (options.autofocus && input !== null) input.focus({ preventScroll: true });
 
   return {
     /**
@@ -454,21 +818,49 @@ export function mountFlow(element, transport, options) {
       show(step, tickets);
     },
     refresh,
+    activate,
+    /**
+     * Makes the flow read-only while the host has no connection to askd (the screen and any
+     * draft stay readable; keys, clicks and text are not sent), or takes input again. Coming
+     * back, the host calls `refresh()` once it is connected.
+     *
+     * @param {boolean} value
+     */
+    setOffline(value) {
+      offline = value === true;
+      element.classList.toggle("askd-offline", offline);
+      element.setAttribute("aria-busy", offline ? "true" : "false");
+      element.dataset.status = offline ? "offline" : status;
+      if (form !== null) form.textarea.readOnly = offline;
+      if (!offline) showProblem(null);
+    },
+    /** Whether the form's text area holds text (a half-typed answer or note). */
+    hasDraft() {
+      return form !== null && !form.editor.hidden && form.textarea.value !== "";
+    },
+    /** Gives the flow the keyboard, where its keys go. */
+    focus() {
+      const target = form?.activeElement() ?? input ?? element;
+      target.focus({ preventScroll: true });
+    },
     /** Stops listening, forgets the session and empties the element. */
     dispose() {
       if (disposed) return;
       disposed = true;
+      win.clearTimeout(countdown);
       observer?.disconnect();
       if (typeof removeNotification === "function") removeNotification();
       element.removeEventListener("keydown", onKeyDown);
       element.removeEventListener("paste", onPaste);
       element.removeEventListener("focus", onFocus);
+      element.removeEventListener("click", onClick);
       element.removeEventListener("mousedown", onMouseDown);
       element.removeEventListener("mouseup", onMouseUp);
       element.replaceChildren();
-      element.classList.remove("askd-flow");
+      element.classList.remove("askd-flow", `askd-look-${look}`, "askd-offline");
       delete element.dataset.columns;
       delete element.dataset.status;
+      delete element.dataset.look;
     },
     get session() {
       return session;
@@ -478,6 +870,9 @@ export function mountFlow(element, transport, options) {
     },
     get view() {
       return view;
+    },
+    get look() {
+      return look;
     },
   };
 }

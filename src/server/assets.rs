@@ -59,6 +59,11 @@ pub const ASSETS: &[Asset] = &[
         body: include_str!("../../editors/web/askd-keys.js"),
     },
     Asset {
+        path: "/askd-form.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-form.js"),
+    },
+    Asset {
         path: "/askd-wide.js",
         content_type: JAVASCRIPT,
         body: include_str!("../../editors/web/askd-wide.js"),

@@ -322,6 +322,11 @@ fn the_page_and_its_files_are_served_from_the_binary() {
             "text/javascript; charset=utf-8",
         ),
         (
+            "/askd-form.js",
+            "askd-form.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
             "/askd-wide.js",
             "askd-wide.js",
             "text/javascript; charset=utf-8",
