@@ -64,6 +64,11 @@ pub const ASSETS: &[Asset] = &[
         body: include_str!("../../editors/web/askd-form.js"),
     },
     Asset {
+        path: "/askd-waiting.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-waiting.js"),
+    },
+    Asset {
         path: "/askd-wide.js",
         content_type: JAVASCRIPT,
         body: include_str!("../../editors/web/askd-wide.js"),

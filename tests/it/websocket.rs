@@ -327,6 +327,11 @@ fn the_page_and_its_files_are_served_from_the_binary() {
             "text/javascript; charset=utf-8",
         ),
         (
+            "/askd-waiting.js",
+            "askd-waiting.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
             "/askd-wide.js",
             "askd-wide.js",
             "text/javascript; charset=utf-8",
