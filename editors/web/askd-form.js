@@ -285,6 +285,8 @@ export class Form {
     // The end of the flow.
     this.end = make(doc, "p", "askd-end");
     this.end.hidden = true;
+    // Once done, the keyboard rests on the words of how the flow ended.
+    this.end.tabIndex = -1;
 
     this.panel.append(this.question, this.editor, this.review, this.help, this.end);
 
@@ -333,7 +335,7 @@ export class Form {
     show(this.end, done);
     if (done) setText(this.end, outcomeText(view));
     const active = view.tabs?.[view.activeTab];
-    setAttr(this.panel, "aria-labelledby", active ? this.tabId(view.activeTab) : this.ids.title);
+    setAttr(this.panel, "aria-labelledby", active ? `${this.tabId(view.activeTab)}-label` : this.ids.title);
 
     const viewNotices = (view.notices ?? []).map((notice) => notice.text).join("\n");
     if (viewNotices !== this.viewNotices) {
@@ -418,22 +420,23 @@ export class Form {
         const mark = make(this.doc, "span", "askd-tab-mark");
         mark.setAttribute("aria-hidden", "true");
         const label = make(this.doc, "span", "askd-tab-label");
-        const state = make(this.doc, "span", "askd-visually-hidden");
-        button.append(mark, label, state);
+        label.id = `${button.id}-label`;
+        button.append(mark, label);
         return button;
       },
       (button, tab) => {
         setAttr(button, "aria-selected", tab.active ? "true" : "false");
         button.classList.toggle("askd-tab-answered", tab.answered === true);
         button.classList.toggle("askd-tab-review", tab.kind === "review");
-        const [mark, label, state] = button.children;
+        const [mark, label] = button.children;
         const symbol = tab.kind === "review" ? "✓" : tab.answered ? "■" : "□";
         setText(mark, `${symbol}${tab.hasNotes ? " ✎" : ""}`);
         setText(label, tab.label);
-        const words = [];
+        // A screen reader hears the marks in words: "Scope, answered, has notes".
+        const words = [tab.label];
         if (tab.kind === "question") words.push(tab.answered ? "answered" : "not answered");
         if (tab.hasNotes) words.push("has notes");
-        setText(state, words.length > 0 ? `, ${words.join(", ")}` : "");
+        setAttr(button, "aria-label", words.join(", "));
         button.disabled = done;
       },
     );
@@ -503,7 +506,7 @@ export class Form {
     const label = make(this.doc, "span", "askd-row-label");
     label.id = `${element.id}-label`;
     const badge = make(this.doc, "span", "askd-badge", "Recommended");
-    label.append(make(this.doc, "span", "askd-row-name"), badge);
+    label.append(make(this.doc, "span", "askd-row-name"), " ", badge);
     const description = make(this.doc, "span", "askd-row-description");
     description.id = `${element.id}-description`;
     const extra = make(this.doc, "span", "askd-row-extra");
@@ -567,7 +570,8 @@ export class Form {
     const noteButton = /** @type {HTMLElement | null} */ (element.nextElementSibling);
     if (noteButton !== null) {
       setText(noteButton, row.note ? "Edit note" : "Note");
-      setAttr(noteButton, "aria-label", `${row.note ? "Edit the note on" : "Add a note to"} ${row.label}`);
+      // The name starts with the words shown (WCAG's label in name), then says whose note.
+      setAttr(noteButton, "aria-label", `${row.note ? "Edit note" : "Note"} on ${row.label}`);
       const open =
         editing !== null && editing.kind === "optionNote" && editing.optionValue === row.value;
       setAttr(noteButton, "aria-expanded", open ? "true" : "false");
@@ -703,13 +707,15 @@ export class Form {
 
   /**
    * The element that stands for where the view's keys go, to hold the keyboard focus: the text
-   * area of an open editor, the active row, the active review action, or the active tab.
+   * area of an open editor, the active row, the active review action, or the active tab; once
+ * done, the words of how the flow ended.
    *
    * @returns {HTMLElement | null}
    */
   activeElement() {
     const view = this.view;
-    if (view === null || view.status === "done") return null;
+    if (view === null) return null;
+    if (view.status === "done") return this.end;
     if (view.editor != null) return this.textarea;
     if (view.review != null) {
       return /** @type {HTMLElement | null} */ (this.actions.querySelector(".askd-action-active"));

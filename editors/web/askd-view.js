@@ -644,7 +644,10 @@ export function mountFlow(element, transport, options) {
 
   /** @param {InputEvent} event the form's text area is about to change */
   function onBeforeInput(event) {
-    const lineBreak = event.inputType === "insertLineBreak" || event.inputType === "insertParagraph";
+    const lineBreak =
+      event.inputType === "insertLineBreak" ||
+      event.inputType === "insertParagraph" ||
+      (event.inputType === "insertText" && /^(\r\n|\r|\n)$/.test(event.data ?? ""));
     if (!lineBreak) return;
     if (newlineKey) {
       newlineKey = false;
