@@ -160,6 +160,8 @@ function showFlow(session, focus = false) {
       if (entry !== undefined && typeof step.status === "string" && entry.status !== step.status) {
         entry.status = step.status;
         drawWaiting();
+      } else if (step.status === "done" && offer.hidden) {
+        drawOffer();
       }
     },
   });
@@ -184,14 +186,13 @@ function choose() {
   if (shownSession !== null) {
     if (sessions.has(shownSession)) {
       showFlow(shownSession, true);
-      return;
-    }
-    if (waitingSessions().length === 0) {
+    } else {
+      // The flow named in the address may open in a moment (the hub opens the page for it).
       say(`No flow named “${shownSession}” is open; this page shows it once askd opens it.`);
       flowArea.replaceChildren();
       drawWaiting();
-      return;
     }
+    return;
   }
   const oldest = waitingSessions()[0];
   if (oldest !== undefined) showFlow(oldest.session, true);

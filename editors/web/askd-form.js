@@ -46,7 +46,6 @@ export function outcomeText(view) {
   if (view.outcome === "elaborate") return "Sent back to elaborate";
   if (view.outcome === "invalid") return "The question could not be shown: it is not valid";
   const reasons = {
-    user: "cancelled",
     dismissed: "dismissed",
     aborted: "withdrawn by the asker",
     timeout: "timed out",

@@ -835,7 +835,11 @@ export function mountFlow(element, transport, options) {
       element.setAttribute("aria-busy", offline ? "true" : "false");
       element.dataset.status = offline ? "offline" : status;
       if (form !== null) form.textarea.readOnly = offline;
-      if (!offline) showProblem(null);
+      if (!offline) {
+        showProblem(null);
+        // askd may have started again since: its versions of the session start afresh.
+        shown = { version: null, ticket: tickets };
+      }
     },
     /** Whether the form's text area holds text (a half-typed answer or note). */
     hasDraft() {

@@ -39,6 +39,7 @@ const testPageGlobals = {
   KeyboardEvent: "readonly",
   getComputedStyle: "readonly",
   navigator: "readonly",
+  localStorage: "readonly",
 };
 
 const strict = {
