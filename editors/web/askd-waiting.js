@@ -148,7 +148,7 @@ function listOf(doc, entries, shown, onPick, now, className) {
     if (typeof entry.openedAt === "number") words.push(`asked ${askedAgo(entry.openedAt, now)}`);
     if (entry.status !== "open") words.push(entry.status === "done" ? "done" : entry.status);
     about.textContent = words.join(" · ");
-    button.append(title, about);
+    button.append(title, " ", about);
     button.addEventListener("click", () => onPick(entry.session));
     item.append(button);
     list.append(item);

@@ -89,17 +89,24 @@ export function pageDigest(page) {
  * @param {import("playwright-core").Page} page
  * @param {ReturnType<typeof viewDigest>} expected
  * @param {string} what what led there, for the failure message
+ * @param {{ ignoreFocus?: boolean }} [options] `ignoreFocus`: where the keyboard is does not
+ *   matter (after a click, it may rest where the pointer was)
  */
-export async function waitForDigest(page, expected, what) {
+export async function waitForDigest(page, expected, what, options = {}) {
   const deadline = Date.now() + 5000;
-  let shown = await pageDigest(page);
+  const read = async () => {
+    const digest = await pageDigest(page);
+    if (options.ignoreFocus) digest.focus = expected.focus;
+    return digest;
+  };
+  let shown = await read();
   while (Date.now() < deadline) {
     try {
       assert.deepEqual(shown, expected);
       return;
     } catch {
       await page.waitForTimeout(20);
-      shown = await pageDigest(page);
+      shown = await read();
     }
   }
   assert.deepEqual(shown, expected, `the form after ${what}`);
@@ -111,10 +118,12 @@ export async function waitForDigest(page, expected, what) {
  * @param {import("playwright-core").Page} page
  * @param {string} script the key script so far, in Vim notation
  * @param {string} [payloadPath] the payload played (the flow fixture unless given)
+ * @param {{ ignoreFocus?: boolean }} [options] as {@link waitForDigest} takes them
  */
-export async function checkFormAgainstPlay(page, script, payloadPath = FLOW_PAYLOAD) {
+export async function checkFormAgainstPlay(page, script, payloadPath = FLOW_PAYLOAD, options = {}) {
   const view = playSteps(payloadPath, script, 80).at(-1).view;
-  await waitForDigest(page, viewDigest(view), script === "" ? "opening" : `keys ${JSON.stringify(script)}`);
+  const what = script === "" ? "opening" : `keys ${JSON.stringify(script)}`;
+  await waitForDigest(page, viewDigest(view), what, options);
 }
 
 /**

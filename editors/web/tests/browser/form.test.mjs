@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { OUTPUT, SIZES, launch, openHarness } from "./browser.mjs";
+import { HARNESS, OUTPUT, SIZES, launch, openHarness } from "./browser.mjs";
 import { FLOW_PAYLOAD, FLOW_RESULT } from "./flow.mjs";
 import { axeViolations, checkFormAgainstPlay, runFormFlow } from "./form.mjs";
 
@@ -234,4 +234,50 @@ test("a soft keyboard's Enter, sent as text into the editor, saves as Enter does
     await cdp.detach();
     await checkFormAgainstPlay(page, "<Down>nsoon<CR>");
   });
+});
+
+test("the waiting list names who asked and when, oldest first, and marks the flow shown", async () => {
+  const page = await browsers.phone.context.newPage();
+  try {
+    await page.goto(HARNESS);
+    await page.waitForFunction(() => window.harnessReady === true);
+    const picked = await page.evaluate(async () => {
+      const { renderWaitingList, waitingOrder } = await import("/askd-waiting.js");
+      const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+      const open = waitingOrder([
+        { session: "b", title: "Deploy?", status: "open", openedAt: now - 180_000, asker: { name: "codex", folder: "/home/ana/work/shop" } },
+        { session: "a", title: "Which database?", status: "open", openedAt: now - 7_200_000, asker: { name: "claude-code", folder: "/home/ana/api" } },
+        { session: "c", status: "open", asker: { name: "opencode" } },
+      ]);
+      const finished = [{ session: "d", title: "Lunch", status: "done", openedAt: now - 60_000 }];
+      const picks = [];
+      const box = document.getElementById("scratch");
+      renderWaitingList(box, open, finished, "b", (session) => picks.push(session), now);
+      box.querySelectorAll(".askd-waiting-item")[2].click();
+      return picks;
+    });
+    assert.deepEqual(picked, ["c"]);
+    assert.equal(
+      await page.locator("#scratch").ariaSnapshot(),
+      [
+        '- heading "3 questions waiting, oldest first" [level=2]',
+        "- list:",
+        "  - listitem:",
+        '    - button "Which database? claude-code · in …/ana/api · asked 2 h ago"',
+        "  - listitem:",
+        '    - button "Deploy? codex · in …/work/shop · asked 3 min ago"',
+        "  - listitem:",
+        '    - button "c opencode"',
+        '- heading "Finished" [level=3]',
+        "- list:",
+        "  - listitem:",
+        '    - button "Lunch asked 1 min ago · done"',
+      ].join("\n"),
+    );
+    assert.equal(await page.getAttribute('.askd-waiting-item[data-session="b"]', "aria-current"), "true");
+    assert.equal(await page.getAttribute(".askd-waiting-about >> nth=1", "title"), "/home/ana/work/shop");
+    assert.deepEqual(await axeViolations(page), []);
+  } finally {
+    await page.close();
+  }
 });
