@@ -2944,6 +2944,73 @@ case("emoji sequences fit the float on every Neovim (0.7 draws their code points
 end)
 
 ---------------------------------------------------------------------------------------------
+-- Shared sessions: another client of the same engine (a browser page of `askd serve
+-- --listen`, played by a WebSocket client in node).
+
+--- Runs the engine as `askd serve --listen 127.0.0.1:0`; returns a function that answers its
+--- WebSocket endpoint (with the token) once it is listening.
+local function listening_engine()
+  local errors = vim.fn.tempname()
+  askd.setup({
+    cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  return function()
+    local url
+    wait_for("the engine's WebSocket endpoint", function()
+      for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+        url = url or line:match("WebSocket endpoint (ws://%S+)")
+      end
+      return url ~= nil
+    end)
+    return url
+  end
+end
+
+--- Presses keys on a session from a WebSocket client; returns a table that gets `code` and
+--- `output` when it exits.
+local function keys_from_browser(url, session, list)
+  local job = { output = {} }
+  local script = os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/lib/ws-keys.mjs"
+  local argv = { "node", "--experimental-websocket", script, url, session }
+  vim.list_extend(argv, list)
+  vim.fn.jobstart(argv, {
+    on_stdout = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  wait_for("the browser's keys", function()
+    return job.code ~= nil
+  end)
+  eq(job.code, 0, "the browser client: " .. table.concat(job.output, "\n"))
+  return job
+end
+
+case("keys pressed in a browser on the same session redraw the float at once", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the browser's part")
+  end
+  local endpoint = listening_engine()
+  local run = start(payload(SIZE, LANGS), { session = "shared-flow" })
+  wait_screen("❯ 1. ○ Small")
+  local url = endpoint()
+  keys_from_browser(url, "shared-flow", { "down", "down" })
+  -- No Neovim key: the float shows the browser's keys.
+  wait_screen("❯ 3. ○ Large")
+  feed("<Up>")
+  wait_screen("❯ 2. ○ Medium")
+  -- The browser answers and submits: the flow ends here with the browser's answers.
+  keys_from_browser(url, "shared-flow", { "enter", "1", "tab", "1" })
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Medium\nLangs: Lua", "the result")
+end)
+
+---------------------------------------------------------------------------------------------
 -- In a real terminal: a Neovim of the same version under tmux.
 
 --- Starts `nvim -u init.lua` in tmux (a server of its own, `columns` × `rows`), its init
