@@ -1838,6 +1838,88 @@ case("the README's codecompanion ask_user tool runs a flow and reports its text"
 end)
 
 ---------------------------------------------------------------------------------------------
+-- lazy.nvim
+
+--- Where lazy.nvim is: ASKD_LAZY_NVIM, else the tests' own copy (see the README's Tests).
+local LAZY_NVIM = os.getenv("ASKD_LAZY_NVIM")
+if not LAZY_NVIM or LAZY_NVIM == "" then
+  LAZY_NVIM = os.getenv("ASKD_NVIM_PLUGIN") .. "/.test/lazy.nvim"
+end
+
+FEATURES.lazy = {
+  reason = "lazy.nvim (0.8 and later) is not in editors/nvim/.test/lazy.nvim nor ASKD_LAZY_NVIM",
+  probe = function()
+    return vim.fn.has("nvim-0.8") == 1
+      and vim.fn.filereadable(LAZY_NVIM .. "/lua/lazy/init.lua") == 1
+  end,
+}
+
+--- The README's lazy.nvim spec, the code block after `<!-- lazy-spec -->`.
+local function readme_lazy_spec()
+  local path = os.getenv("ASKD_NVIM_PLUGIN") .. "/README.md"
+  local text = table.concat(vim.fn.readfile(path), "\n")
+  local code = text:match("<!%-%- lazy%-spec %-%->\n```lua\n(.-)\n```")
+  truthy(code, "the README has the lazy.nvim spec")
+  return code
+end
+
+engine_case("the README's lazy.nvim spec: help tags, setup, :Lazy build", "lazy", function()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. "/bin", "p")
+  -- `cargo` as the spec's build finds it: it says where it ran and with what.
+  vim.fn.writefile({
+    "#!/bin/sh",
+    'echo "$PWD $*" > ' .. vim.fn.shellescape(dir .. "/cargo.txt"),
+  }, dir .. "/bin/cargo")
+  vim.fn.setfperm(dir .. "/bin/cargo", "rwx------")
+  local spec = readme_lazy_spec():gsub(
+    vim.pesc('"~/src/askd/editors/nvim"'),
+    vim.inspect(os.getenv("ASKD_NVIM_PLUGIN"))
+  )
+  local report = dir .. "/report.json"
+  vim.fn.writefile({
+    "vim.opt.runtimepath:prepend(" .. vim.inspect(LAZY_NVIM) .. ")",
+    "require('lazy').setup({ " .. spec:gsub("\n", " ") .. " }, {",
+    "  root = " .. vim.inspect(dir .. "/lazy") .. ",",
+    "  lockfile = " .. vim.inspect(dir .. "/lazy-lock.json") .. ",",
+    "  rocks = { enabled = false },",
+    "  change_detection = { enabled = false },",
+    "})",
+    "local out = {}",
+    "out.help = pcall(vim.cmd, 'help askd') and vim.fn.expand('%:t') or false",
+    "vim.cmd('silent! helpclose')",
+    "out.setup = vim.fn.hlexists('AskdAccent') == 1",
+    "out.demo = vim.fn.exists(':AskdDemo') == 2",
+    "vim.cmd('Lazy! build askd')",
+    "local f = io.open(" .. vim.inspect(report) .. ", 'w')",
+    "f:write(vim.json.encode(out))",
+    "f:close()",
+    "vim.cmd('qall!')",
+  }, dir .. "/init.lua")
+  local job = { output = {} }
+  vim.fn.jobstart({ vim.v.progpath, "--headless", "-u", dir .. "/init.lua", "-i", "NONE" }, {
+    env = { PATH = dir .. "/bin:" .. vim.env.PATH, XDG_DATA_HOME = dir .. "/data" },
+    on_stdout = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  wait_for("Neovim with lazy.nvim", function()
+    return job.code ~= nil
+  end)
+  eq(job.code, 0, "Neovim with lazy.nvim: " .. table.concat(job.output, "\n"))
+  local got = vim.json.decode(table.concat(vim.fn.readfile(report), "\n"))
+  eq(got, { help = "askd.txt", setup = true, demo = true }, ":help askd, setup and :AskdDemo")
+  local ran = vim.fn.readfile(dir .. "/cargo.txt")
+  eq(ran, { vim.fn.resolve(os.getenv("ASKD_NVIM_PLUGIN")) .. " build --release" }, ":Lazy build")
+end)
+
+---------------------------------------------------------------------------------------------
 -- The help file
 
 case("doc/askd.txt: tags generate, every link resolves, no tag is defined twice", function()
@@ -1848,6 +1930,12 @@ case("doc/askd.txt: tags generate, every link resolves, no tag is defined twice"
   vim.fn.writefile(lines, dir .. "/askd.txt")
   local ok, err = pcall(vim.cmd, "helptags " .. vim.fn.fnameescape(dir))
   truthy(ok, ":helptags failed: " .. tostring(err))
+  -- The repository holds the tags (lazy.nvim makes none for a `dir` plugin): as generated.
+  eq(
+    vim.fn.readfile(os.getenv("ASKD_NVIM_PLUGIN") .. "/doc/tags"),
+    vim.fn.readfile(dir .. "/tags"),
+    "doc/tags is what :helptags makes of doc/askd.txt (run :helptags editors/nvim/doc)"
+  )
   local ours = {}
   for _, line in ipairs(vim.fn.readfile(dir .. "/tags")) do
     ours[line:match("^([^\t]+)")] = true
