@@ -885,7 +885,7 @@ function M.ask(payload, opts, on_done)
   local id = opts.session
   if id == nil then
     session_count = session_count + 1
-    id = "nvim-" .. vim.fn.getpid() .. "-" .. session_count
+    id = "nvim-" .. uv.os_getpid() .. "-" .. session_count
   end
   local border = opts.border or M.config.border
   local max_width = opts.width or M.config.width
