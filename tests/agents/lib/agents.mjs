@@ -47,8 +47,9 @@ function piEnv(home, env) {
   return offlineEnv(home, { PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...env });
 }
 
-function piArgs({ extensions = [], noTools = true, args = [] }) {
-  const out = ["--provider", "scripted", "--model", MODEL, "--no-session"];
+function piArgs({ extensions = [], noTools = true, sessionDir, args = [] }) {
+  // A session is kept only where a test reads it (the tool results' details are there).
+  const out = ["--provider", "scripted", "--model", MODEL, ...(sessionDir ? ["--session-dir", sessionDir] : ["--no-session"])];
   // Only the tools under test, so that the model's request is small and stable.
   if (noTools) out.push("--no-builtin-tools");
   for (const extension of extensions) out.push("-e", extension);
@@ -56,9 +57,9 @@ function piArgs({ extensions = [], noTools = true, args = [] }) {
 }
 
 /** `pi -p PROMPT`: one turn, printed; resolves with `{ code, stdout, stderr, home }`. */
-export async function runPiPrint({ model, prompt, extensions, cwd, env, args, timeoutMs = 90_000, log }) {
+export async function runPiPrint({ model, prompt, extensions, cwd, env, args, sessionDir, timeoutMs = 90_000, log }) {
   const home = piHome({ model });
-  const result = await run(agentBin("pi"), [...piArgs({ extensions, args }), "-p", prompt], {
+  const result = await run(agentBin("pi"), [...piArgs({ extensions, args, sessionDir }), "-p", prompt], {
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
     timeoutMs,
@@ -69,11 +70,11 @@ export async function runPiPrint({ model, prompt, extensions, cwd, env, args, ti
 }
 
 /** `pi` in its interactive TUI, in tmux; `prompt` is typed in once it is up when given. */
-export async function startPiTui({ model, extensions, cwd, env, args, width = 100, height = 40, log }) {
+export async function startPiTui({ model, extensions, cwd, env, args, sessionDir, width = 100, height = 40, log }) {
   const home = piHome({ model });
   const tmux = await Tmux.start({
     name: "pi",
-    command: [agentBin("pi"), ...piArgs({ extensions, args })],
+    command: [agentBin("pi"), ...piArgs({ extensions, args, sessionDir })],
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
     width,
@@ -87,9 +88,9 @@ export async function startPiTui({ model, extensions, cwd, env, args, width = 10
  * `pi --mode rpc`: JSON lines on stdio. Resolves with `{ proc, send(command), events, waitFor }`:
  * `send` writes a command and resolves with its response; `events` holds everything pi wrote.
  */
-export async function startPiRpc({ model, extensions, cwd, env, args, log }) {
+export async function startPiRpc({ model, extensions, cwd, env, args, sessionDir, log }) {
   const home = piHome({ model });
-  const proc = start(agentBin("pi"), [...piArgs({ extensions, args }), "--mode", "rpc"], {
+  const proc = start(agentBin("pi"), [...piArgs({ extensions, args, sessionDir }), "--mode", "rpc"], {
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
     name: "pi-rpc",
