@@ -170,6 +170,24 @@ test("pi TUI: Esc cancels the flow, and the model reads that the person cancelle
   });
 });
 
+test("pi TUI: Ctrl+C in an open editor dismisses the whole flow at once", async (t) => {
+  const model = await startModelServer({ script: script() });
+  t.after(() => model.close());
+  const { tmux, sessionDir } = await piAsking(model);
+  tmux.send("Down");
+  tmux.send("Down");
+  await tmux.waitFor("Your answer");
+  tmux.type("half a thought");
+  await tmux.waitFor("│ half a thought");
+  tmux.send("C-c");
+  await tmux.waitFor("Thanks.");
+  assert.deepEqual(toolResults(model.turns()[1]).map((r) => r.text), ["User cancelled the ask flow"]);
+  const { details } = sessionToolResults(sessionDir)[0];
+  assert.equal(details.cancelled, true);
+  assert.equal(details.cancelReason, "dismissed");
+  assert.deepEqual(details.answers, {});
+});
+
 test("pi -p: without UI the model reads the questions to ask by hand", async (t) => {
   const model = await startModelServer({ script: script() });
   t.after(() => model.close());

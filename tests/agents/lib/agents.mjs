@@ -7,6 +7,7 @@
 // mcpServers?, env?, log? }` and returns what its mode has: a finished run's output, a process to
 // talk to, or a terminal in tmux (lib/tmux.mjs).
 
+import fs from "node:fs";
 import path from "node:path";
 import { agentBin, offlineEnv, run, start, tempDir, until, writeFile } from "./proc.mjs";
 import { Tmux } from "./tmux.mjs";
@@ -27,6 +28,7 @@ function workFolder(home, cwd) {
 // ---------------------------------------------------------------------------------------------
 // pi
 
+/** A HOME for pi pointed at the model (`home` given: that folder, keeping what it holds). */
 function piHome({ model, home = tempDir("pi") }) {
   writeFile(path.join(home, ".pi", "agent", "models.json"), {
     providers: {
@@ -39,11 +41,13 @@ function piHome({ model, home = tempDir("pi") }) {
       },
     },
   });
-  writeFile(path.join(home, ".pi", "agent", "settings.json"), { defaultProvider: "scripted", defaultModel: MODEL, quietStartup: true });
+  const settingsFile = path.join(home, ".pi", "agent", "settings.json");
+  const settings = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, "utf8")) : {};
+  writeFile(settingsFile, { ...settings, defaultProvider: "scripted", defaultModel: MODEL, quietStartup: true });
   return home;
 }
 
-function piEnv(home, env) {
+export function piEnv(home, env) {
   return offlineEnv(home, { PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...env });
 }
 
@@ -57,8 +61,8 @@ function piArgs({ extensions = [], noTools = true, sessionDir, args = [] }) {
 }
 
 /** `pi -p PROMPT`: one turn, printed; resolves with `{ code, stdout, stderr, home }`. */
-export async function runPiPrint({ model, prompt, extensions, cwd, env, args, sessionDir, timeoutMs = 90_000, log }) {
-  const home = piHome({ model });
+export async function runPiPrint({ model, prompt, extensions, cwd, env, args, sessionDir, home: given, timeoutMs = 90_000, log }) {
+  const home = piHome({ model, home: given });
   const result = await run(agentBin("pi"), [...piArgs({ extensions, args, sessionDir }), "-p", prompt], {
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
@@ -70,8 +74,8 @@ export async function runPiPrint({ model, prompt, extensions, cwd, env, args, se
 }
 
 /** `pi` in its interactive TUI, in tmux; `prompt` is typed in once it is up when given. */
-export async function startPiTui({ model, extensions, cwd, env, args, sessionDir, width = 100, height = 40, log }) {
-  const home = piHome({ model });
+export async function startPiTui({ model, extensions, cwd, env, args, sessionDir, home: given, width = 100, height = 40, log }) {
+  const home = piHome({ model, home: given });
   const tmux = await Tmux.start({
     name: "pi",
     command: [agentBin("pi"), ...piArgs({ extensions, args, sessionDir })],
@@ -88,8 +92,8 @@ export async function startPiTui({ model, extensions, cwd, env, args, sessionDir
  * `pi --mode rpc`: JSON lines on stdio. Resolves with `{ proc, send(command), events, waitFor }`:
  * `send` writes a command and resolves with its response; `events` holds everything pi wrote.
  */
-export async function startPiRpc({ model, extensions, cwd, env, args, sessionDir, log }) {
-  const home = piHome({ model });
+export async function startPiRpc({ model, extensions, cwd, env, args, sessionDir, home: given, log }) {
+  const home = piHome({ model, home: given });
   const proc = start(agentBin("pi"), [...piArgs({ extensions, args, sessionDir }), "--mode", "rpc"], {
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
