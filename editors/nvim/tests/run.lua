@@ -327,6 +327,7 @@ local function reset()
   if vim.o.lines ~= LINES or vim.o.columns ~= COLUMNS then
     vim.o.lines, vim.o.columns = LINES, COLUMNS
   end
+  askd.detach()
   askd.setup({ cmd = ASKD })
   notes = {}
 end
@@ -3096,6 +3097,174 @@ case("keys pressed in a browser on the same session redraw the float at once", f
   keys_from_browser(url, "shared-flow", { "enter", "1", "tab", "1" })
   wait_done(run)
   eq(run.result.content[1].text, "Size: Medium\nLangs: Lua", "the result")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Attach: flows that agents ask in the hub, shown one at a time without taking the focus.
+
+--- Sends requests from an agent's WebSocket client; returns a table whose `responses` (by
+--- id) fill in as they arrive, and `code` once it exits.
+local function agent_requests(url, requests)
+  local job = { responses = {}, output = {} }
+  local script = os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/lib/ws-requests.mjs"
+  local argv = { "node", "--experimental-websocket", script, url }
+  for _, r in ipairs(requests) do
+    r.jsonrpc = "2.0"
+    table.insert(argv, vim.fn.json_encode(r))
+  end
+  vim.fn.jobstart(argv, {
+    on_stdout = function(_, data)
+      for _, line in ipairs(data) do
+        local ok, msg = pcall(vim.json.decode, line)
+        if ok and type(msg) == "table" and msg.id ~= nil then
+          job.responses[msg.id] = msg
+        elseif line ~= "" then
+          table.insert(job.output, line)
+        end
+      end
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  return job
+end
+
+--- Attaches to a hub played by `askd serve --listen` (its standard input is the plugin's
+--- connection); returns the WebSocket endpoint agents ask at.
+local function attach_to_test_hub()
+  local errors = vim.fn.tempname()
+  askd.setup({
+    cmd = ASKD,
+    attach_cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  local attached
+  eq(askd.attach({
+    on_attached = function(err)
+      attached = err or true
+    end,
+  }), true, "attach()")
+  wait_for("the hub's answer", function()
+    return attached ~= nil
+  end)
+  eq(attached, true, "attached")
+  local url
+  wait_for("the hub's WebSocket endpoint", function()
+    for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+      url = url or line:match("WebSocket endpoint (ws://%S+)")
+    end
+    return url ~= nil
+  end)
+  return url
+end
+
+local function ask_request(id, session, title, prompt)
+  return {
+    id = id,
+    method = "ask",
+    params = {
+      session = session,
+      payload = {
+        title = title,
+        questions = {
+          {
+            id = "q",
+            prompt = prompt,
+            options = { { value = "yes", label = "Yes" }, { value = "no", label = "No" } },
+          },
+        },
+      },
+    },
+  }
+end
+
+case("attach: agents' flows pop up one at a time, never taking the focus by surprise", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  -- A person types in a buffer.
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  local editing = vim.api.nvim_get_current_win()
+  local agent = agent_requests(url, {
+    ask_request(1, "deploy", "Deploy", "Deploy to production now?"),
+    ask_request(2, "tests", "Tests", "Run the slow tests?"),
+  })
+  wait_screen("Deploy to production now?")
+  -- A notice first; the float shows beside the buffer, which keeps the focus and the keys.
+  eq(notes[1], {
+    message = 'askd: "Deploy" waits: :Askd to answer',
+    level = vim.log.levels.INFO,
+  }, "the notice")
+  eq(vim.api.nvim_get_current_win(), editing, "the focus stays in the buffer")
+  type_keys("iyes typed here<Esc>")
+  wait_for("the typed text", function()
+    return vim.api.nvim_buf_get_lines(buf, 0, -1, false)[1] == "yes typed here"
+  end)
+  wait_screen("+1 waiting")
+  eq(agent.responses[1], nil, "the first flow is not answered by the typing")
+  -- :Askd enters the question; its answer goes back to the agent.
+  vim.cmd("Askd")
+  eq(vim.api.nvim_get_current_win(), floats()[1], ":Askd enters the float")
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the agent's first answer", function()
+    return agent.responses[1] ~= nil
+  end)
+  eq(agent.responses[1].result.content[1].text, "Q1: No", "the first answer")
+  -- The next flow comes to the front, with the focus (the person was answering).
+  wait_screen("Run the slow tests?")
+  wait_no_screen("waiting")
+  eq(vim.api.nvim_get_current_win(), floats()[1], "the next flow has the focus")
+  feed("1")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the agent to end", function()
+    return agent.code ~= nil
+  end)
+  eq(agent.code, 0, "the agent: " .. table.concat(agent.output, "\n"))
+  eq(agent.responses[2].result.content[1].text, "Q1: Yes", "the second answer")
+  eq(#floats(), 0, "no float left")
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "yes typed here" }, "the buffer")
+  askd.detach()
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
+case("attach: a flow answered or withdrawn elsewhere leaves the float", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  local agent = agent_requests(url, {
+    ask_request(1, "a1", "First", "First question?"),
+    ask_request(2, "a2", "Second", "Second question?"),
+  })
+  wait_screen("First question?")
+  wait_screen("+1 waiting")
+  -- The waiting flow is answered in a browser: the count goes.
+  keys_from_browser(url, "a2", { "1", "1" })
+  wait_no_screen("waiting")
+  wait_for("the second answer", function()
+    return agent.responses[2] ~= nil
+  end)
+  -- The flow in front is answered in a browser: the float closes.
+  keys_from_browser(url, "a1", { "2", "1" })
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  wait_for("the agent to end", function()
+    return agent.code ~= nil
+  end)
+  eq(agent.responses[1].result.content[1].text, "Q1: No", "the first answer")
+  eq(askd.waiting(), 0, "nothing waits")
+  -- Detached, a new flow shows nowhere here.
+  eq(askd.detach(), true, "detach()")
+  eq(askd.detach(), false, "detach() again")
 end)
 
 ---------------------------------------------------------------------------------------------
