@@ -809,7 +809,12 @@ local function start(F, payload, opts)
     return
   end
   init()
-  if flow_of(F.id, client) then
+  local engine, problem = ensure_client()
+  if not engine then
+    refuse(F, problem)
+    return
+  end
+  if flow_of(F.id, engine) then
     refuse(
       F,
       string.format(
@@ -817,11 +822,6 @@ local function start(F, payload, opts)
         F.id
       )
     )
-    return
-  end
-  local engine, problem = ensure_client()
-  if not engine then
-    refuse(F, problem)
     return
   end
   F.client = engine
