@@ -6,8 +6,8 @@
 -- The last line printed is `N passed, M failed`; the exit status is non-zero on any failure.
 
 local ASKD = os.getenv("ASKD_BIN")
-local CASE_TIMEOUT_MS = 10000
-local WAIT_MS = 5000
+local CASE_TIMEOUT_MS = 60000
+local WAIT_MS = 15000
 
 local askd = require("askd")
 local ui = require("askd.ui")
@@ -3274,13 +3274,14 @@ end)
 --- loading the plugin and defining `_G.askd_test()` that runs `payload` with `opts` and
 --- writes the result to a file. Returns a table: `send(keys...)`, `pane()`, `wait(text)`,
 --- `resize(columns, rows)`, `result()`, `stop()`.
-local function tmux_neovim(payload_, opts, columns, rows)
+local function tmux_neovim(payload_, opts, columns, rows, setup)
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, "p")
   local result_file = dir .. "/result.json"
+  setup = vim.tbl_extend("force", { cmd = ASKD }, setup or {})
   vim.fn.writefile({
     "vim.opt.runtimepath:append(" .. vim.inspect(os.getenv("ASKD_NVIM_PLUGIN")) .. ")",
-    "require('askd').setup({ cmd = " .. vim.inspect(ASKD) .. " })",
+    "require('askd').setup(" .. vim.inspect(setup):gsub("\n", " ") .. ")",
     "function _G.askd_test()",
     "  require('askd').ask(" .. vim.inspect(payload_):gsub("\n", " ") .. ", "
       .. vim.inspect(opts or {}):gsub("\n", " ")
@@ -3413,6 +3414,64 @@ case("in a terminal that shrinks mid-flow the float keeps header, active row, hi
     t.keep("resize-grown")
     t.send("C-c")
     eq(t.result().details.cancelReason, "dismissed", "the flow's end")
+  end)
+  t.stop()
+  assert(ok, err)
+end)
+
+case("attach in a terminal: typing goes on in the buffer while a question arrives", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local errors = vim.fn.tempname()
+  local t = tmux_neovim({ questions = {} }, {}, 90, 30, {
+    attach_cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  local ok, err = pcall(function()
+    t.wait("~")
+    t.send(":Askd", "Enter")
+    local url
+    wait_for("the hub's WebSocket endpoint", function()
+      for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+        url = url or line:match("WebSocket endpoint (ws://%S+)")
+      end
+      return url ~= nil
+    end)
+    t.send("i", "h", "e", "l", "l", "o")
+    t.wait("hello")
+    local agent = agent_requests(url, {
+      ask_request(1, "deploy", "Deploy", "Deploy to production now?"),
+    })
+    wait_for(function()
+      return "the question; the agent: "
+        .. vim.inspect(agent)
+        .. "\nthe terminal shows:\n"
+        .. t.pane()
+    end, function()
+      return t.pane():find("Deploy to production now?", 1, true) ~= nil
+    end)
+    t.wait(":Askd to answer")
+    -- The person goes on typing: the keys stay in the buffer (still in Insert mode).
+    t.send(" ", "2", " ", "w", "o", "r", "l", "d", "Escape")
+    t.wait("hello 2 world")
+    t.keep("attach-typing")
+    eq(agent.responses[1], nil, "the question is not answered by the typing")
+    t.send(":Askd", "Enter")
+    t.send("2")
+    t.wait("Elaborate")
+    t.keep("attach-review")
+    t.send("1")
+    wait_for("the agent's answer", function()
+      return agent.responses[1] ~= nil
+    end)
+    eq(agent.responses[1].result.content[1].text, "Q1: No", "the answer")
+    wait_for(function()
+      return "the float to close; the terminal shows:\n" .. t.pane()
+    end, function()
+      return t.pane():find("Deploy to production", 1, true) == nil
+    end)
+    t.keep("attach-done")
+    truthy(t.pane():find("hello 2 world", 1, true), "the buffer:\n" .. t.pane())
   end)
   t.stop()
   assert(ok, err)

@@ -26,6 +26,8 @@ runtime="$(mktemp -d "${TMPDIR:-/tmp}/askd-nvim-tests.XXXXXX")"
 chmod 700 "$runtime"
 trap 'rm -rf "$runtime"' EXIT
 export XDG_RUNTIME_DIR="$runtime"
+# The flows the tests' engines keep go to a state directory of their own too.
+export XDG_STATE_HOME="$runtime/state"
 export ASKD_NO_BROWSER=1
 "${NVIM:-nvim}" --headless -u NONE -i NONE \
   -c 'lua vim.opt.runtimepath:append(os.getenv("ASKD_NVIM_PLUGIN"))' \

@@ -231,8 +231,8 @@ function M.attached()
   return hub ~= nil
 end
 
---- `:Askd`: attaches when not attached; else enters the flow in front, or lists the hub's
---- waiting flows again when none is shown.
+--- `:Askd`: enters the flow in front when one shows; else attaches when not attached, or
+--- lists the hub's waiting flows again.
 function M.command(args)
   if args == "detach" then
     if not M.detach() then
@@ -244,14 +244,16 @@ function M.command(args)
     notify('askd: unknown :Askd argument "' .. args .. '" (none, or detach)', vim.log.levels.ERROR)
     return
   end
+  -- A flow shown (the plugin's own or the hub's) is entered first.
+  if askd().focus() then
+    return
+  end
   if not hub then
     M.attach()
     return
   end
-  if not askd().focus() then
-    list_waiting()
-    notify("askd: attached to the hub; no question waits", vim.log.levels.INFO)
-  end
+  list_waiting()
+  notify("askd: attached to the hub; no question waits", vim.log.levels.INFO)
 end
 
 return M

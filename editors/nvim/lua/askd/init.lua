@@ -248,6 +248,8 @@ draw = function(F)
     return
   end
   F.frame.waiting = #waiting
+  -- A float shown without the focus says how to enter it.
+  F.frame.enter_hint = vim.api.nvim_get_current_win() ~= F.win
   local ok, err = pcall(ui.draw, F.buf, F.win, F.view, F.frame)
   if not ok then
     fail(F, "askd: cannot draw the flow: " .. tostring(err))
@@ -626,6 +628,16 @@ local function init()
     { group = group, callback = guard_buffer }
   )
   vim.api.nvim_create_autocmd("WinScrolled", { group = group, callback = keep_view })
+  -- The float says how to enter it while it has no focus.
+  vim.api.nvim_create_autocmd("WinEnter", {
+    group = group,
+    callback = function()
+      local F = front
+      if F and live(F) and F.frame.enter_hint ~= (vim.api.nvim_get_current_win() ~= F.win) then
+        draw(F)
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd("ColorScheme", {
     group = group,
     callback = function()
