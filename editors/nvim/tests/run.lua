@@ -16,6 +16,9 @@ local keys = require("askd.keys")
 local layout = require("askd.layout")
 local locate = require("askd.locate")
 
+-- Mode messages ("-- INSERT --") would land in the report's lines.
+vim.o.showmode = false
+
 local function out(line)
   io.stdout:write(line .. "\n")
   io.stdout:flush()
