@@ -3270,6 +3270,31 @@ case("attach: a flow answered or withdrawn elsewhere leaves the float", function
   eq(askd.detach(), false, "detach() again")
 end)
 
+case("attach: when the hub goes away its flows leave the float, with a warning", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  agent_requests(url, {
+    ask_request(1, "gone-1", "First", "First question?"),
+    ask_request(2, "gone-2", "Second", "Second question?"),
+  })
+  wait_screen("+1 waiting")
+  -- The hub stops (here: its process is killed).
+  local pid = vim.fn.jobpid(askd._internal.hub_job())
+  vim.loop.kill(pid, 9)
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  eq(askd.waiting(), 0, "nothing waits")
+  eq(askd._internal.count(), 0, "no flow left")
+  local warned = vim.tbl_filter(function(n)
+    return n.message:find("^askd: detached from the hub") ~= nil
+  end, notes)
+  eq(#warned, 1, "one warning: " .. vim.inspect(notes))
+  eq(askd.detach(), false, "already detached")
+end)
+
 ---------------------------------------------------------------------------------------------
 -- In a real terminal: a Neovim of the same version under tmux.
 
@@ -3277,6 +3302,8 @@ end)
 --- loading the plugin and defining `_G.askd_test()` that runs `payload` with `opts` and
 --- writes the result to a file. Returns a table: `send(keys...)`, `pane()`, `wait(text)`,
 --- `resize(columns, rows)`, `result()`, `stop()`.
+local tmux_count = 0
+
 local function tmux_neovim(payload_, opts, columns, rows, setup)
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, "p")
@@ -3294,7 +3321,10 @@ local function tmux_neovim(payload_, opts, columns, rows, setup)
       .. ") end)",
     "end",
   }, dir .. "/init.lua")
-  local server = "askd-test-" .. vim.fn.getpid()
+  -- A tmux server of its own for each terminal, so that one shutting down never meets the
+  -- next.
+  tmux_count = tmux_count + 1
+  local server = "askd-test-" .. vim.fn.getpid() .. "-" .. tmux_count
   local t = {}
   function t.tmux(args)
     local output = vim.fn.system(vim.list_extend({ "tmux", "-L", server }, args))

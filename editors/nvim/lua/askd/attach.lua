@@ -177,6 +177,13 @@ function M.attach(opts)
       hub = nil
       notify("askd: detached from the hub: " .. message, vim.log.levels.WARN)
     end
+    -- Its flows leave this editor (the hub, when it comes back, still has them).
+    local flows = internal()
+    for _, F in ipairs(flows.all()) do
+      if F.client == client and not F.finished then
+        flows.deliver(F, nil, nil)
+      end
+    end
   end, on_notify)
   local ok, err = client:start()
   if not ok then
@@ -224,6 +231,11 @@ function M.detach()
   end
   client:stop()
   return true
+end
+
+--- The job id of the hub connection's process (for tests), nil when not attached.
+function M.job()
+  return hub and hub.client.job or nil
 end
 
 --- Whether the plugin is attached to the hub.

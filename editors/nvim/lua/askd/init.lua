@@ -970,6 +970,9 @@ end
 
 -- For the attach module: the flow machinery it shares.
 M._internal = {
+  hub_job = function()
+    return require("askd.attach").job()
+  end,
   all = function()
     return vim.tbl_keys(flows)
   end,
