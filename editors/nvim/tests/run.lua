@@ -609,6 +609,10 @@ case("the window maps printable ASCII, the special keys and keymap overrides", f
     "<ScrollWheelDown>",
     "<ScrollWheelLeft>",
     "<ScrollWheelRight>",
+    "<LeftDrag>",
+    "<2-LeftMouse>",
+    "<3-LeftMouse>",
+    "<4-LeftMouse>",
   }, "the keys that would scroll the float's view or edit its buffer")
   -- <C-t> is taken by the keymap override here.
   table.remove(ignored, 6)
@@ -2721,6 +2725,23 @@ case("the float's view follows the screen as the editor shrinks; scroll keys do 
   end, function()
     return float_view().topline == 1
   end)
+  -- With the mouse on, a drag or a double click in the float selects nothing.
+  vim.o.mouse = "a"
+  local config = vim.api.nvim_win_get_config(floats()[1])
+  local row = (type(config.row) == "table" and config.row[false] or config.row) + 5
+  local col = (type(config.col) == "table" and config.col[false] or config.col) + 4
+  for _ = 1, 2 do
+    vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
+    vim.api.nvim_input_mouse("left", "release", "", 0, row, col)
+  end
+  vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
+  vim.api.nvim_input_mouse("left", "drag", "", 0, row + 2, col + 6)
+  vim.api.nvim_input_mouse("left", "release", "", 0, row + 2, col + 6)
+  sleep(100)
+  vim.o.mouse = ""
+  eq(vim.api.nvim_get_mode().mode, "n", "mode after a double click and a drag")
+  eq(vim.api.nvim_get_current_win(), floats()[1], "the float keeps the focus")
+  eq(screen(), SCROLL_DOWN, "the screen after the mouse")
   -- Back at the top row, the whole screen shows from its first line.
   feed("<Home>")
   wait_screen("❯ 1. ○ Option 1")
