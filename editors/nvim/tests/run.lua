@@ -3291,6 +3291,25 @@ case("attach: a flow answered or withdrawn elsewhere leaves the float", function
   eq(askd.detach(), false, "detach() again")
 end)
 
+case("attach: a hub connection that cannot start is reported, and attaches nothing", function()
+  askd.setup({ cmd = ASKD, attach_cmd = { "/nonexistent/askd-relay" } })
+  local ok, err = askd.attach()
+  local message = "askd: /nonexistent/askd-relay was not found or is not executable"
+    .. " (set require('askd').setup{ attach_cmd = ... })"
+  eq({ ok, err }, { false, message }, "attach()")
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+  eq(askd.detach(), false, "nothing to detach")
+  -- :Askd with an unknown argument says what it takes.
+  notes = {}
+  vim.cmd("Askd nonsense")
+  eq(notes, {
+    {
+      message = 'askd: unknown :Askd argument "nonsense" (none, or detach)',
+      level = vim.log.levels.ERROR,
+    },
+  }, ":Askd nonsense")
+end)
+
 case("attach: when the hub goes away its flows leave the float, with a warning", function()
   if vim.fn.executable("node") == 0 then
     error("node is needed for the agents' part")

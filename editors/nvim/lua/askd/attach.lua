@@ -184,7 +184,7 @@ function M.attach(opts)
         flows.deliver(F, nil, nil)
       end
     end
-  end, on_notify)
+  end, on_notify, askd().config.attach_cmd and "attach_cmd" or "cmd")
   local ok, err = client:start()
   if not ok then
     notify(err, vim.log.levels.ERROR)
