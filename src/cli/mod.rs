@@ -9,6 +9,8 @@
 pub mod ask;
 pub mod conformance;
 pub mod docs;
+pub mod fit;
+pub mod payload;
 pub mod play;
 pub mod schema;
 pub mod web;
@@ -39,8 +41,9 @@ pub(crate) struct Cli {
 enum Command {
     /// Serve JSON-RPC on stdin/stdout (the default), and over WebSocket with --listen.
     Serve(ServeCommand),
-    /// Answer a flow in this terminal; the result JSON goes to stdout (exit 0 submitted,
-    /// 1 cancelled, 2 invalid payload, 3 no terminal).
+    /// Answer a flow in this terminal; the result goes to stdout (exit 0 submitted,
+    /// 1 cancelled, 2 invalid payload, 3 no terminal, 124 timed out, 129 terminal lost,
+    /// 130 Ctrl+C; see --help).
     Ask(ask::AskArgs),
     /// Answer a flow in a browser: prints the page's address on stderr and, once the flow
     /// completes, the result JSON on stdout (exit 0 submitted, 1 cancelled, 2 invalid payload,

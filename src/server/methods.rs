@@ -6,7 +6,8 @@ use jsonrpsee::RpcModule;
 use jsonrpsee::types::{ErrorCode, ErrorObjectOwned, Params};
 use serde_json::Value;
 
-use crate::server::protocol::{Answer, Bounded, Listing, Step, code, error};
+use crate::server::answer::{Answer, Listing};
+use crate::server::protocol::{Bounded, Step, code, error};
 use crate::server::state::{Client, SnapshotOf, State, Traced};
 use crate::view::View;
 

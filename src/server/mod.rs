@@ -1,5 +1,5 @@
 //! The protocol shell: JSON-RPC 2.0 over a byte stream, in either framing, with the method
-//! registry of `methods.rs`, the session table of `state.rs` and its state directory
+//! registry of `methods.rs`, the session table of `state/` and its state directory
 //! (`store.rs`).
 //!
 //! Architecture invariant: the shell moves bytes and keeps sessions; it decides nothing about a
@@ -19,12 +19,15 @@
 //! through the general path, which checks each rule in turn and words every error.
 
 pub mod access;
+mod answer;
 pub mod assets;
 pub mod files;
 pub mod framing;
 pub mod listener;
 pub mod methods;
-pub mod notify;
+mod notify;
+pub mod outbox;
+mod outgoing;
 pub mod params;
 mod protocol;
 pub mod state;
@@ -47,14 +50,15 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
-pub use protocol::{Answer, Bounded, METHODS, Step, StepResult, code, error};
+pub use answer::Answer;
+pub use protocol::{Bounded, METHODS, Step, StepResult, code, error};
 
 use crate::core::quoted;
 use crate::server::framing::{FrameError, FrameReader, write_frame};
 use crate::server::methods::{Link, Shared, lock};
+use crate::server::outgoing::Outgoing;
 use crate::server::state::{Config, State, now_ms};
 
 /// Most messages in one batch (each may answer a whole Step).
@@ -135,84 +139,6 @@ struct PendingAsk {
 
 /// Pending `ask` requests by JSON-encoded request id.
 type Pending = Arc<Mutex<HashMap<String, PendingAsk>>>;
-
-/// A message waiting for the writer holds its room in the queue until the writer drops this,
-/// once the message is written.
-struct Queued {
-    _room: OwnedSemaphorePermit,
-    written: Arc<Notify>,
-}
-
-impl Drop for Queued {
-    fn drop(&mut self) {
-        self.written.notify_waiters();
-    }
-}
-
-/// The receiving end of an [`Outgoing`] queue: each message with its room, which the writer
-/// drops once the message is written.
-type Queue = mpsc::UnboundedReceiver<(Vec<u8>, Queued)>;
-
-/// The replies (and notifications) waiting for the writer, bounded in bytes: a message holds
-/// permits for its bytes (all of them, for one larger than the bound) until it is written.
-#[derive(Clone)]
-struct Outgoing {
-    queue: mpsc::UnboundedSender<(Vec<u8>, Queued)>,
-    room: Arc<Semaphore>,
-    bound: usize,
-    /// Told whenever a message has been written.
-    written: Arc<Notify>,
-}
-
-impl Outgoing {
-    /// A queue of at most `bound` bytes, and its receiving end.
-    fn new(bound: usize) -> (Outgoing, Queue) {
-        let bound = bound.clamp(1, u32::MAX as usize);
-        let (queue, rx) = mpsc::unbounded_channel();
-        let outgoing = Outgoing {
-            queue,
-            room: Arc::new(Semaphore::new(bound)),
-            bound,
-            written: Arc::default(),
-        };
-        (outgoing, rx)
-    }
-
-    /// Waits until everything queued has been written.
-    async fn idle(&self) {
-        loop {
-            let written = self.written.notified();
-            if self.room.available_permits() >= self.bound {
-                return;
-            }
-            written.await;
-        }
-    }
-
-    /// Queues a reply once there is room for it: until then the caller (and so the reading of
-    /// input) waits.
-    async fn send(&self, message: Vec<u8>) {
-        let permits = message.len().clamp(1, self.bound) as u32;
-        let permit = match self.room.clone().try_acquire_many_owned(permits) {
-            Ok(permit) => permit,
-            Err(_) => {
-                tracing::debug!(
-                    waiting = self.bound - self.room.available_permits(),
-                    "input paused: the replies waiting for the client to read them are at --max-pending-bytes"
-                );
-                match self.room.clone().acquire_many_owned(permits).await {
-                    Ok(permit) => permit,
-                    Err(_) => return,
-                }
-            }
-        };
-        let queued = Queued {
-            _room: permit,
-            written: self.written.clone(),
-        };
-        let _ = self.queue.send((message, queued));
-    }
-}
 
 struct Connection {
     module: Arc<RpcModule<Link>>,
@@ -883,6 +809,7 @@ impl<'de> Visitor<'de> for WellFormed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::outgoing::Queue;
     use jsonrpsee::types::ErrorObjectOwned;
 
     /// The receiving end of a connection's replies.

@@ -8,7 +8,7 @@
 //! handles it and queues its reply. The queue is the one stdin has, bounded by
 //! `--max-pending-bytes`: a client that stops reading stops being read once its queue is full
 //! (what it sends then waits in its own socket), and its notifications wait coalesced in its
-//! outbox (`server/notify.rs`), so the server holds a bounded amount for it whatever it keeps
+//! outbox (`server/outbox.rs`), so the server holds a bounded amount for it whatever it keeps
 //! sending and whatever the other connections change.
 //!
 //! Frames: a binary frame is read as a text frame is (its bytes must be UTF-8 JSON); pings are
@@ -22,7 +22,8 @@ use tokio::sync::{mpsc, watch};
 
 use crate::server::framing::FrameError;
 use crate::server::methods::{Shared, lock};
-use crate::server::{Connection, Handled, Outgoing};
+use crate::server::outgoing::Outgoing;
+use crate::server::{Connection, Handled};
 
 /// The reason of the close frame that answers `exit`.
 const EXIT_REASON: &str = "exit";

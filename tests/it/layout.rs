@@ -159,3 +159,91 @@ fn the_check_sees_a_breach() {
     assert!(!code.contains("crate::server"));
     assert!(!code.contains("Doc naming"));
 }
+
+/// The modules of `server/` that each module of it names (`crate::server::NAME`), a folder
+/// counting as one module; the shell's root (`server/mod.rs`, which declares them all) is no
+/// node.
+fn server_imports() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let dir = src().join("server");
+    let module_of = |path: &Path| -> String {
+        let relative = path.strip_prefix(&dir).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        first.to_string_lossy().trim_end_matches(".rs").to_owned()
+    };
+    let mut graph = std::collections::BTreeMap::new();
+    for (path, text) in sources(&dir) {
+        let module = module_of(&path);
+        if module == "mod" {
+            continue;
+        }
+        let names: &mut std::collections::BTreeSet<String> =
+            graph.entry(module.clone()).or_default();
+        let code = code(&text);
+        for (at, _) in code.match_indices("crate::server::") {
+            let rest = &code[at + "crate::server::".len()..];
+            let mut named: Vec<&str> = Vec::new();
+            if let Some(list) = rest.strip_prefix('{') {
+                let list = &list[..list.find('}').unwrap_or(list.len())];
+                named.extend(
+                    list.split(',')
+                        .map(|item| item.trim().split("::").next().unwrap()),
+                );
+            } else {
+                named.push(
+                    rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                        .next()
+                        .unwrap(),
+                );
+            }
+            for name in named {
+                // A lower-case name is a module; anything else is an item of the folder's root.
+                if name.starts_with(|c: char| c.is_ascii_lowercase())
+                    && name != "self"
+                    && name != module
+                {
+                    names.insert(name.to_owned());
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// The modules of the shell import one another without a circle: each can be read knowing
+/// only those it names.
+#[test]
+fn the_shell_has_no_circle() {
+    let graph = server_imports();
+    // Depth-first: a module met again while it is on the path closes a circle.
+    fn visit(
+        module: &str,
+        graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+        circles: &mut Vec<String>,
+    ) {
+        if let Some(at) = path.iter().position(|m| m == module) {
+            let mut circle = path[at..].to_vec();
+            circle.push(module.to_owned());
+            circles.push(circle.join(" → "));
+            return;
+        }
+        if !done.insert(module.to_owned()) {
+            return;
+        }
+        path.push(module.to_owned());
+        for next in graph.get(module).into_iter().flatten() {
+            visit(next, graph, path, done, circles);
+        }
+        path.pop();
+    }
+    let (mut done, mut circles) = (Default::default(), Vec::new());
+    for module in graph.keys() {
+        visit(module, &graph, &mut Vec::new(), &mut done, &mut circles);
+    }
+    assert_eq!(circles, Vec::<String>::new());
+    // The check sees what it looks for: the shell's lowest modules name none of the others,
+    // and the session table names its outbox.
+    assert_eq!(graph["protocol"], Default::default());
+    assert!(graph["state"].contains("outbox"), "{:?}", graph["state"]);
+}

@@ -1,0 +1,339 @@
+//! The methods that add a session to the table (`open`, `ask`, `restore`), the room they make
+//! for it, and `initialize`, which sets a connection's defaults for them.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use jsonrpsee::types::ErrorObjectOwned;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use super::commit::Undo;
+use super::errors::{keymap_error, keymap_of, parse};
+use super::{AskReply, Client, Entry, MAX_DEADLINE, State, now_ms};
+use crate::core::{FileIndex, Flow, quoted};
+use crate::server::files;
+use crate::server::params::{InitializeParams, OpenParams, RestoreParams};
+use crate::server::protocol::{METHODS, Step, ask_error, code, error};
+use crate::session::snapshot::{self, RestoreError};
+use crate::session::{OpenOptions, Session, Status};
+use crate::view::ViewOptions;
+
+impl State {
+    /// `initialize`: connection defaults for later `open`s.
+    pub fn initialize(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Value, ErrorObjectOwned> {
+        let p: InitializeParams = parse(params)?;
+        if let Some(c) = p.capabilities {
+            let (preset, overrides) = (
+                c.keymap_preset.or(client.preset),
+                c.keymap.or_else(|| client.overrides.clone()),
+            );
+            let keymap = if preset == client.preset && overrides == client.overrides {
+                client.keymap.clone()
+            } else {
+                Arc::new(keymap_of(preset, [overrides.as_ref()])?)
+            };
+            client.undo = Some(Undo::Defaults {
+                keymap: std::mem::replace(&mut client.keymap, keymap),
+                preset: std::mem::replace(&mut client.preset, preset),
+                overrides: std::mem::replace(&mut client.overrides, overrides),
+                view: client.view,
+                has_ui: client.has_ui,
+                behaviour: client.behaviour,
+            });
+            client.behaviour = c.behaviour.unwrap_or(client.behaviour);
+            client.view.width = c.width.or(client.view.width);
+            client.view.all_rows = c.all_rows.unwrap_or(client.view.all_rows);
+            client.has_ui = c.has_ui.or(client.has_ui);
+        }
+        Ok(json!({
+            "serverInfo": { "name": "askd", "version": env!("CARGO_PKG_VERSION") },
+            "protocolVersion": 1,
+            "methods": METHODS,
+        }))
+    }
+
+    /// Whether the table has room for one more session: `Ok(None)` when it has, `Ok(Some)`
+    /// naming the session that goes to make room: the oldest completed one, else the oldest
+    /// recovered flow no client has asked for again (given up, so that flows of ended
+    /// processes never keep new ones out).
+    pub(super) fn room(&self) -> Result<Option<String>, ErrorObjectOwned> {
+        if self.sessions.len() < self.config.max_sessions {
+            return Ok(None);
+        }
+        let oldest = |evictable: &dyn Fn(&String, &Entry) -> bool| {
+            self.sessions
+                .iter()
+                .filter(|(id, e)| evictable(id, e))
+                .min_by_key(|(_, e)| e.serial)
+                .map(|(id, _)| id.clone())
+        };
+        let done = |id: &String, e: &Entry| {
+            e.session.status() == Status::Done && !self.waiters.contains_key(id)
+        };
+        match oldest(&done).or_else(|| oldest(&|_, e| e.recovered)) {
+            Some(id) => Ok(Some(id)),
+            None => Err(error(
+                code::LIMIT,
+                format!(
+                    "too many open sessions: the limit is {}; close one first",
+                    self.config.max_sessions
+                ),
+            )),
+        }
+    }
+
+    pub(super) fn new_id(&mut self, requested: Option<String>) -> Result<String, ErrorObjectOwned> {
+        match requested {
+            Some(id) if self.sessions.contains_key(&id) => Err(error(
+                code::INVALID_PARAMS,
+                format!("invalid params: session: {} is already in use", quoted(&id)),
+            )),
+            Some(id) if id.is_empty() => Err(error(
+                code::INVALID_PARAMS,
+                "invalid params: session: expected a non-empty string, got the string \"\"",
+            )),
+            Some(id) => Ok(id),
+            None => loop {
+                self.next_id += 1;
+                let id = format!("s{}", self.next_id);
+                if !self.sessions.contains_key(&id) {
+                    return Ok(id);
+                }
+            },
+        }
+    }
+
+    /// `session` with the flow limits of this server.
+    pub(super) fn limited(&self, mut session: Session) -> Session {
+        if let Ok(flow) = session.flow_mut() {
+            flow.set_text_limit(self.config.limits.max_text_bytes);
+            flow.set_stored_limit(self.config.limits.max_flow_text_bytes);
+        }
+        session
+    }
+
+    /// A new entry of the table for `session`.
+    pub(super) fn entry_for(
+        &mut self,
+        session: Session,
+        request: Box<RawValue>,
+        options: Value,
+        files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+    ) -> Entry {
+        self.serial += 1;
+        Entry {
+            session: self.limited(session),
+            request,
+            options,
+            version: 1,
+            serial: self.serial,
+            files,
+            recovered: false,
+            stored: None,
+        }
+    }
+
+    /// Adds a session to the table (to be committed or rolled back).
+    pub(super) fn add(
+        &mut self,
+        client: &mut Client,
+        id: String,
+        entry: Entry,
+        replaced: Option<Box<Entry>>,
+        evict: Option<String>,
+    ) {
+        let deadline = entry.session.deadline();
+        self.sessions.insert(id.clone(), entry);
+        if let Some(at) = deadline {
+            self.deadlines.insert((at, id.clone()));
+            self.timer.notify_one();
+        }
+        client.undo = Some(Undo::Added {
+            id,
+            replaced,
+            evict,
+        });
+        if deadline.is_some() {
+            // A deadline already past (`timeoutMs: 0`, a restored snapshot) ends the flow now.
+            self.expire_due_now();
+        }
+    }
+
+    /// `open`: validates the payload and creates a session.
+    pub fn open(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
+        let p: OpenParams = parse(params)?;
+        let id = self.open_session(client, p)?;
+        self.step(client, &id)
+    }
+
+    /// Opens the session of `open` and `ask`, or resumes the recovered session of that id
+    /// when the request opens to the same flow; answers its id.
+    pub(super) fn open_session(
+        &mut self,
+        client: &mut Client,
+        p: OpenParams,
+    ) -> Result<String, ErrorObjectOwned> {
+        let payload: Value = serde_json::from_str(p.payload.get()).expect("a raw value is JSON");
+        self.config
+            .limits
+            .check_payload(&payload)
+            .map_err(|m| error(code::LIMIT, m))?;
+        let keymap = match (&p.keymap, p.keymap_preset) {
+            (None, None) => client.keymap.clone(),
+            (Some(overrides), None) => Arc::new(
+                client
+                    .keymap
+                    .with_overrides(overrides)
+                    .map_err(keymap_error)?,
+            ),
+            (overrides, Some(preset)) => Arc::new(keymap_of(
+                Some(preset),
+                [client.overrides.as_ref(), overrides.as_ref()],
+            )?),
+        };
+        let options = OpenOptions {
+            dialect: p.dialect,
+            has_ui: p.has_ui.or(client.has_ui).unwrap_or(true),
+            keymap,
+            deadline: p
+                .timeout_ms
+                .map(|ms| now_ms().saturating_add(ms).min(MAX_DEADLINE)),
+            dialect_options: p.dialect_options.clone(),
+            behaviour: p
+                .behaviour
+                .unwrap_or_default()
+                .over(client.behaviour)
+                .behaviour(),
+        };
+        let mut session = Session::open(&payload, &options).map_err(ask_error)?;
+        if options.deadline.is_none()
+            && let Some(ms) = session.time_limit()
+        {
+            session.set_deadline(now_ms().saturating_add(ms).min(MAX_DEADLINE));
+        }
+        let view = ViewOptions {
+            width: p.width.or(client.view.width),
+            all_rows: p.all_rows.unwrap_or(client.view.all_rows),
+        };
+        // `@` completion lists the root once, off the keystroke path; only open flows need it.
+        let walk = |session: &Session| {
+            p.cwd
+                .as_deref()
+                .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
+                .map(|cwd| files::spawn_walk(Path::new(cwd)))
+        };
+        let mut replaced = None;
+        if let Some(id) = &p.session
+            && let Some(entry) = self.sessions.get_mut(id)
+            && entry.recovered
+        {
+            let same_flow = session.status() == Status::Open
+                && entry.session.dialect() == session.dialect()
+                && entry.session.flow().map(Flow::spec) == session.flow().map(Flow::spec);
+            if same_flow {
+                // The client asks again what it asked before the crash: the flow goes on.
+                entry.recovered = false;
+                entry.files = walk(&entry.session);
+                let serial = entry.serial;
+                client.undo = Some(Undo::Resumed {
+                    id: id.clone(),
+                    view: client.views.get(id).copied(),
+                });
+                client.set_view(id, serial, view, &self.sessions);
+                return Ok(id.clone());
+            }
+            tracing::info!(
+                "the recovered flow {} is given up: the session is opened on another request",
+                quoted(id)
+            );
+            replaced = self.sessions.remove(id).map(Box::new);
+        }
+        let requested = p.session.clone().unwrap_or_default();
+        let evict = match self.room() {
+            Ok(evict) => evict,
+            Err(e) => {
+                self.put_back(&requested, replaced);
+                return Err(e);
+            }
+        };
+        let id = match self.new_id(p.session) {
+            Ok(id) => id,
+            Err(e) => {
+                self.put_back(&requested, replaced);
+                return Err(e);
+            }
+        };
+        let files = walk(&session);
+        let dialect_options = p
+            .dialect_options
+            .get(session.dialect().name())
+            .cloned()
+            .unwrap_or(Value::Null);
+        let entry = self.entry_for(session, p.payload, dialect_options, files);
+        let serial = entry.serial;
+        self.add(client, id.clone(), entry, replaced, evict);
+        client.set_view(&id, serial, view, &self.sessions);
+        Ok(id)
+    }
+
+    /// Puts the recovered session `entry` of id `id`, taken out of the table, back.
+    pub(super) fn put_back(&mut self, id: &str, entry: Option<Box<Entry>>) {
+        if let Some(entry) = entry {
+            self.sessions.insert(id.to_owned(), *entry);
+        }
+    }
+
+    /// `ask`, first half: opens the session and registers a waiter for its result.
+    pub fn ask(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<oneshot::Receiver<AskReply>, ErrorObjectOwned> {
+        self.expire_due_now();
+        let p: OpenParams = parse(params)?;
+        let id = self.open_session(client, p)?;
+        // No Step is sent for an `ask`: the change takes effect at once.
+        self.commit(client);
+        let serial = self.sessions.get(&id).map_or(0, |e| e.serial);
+        let (tx, rx) = oneshot::channel();
+        self.waiters.insert(id.clone(), (serial, tx));
+        client.last_ask = Some((id.clone(), serial));
+        self.settle(&id);
+        Ok(rx)
+    }
+
+    /// `restore`: a new session from a snapshot.
+    pub fn restore(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
+        let p: RestoreParams = parse(params)?;
+        let restored = snapshot::restore(
+            p.state.get(),
+            &self.config.limits,
+            self.config.max_message_bytes,
+        )
+        .map_err(|e| match e {
+            RestoreError::Invalid(m) => {
+                error(code::INVALID_PARAMS, format!("invalid params: state: {m}"))
+            }
+            RestoreError::Limit(m) => error(code::LIMIT, m),
+        })?;
+        let id = self.new_id(p.session)?;
+        let evict = self.room()?;
+        let entry = self.entry_for(restored.session, restored.request, restored.options, None);
+        self.add(client, id.clone(), entry, None, evict);
+        self.step(client, &id)
+    }
+}
