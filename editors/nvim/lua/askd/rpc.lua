@@ -38,11 +38,14 @@ function M.check_cmd(cmd)
   return nil
 end
 
---- A client for `cmd`; `on_exit(message)` is called when a started process ends.
-function M.new(cmd, on_exit)
+--- A client for `cmd`; `on_exit(message)` is called when a started process ends, and
+--- `on_notify(method, params)` for every notification the engine sends (`session/changed`,
+--- `session/opened`, `session/closed`).
+function M.new(cmd, on_exit, on_notify)
   return setmetatable({
     cmd = cmd,
     on_exit = on_exit,
+    on_notify = on_notify,
     job = nil,
     next_id = 0,
     pending = {},
@@ -155,7 +158,13 @@ end
 
 function Client:_dispatch(line)
   local ok, msg = decode(line)
-  if not ok or type(msg) ~= "table" or msg.id == nil then
+  if not ok or type(msg) ~= "table" then
+    return
+  end
+  if msg.id == nil then
+    if type(msg.method) == "string" and self.on_notify then
+      self.on_notify(msg.method, msg.params)
+    end
     return
   end
   local callback = self.pending[msg.id]
