@@ -6,8 +6,8 @@
 -- The last line printed is `N passed, M failed`; the exit status is non-zero on any failure.
 
 local ASKD = os.getenv("ASKD_BIN")
-local CASE_TIMEOUT_MS = 10000
-local WAIT_MS = 5000
+local CASE_TIMEOUT_MS = 60000
+local WAIT_MS = 15000
 
 local askd = require("askd")
 local ui = require("askd.ui")
@@ -15,6 +15,9 @@ local render = require("askd.render")
 local keys = require("askd.keys")
 local layout = require("askd.layout")
 local locate = require("askd.locate")
+
+-- Mode messages ("-- INSERT --") would land in the report's lines.
+vim.o.showmode = false
 
 local function out(line)
   io.stdout:write(line .. "\n")
@@ -327,6 +330,7 @@ local function reset()
   if vim.o.lines ~= LINES or vim.o.columns ~= COLUMNS then
     vim.o.lines, vim.o.columns = LINES, COLUMNS
   end
+  askd.detach()
   askd.setup({ cmd = ASKD })
   notes = {}
 end
@@ -605,6 +609,10 @@ case("the window maps printable ASCII, the special keys and keymap overrides", f
     "<ScrollWheelDown>",
     "<ScrollWheelLeft>",
     "<ScrollWheelRight>",
+    "<LeftDrag>",
+    "<2-LeftMouse>",
+    "<3-LeftMouse>",
+    "<4-LeftMouse>",
   }, "the keys that would scroll the float's view or edit its buffer")
   -- <C-t> is taken by the keymap override here.
   table.remove(ignored, 6)
@@ -2717,6 +2725,23 @@ case("the float's view follows the screen as the editor shrinks; scroll keys do 
   end, function()
     return float_view().topline == 1
   end)
+  -- With the mouse on, a drag or a double click in the float selects nothing.
+  vim.o.mouse = "a"
+  local config = vim.api.nvim_win_get_config(floats()[1])
+  local row = (type(config.row) == "table" and config.row[false] or config.row) + 5
+  local col = (type(config.col) == "table" and config.col[false] or config.col) + 4
+  for _ = 1, 2 do
+    vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
+    vim.api.nvim_input_mouse("left", "release", "", 0, row, col)
+  end
+  vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
+  vim.api.nvim_input_mouse("left", "drag", "", 0, row + 2, col + 6)
+  vim.api.nvim_input_mouse("left", "release", "", 0, row + 2, col + 6)
+  sleep(100)
+  vim.o.mouse = ""
+  eq(vim.api.nvim_get_mode().mode, "n", "mode after a double click and a drag")
+  eq(vim.api.nvim_get_current_win(), floats()[1], "the float keeps the focus")
+  eq(screen(), SCROLL_DOWN, "the screen after the mouse")
   -- Back at the top row, the whole screen shows from its first line.
   feed("<Home>")
   wait_screen("❯ 1. ○ Option 1")
@@ -3099,19 +3124,234 @@ case("keys pressed in a browser on the same session redraw the float at once", f
 end)
 
 ---------------------------------------------------------------------------------------------
+-- Attach: flows that agents ask in the hub, shown one at a time without taking the focus.
+
+--- Sends requests from an agent's WebSocket client; returns a table whose `responses` (by
+--- id) fill in as they arrive, and `code` once it exits.
+local function agent_requests(url, requests)
+  local job = { responses = {}, output = {} }
+  local script = os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/lib/ws-requests.mjs"
+  local argv = { "node", "--experimental-websocket", script, url }
+  for _, r in ipairs(requests) do
+    r.jsonrpc = "2.0"
+    table.insert(argv, vim.fn.json_encode(r))
+  end
+  vim.fn.jobstart(argv, {
+    on_stdout = function(_, data)
+      for _, line in ipairs(data) do
+        local ok, msg = pcall(vim.json.decode, line)
+        if ok and type(msg) == "table" and msg.id ~= nil then
+          job.responses[msg.id] = msg
+        elseif line ~= "" then
+          table.insert(job.output, line)
+        end
+      end
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  return job
+end
+
+--- Attaches to a hub played by `askd serve --listen` (its standard input is the plugin's
+--- connection); returns the WebSocket endpoint agents ask at.
+local function attach_to_test_hub()
+  local errors = vim.fn.tempname()
+  askd.setup({
+    cmd = ASKD,
+    attach_cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  local attached
+  eq(askd.attach({
+    on_attached = function(err)
+      attached = err or true
+    end,
+  }), true, "attach()")
+  wait_for("the hub's answer", function()
+    return attached ~= nil
+  end)
+  eq(attached, true, "attached")
+  local url
+  wait_for("the hub's WebSocket endpoint", function()
+    for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+      url = url or line:match("WebSocket endpoint (ws://%S+)")
+    end
+    return url ~= nil
+  end)
+  return url
+end
+
+local function ask_request(id, session, title, prompt)
+  return {
+    id = id,
+    method = "ask",
+    params = {
+      session = session,
+      payload = {
+        title = title,
+        questions = {
+          {
+            id = "q",
+            prompt = prompt,
+            options = { { value = "yes", label = "Yes" }, { value = "no", label = "No" } },
+          },
+        },
+      },
+    },
+  }
+end
+
+case("attach: agents' flows pop up one at a time, never taking the focus by surprise", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  -- A person types in a buffer.
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  local editing = vim.api.nvim_get_current_win()
+  local agent = agent_requests(url, {
+    ask_request(1, "deploy", "Deploy", "Deploy to production now?"),
+    ask_request(2, "tests", "Tests", "Run the slow tests?"),
+  })
+  wait_screen("Deploy to production now?")
+  -- A notice first; the float shows beside the buffer, which keeps the focus and the keys.
+  eq(notes[1], {
+    message = 'askd: "Deploy" waits: :Askd to answer',
+    level = vim.log.levels.INFO,
+  }, "the notice")
+  eq(vim.api.nvim_get_current_win(), editing, "the focus stays in the buffer")
+  type_keys("iyes typed here<Esc>")
+  wait_for("the typed text", function()
+    return vim.api.nvim_buf_get_lines(buf, 0, -1, false)[1] == "yes typed here"
+  end)
+  wait_screen("+1 waiting")
+  eq(agent.responses[1], nil, "the first flow is not answered by the typing")
+  -- :Askd enters the question; its answer goes back to the agent.
+  vim.cmd("Askd")
+  eq(vim.api.nvim_get_current_win(), floats()[1], ":Askd enters the float")
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the agent's first answer", function()
+    return agent.responses[1] ~= nil
+  end)
+  eq(agent.responses[1].result.content[1].text, "Q1: No", "the first answer")
+  -- The next flow comes to the front, with the focus (the person was answering).
+  wait_screen("Run the slow tests?")
+  wait_no_screen("waiting")
+  eq(vim.api.nvim_get_current_win(), floats()[1], "the next flow has the focus")
+  feed("1")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the agent to end", function()
+    return agent.code ~= nil
+  end)
+  eq(agent.code, 0, "the agent: " .. table.concat(agent.output, "\n"))
+  eq(agent.responses[2].result.content[1].text, "Q1: Yes", "the second answer")
+  eq(#floats(), 0, "no float left")
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "yes typed here" }, "the buffer")
+  askd.detach()
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
+case("attach: a flow answered or withdrawn elsewhere leaves the float", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  local agent = agent_requests(url, {
+    ask_request(1, "a1", "First", "First question?"),
+    ask_request(2, "a2", "Second", "Second question?"),
+  })
+  wait_screen("First question?")
+  wait_screen("+1 waiting")
+  -- The waiting flow is answered in a browser: the count goes.
+  keys_from_browser(url, "a2", { "1", "1" })
+  wait_no_screen("waiting")
+  wait_for("the second answer", function()
+    return agent.responses[2] ~= nil
+  end)
+  -- The flow in front is answered in a browser: the float closes.
+  keys_from_browser(url, "a1", { "2", "1" })
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  wait_for("the agent to end", function()
+    return agent.code ~= nil
+  end)
+  eq(agent.responses[1].result.content[1].text, "Q1: No", "the first answer")
+  eq(askd.waiting(), 0, "nothing waits")
+  -- Detached, a new flow shows nowhere here.
+  eq(askd.detach(), true, "detach()")
+  eq(askd.detach(), false, "detach() again")
+end)
+
+case("attach: a hub connection that cannot start is reported, and attaches nothing", function()
+  askd.setup({ cmd = ASKD, attach_cmd = { "/nonexistent/askd-relay" } })
+  local ok, err = askd.attach()
+  local message = "askd: /nonexistent/askd-relay was not found or is not executable"
+    .. " (set require('askd').setup{ attach_cmd = ... })"
+  eq({ ok, err }, { false, message }, "attach()")
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+  eq(askd.detach(), false, "nothing to detach")
+  -- :Askd with an unknown argument says what it takes.
+  notes = {}
+  vim.cmd("Askd nonsense")
+  eq(notes, {
+    {
+      message = 'askd: unknown :Askd argument "nonsense" (none, or detach)',
+      level = vim.log.levels.ERROR,
+    },
+  }, ":Askd nonsense")
+end)
+
+case("attach: when the hub goes away its flows leave the float, with a warning", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  agent_requests(url, {
+    ask_request(1, "gone-1", "First", "First question?"),
+    ask_request(2, "gone-2", "Second", "Second question?"),
+  })
+  wait_screen("+1 waiting")
+  -- The hub stops (here: its process is killed).
+  local pid = vim.fn.jobpid(askd._internal.hub_job())
+  vim.loop.kill(pid, 9)
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  eq(askd.waiting(), 0, "nothing waits")
+  eq(askd._internal.count(), 0, "no flow left")
+  local warned = vim.tbl_filter(function(n)
+    return n.message:find("^askd: detached from the hub") ~= nil
+  end, notes)
+  eq(#warned, 1, "one warning: " .. vim.inspect(notes))
+  eq(askd.detach(), false, "already detached")
+end)
+
+---------------------------------------------------------------------------------------------
 -- In a real terminal: a Neovim of the same version under tmux.
 
 --- Starts `nvim -u init.lua` in tmux (a server of its own, `columns` × `rows`), its init
 --- loading the plugin and defining `_G.askd_test()` that runs `payload` with `opts` and
 --- writes the result to a file. Returns a table: `send(keys...)`, `pane()`, `wait(text)`,
 --- `resize(columns, rows)`, `result()`, `stop()`.
-local function tmux_neovim(payload_, opts, columns, rows)
+local tmux_count = 0
+
+local function tmux_neovim(payload_, opts, columns, rows, setup)
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, "p")
   local result_file = dir .. "/result.json"
+  setup = vim.tbl_extend("force", { cmd = ASKD }, setup or {})
   vim.fn.writefile({
     "vim.opt.runtimepath:append(" .. vim.inspect(os.getenv("ASKD_NVIM_PLUGIN")) .. ")",
-    "require('askd').setup({ cmd = " .. vim.inspect(ASKD) .. " })",
+    "require('askd').setup(" .. vim.inspect(setup):gsub("\n", " ") .. ")",
     "function _G.askd_test()",
     "  require('askd').ask(" .. vim.inspect(payload_):gsub("\n", " ") .. ", "
       .. vim.inspect(opts or {}):gsub("\n", " ")
@@ -3121,7 +3361,10 @@ local function tmux_neovim(payload_, opts, columns, rows)
       .. ") end)",
     "end",
   }, dir .. "/init.lua")
-  local server = "askd-test-" .. vim.fn.getpid()
+  -- A tmux server of its own for each terminal, so that one shutting down never meets the
+  -- next.
+  tmux_count = tmux_count + 1
+  local server = "askd-test-" .. vim.fn.getpid() .. "-" .. tmux_count
   local t = {}
   function t.tmux(args)
     local output = vim.fn.system(vim.list_extend({ "tmux", "-L", server }, args))
@@ -3244,6 +3487,64 @@ case("in a terminal that shrinks mid-flow the float keeps header, active row, hi
     t.keep("resize-grown")
     t.send("C-c")
     eq(t.result().details.cancelReason, "dismissed", "the flow's end")
+  end)
+  t.stop()
+  assert(ok, err)
+end)
+
+case("attach in a terminal: typing goes on in the buffer while a question arrives", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local errors = vim.fn.tempname()
+  local t = tmux_neovim({ questions = {} }, {}, 90, 30, {
+    attach_cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  local ok, err = pcall(function()
+    t.wait("~")
+    t.send(":Askd", "Enter")
+    local url
+    wait_for("the hub's WebSocket endpoint", function()
+      for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+        url = url or line:match("WebSocket endpoint (ws://%S+)")
+      end
+      return url ~= nil
+    end)
+    t.send("i", "h", "e", "l", "l", "o")
+    t.wait("hello")
+    local agent = agent_requests(url, {
+      ask_request(1, "deploy", "Deploy", "Deploy to production now?"),
+    })
+    wait_for(function()
+      return "the question; the agent: "
+        .. vim.inspect(agent)
+        .. "\nthe terminal shows:\n"
+        .. t.pane()
+    end, function()
+      return t.pane():find("Deploy to production now?", 1, true) ~= nil
+    end)
+    t.wait(":Askd to answer")
+    -- The person goes on typing: the keys stay in the buffer (still in Insert mode).
+    t.send(" ", "2", " ", "w", "o", "r", "l", "d", "Escape")
+    t.wait("hello 2 world")
+    t.keep("attach-typing")
+    eq(agent.responses[1], nil, "the question is not answered by the typing")
+    t.send(":Askd", "Enter")
+    t.send("2")
+    t.wait("Elaborate")
+    t.keep("attach-review")
+    t.send("1")
+    wait_for("the agent's answer", function()
+      return agent.responses[1] ~= nil
+    end)
+    eq(agent.responses[1].result.content[1].text, "Q1: No", "the answer")
+    wait_for(function()
+      return "the float to close; the terminal shows:\n" .. t.pane()
+    end, function()
+      return t.pane():find("Deploy to production", 1, true) == nil
+    end)
+    t.keep("attach-done")
+    truthy(t.pane():find("hello 2 world", 1, true), "the buffer:\n" .. t.pane())
   end)
   t.stop()
   assert(ok, err)

@@ -116,10 +116,11 @@ local function stop_timer(F)
   end
 end
 
---- The flow of a session id, among those not finished.
-local function flow_of(id)
+--- The flow of a session id, among those not finished (of one engine's client when given:
+--- the hub's sessions and the local engine's may share ids).
+local function flow_of(id, of_client)
   for F in pairs(flows) do
-    if F.id == id and not F.finished then
+    if F.id == id and not F.finished and (of_client == nil or F.client == of_client) then
       return F
     end
   end
@@ -180,7 +181,7 @@ local function deliver(F, result, message)
   retire(F)
   -- A session the engine never took (an `ask` it refused) is not this flow's to close: it
   -- may be another flow's of the same id.
-  if F.accepted and not F.close_sent and F.client and F.client:running() then
+  if F.own and F.accepted and not F.close_sent and F.client and F.client:running() then
     F.close_sent = true
     F.client:request("close", { session = F.id }, function() end)
   end
@@ -247,6 +248,8 @@ draw = function(F)
     return
   end
   F.frame.waiting = #waiting
+  -- A float shown without the focus says how to enter it.
+  F.frame.enter_hint = vim.api.nvim_get_current_win() ~= F.win
   local ok, err = pcall(ui.draw, F.buf, F.win, F.view, F.frame)
   if not ok then
     fail(F, "askd: cannot draw the flow: " .. tostring(err))
@@ -557,7 +560,7 @@ local function on_notify(method, params)
   if M._on_notify and M._on_notify(method, params) then
     return
   end
-  local F = flow_of(params.session)
+  local F = flow_of(params.session, client)
   if not F then
     return
   end
@@ -625,6 +628,16 @@ local function init()
     { group = group, callback = guard_buffer }
   )
   vim.api.nvim_create_autocmd("WinScrolled", { group = group, callback = keep_view })
+  -- The float says how to enter it while it has no focus.
+  vim.api.nvim_create_autocmd("WinEnter", {
+    group = group,
+    callback = function()
+      local F = front
+      if F and live(F) and F.frame.enter_hint ~= (vim.api.nvim_get_current_win() ~= F.win) then
+        draw(F)
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd("ColorScheme", {
     group = group,
     callback = function()
@@ -808,7 +821,12 @@ local function start(F, payload, opts)
     return
   end
   init()
-  if flow_of(F.id) then
+  local engine, problem = ensure_client()
+  if not engine then
+    refuse(F, problem)
+    return
+  end
+  if flow_of(F.id, engine) then
     refuse(
       F,
       string.format(
@@ -816,11 +834,6 @@ local function start(F, payload, opts)
         F.id
       )
     )
-    return
-  end
-  local engine, problem = ensure_client()
-  if not engine then
-    refuse(F, problem)
     return
   end
   F.client = engine
@@ -935,6 +948,16 @@ function M.waiting()
   return #waiting
 end
 
+--- Connects to the hub and shows each flow that arrives there (see `askd.attach`).
+function M.attach(opts)
+  return require("askd.attach").attach(opts)
+end
+
+--- Stops showing the hub's flows (they stay in the hub for other clients).
+function M.detach()
+  return require("askd.attach").detach()
+end
+
 --- Enters the float of the flow in front (it takes the focus); false when no flow is open.
 function M.focus()
   if front and live(front) and vim.api.nvim_win_is_valid(front.win) then
@@ -947,6 +970,16 @@ end
 
 -- For the attach module: the flow machinery it shares.
 M._internal = {
+  hub_job = function()
+    return require("askd.attach").job()
+  end,
+  all = function()
+    return vim.tbl_keys(flows)
+  end,
+  notify = notify,
+  engine = function()
+    return M.config.cmd or locate.engine()
+  end,
   count = function()
     return vim.tbl_count(flows)
   end,

@@ -38,7 +38,7 @@ M.special = {
 --- Keys of Neovim's own that would take the float's buffer away or leave it (the jump list,
 --- the alternate file, tags, help, tab pages), scroll its view away from the screen (the
 --- screen always fits the float), or start a mode that would edit it (Visual block,
---- Insert): mapped to nothing in the float.
+--- Insert, a mouse drag or a double click that selects): mapped to nothing in the float.
 M.inert = {
   "<C-o>",
   "<C-i>",
@@ -61,6 +61,10 @@ M.inert = {
   "<ScrollWheelDown>",
   "<ScrollWheelLeft>",
   "<ScrollWheelRight>",
+  "<LeftDrag>",
+  "<2-LeftMouse>",
+  "<3-LeftMouse>",
+  "<4-LeftMouse>",
 }
 
 --- The key that pastes a register into the open editor (`<C-r>` then the register's name).

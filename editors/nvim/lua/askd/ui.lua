@@ -330,13 +330,19 @@ function M.screen(view, frame)
   return visible
 end
 
---- What the float adds at the right end of the screen's first line, as spans: how many
---- flows wait behind this one (`+2 waiting`), and the countdown to the view's deadline;
---- nil when neither applies.
+--- What the float adds at the right end of the screen's first line, as spans: how to enter
+--- a float shown without the focus (`:Askd to answer`), how many flows wait behind this one
+--- (`+2 waiting`), and the countdown to the view's deadline; nil when none applies.
 function M.label(view, frame)
   local parts = {}
+  if frame.enter_hint then
+    table.insert(parts, { text = ":Askd to answer", style = "warning" })
+  end
   local count = frame.waiting or 0
   if count > 0 then
+    if #parts > 0 then
+      table.insert(parts, { text = " · ", style = "dim" })
+    end
     table.insert(parts, { text = "+" .. count .. " waiting", style = "accent" })
   end
   if type(view.deadline) == "number" then
