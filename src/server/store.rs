@@ -868,8 +868,9 @@ mod tests {
     /// However many changes a flow takes, its log stays bounded and ends with its state.
     #[test]
     fn a_log_is_compacted() {
-        let root = tempfile::tempdir().unwrap();
-        let (mut store, recovered) = Store::open(root.path(), &Limits::default(), 1 << 20).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().join("state");
+        let (mut store, recovered) = Store::open(&root, &Limits::default(), 1 << 20).unwrap();
         assert!(recovered.is_empty());
         let payload = crate::dialect::pi::EXAMPLE;
         let request: Box<RawValue> = serde_json::from_str(payload).unwrap();
