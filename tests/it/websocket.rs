@@ -1418,9 +1418,10 @@ fn askd_web_refuses_an_invalid_payload_with_status_2() {
         result["details"]["error"],
         json!({ "kind": "invalid_input", "issues": [{ "path": "questions", "message": "At least one question is required" }] })
     );
+    // A request without questions is one Codex sends: the hint names that dialect.
     assert_eq!(
         String::from_utf8(output.stderr).unwrap(),
-        "askd: invalid payload:\n- questions: At least one question is required\n"
+        "askd: invalid payload:\n- questions: At least one question is required\nIt was read as a pi request; it looks like a codex one: try --dialect codex\n"
     );
     std::fs::write(&path, "{").unwrap();
     let output = Command::new(ASKD)
