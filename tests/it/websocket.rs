@@ -80,7 +80,7 @@ fn submitted_result() -> Value {
 const ANSWER_KEYS: &str = "2<Down><Space><Tab><CR>";
 
 /// Polls `done` until it answers `Some`, failing after [`GUARD`].
-fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + GUARD;
     loop {
         if let Some(value) = done() {
@@ -93,7 +93,7 @@ fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
 
 /// The `host:port` and token a listener printed on stderr (`askd: WebSocket endpoint
 /// ws://HOST:PORT/rpc?token=TOKEN`).
-fn printed_endpoint(stderr: &str) -> Option<(String, String)> {
+pub(crate) fn printed_endpoint(stderr: &str) -> Option<(String, String)> {
     let line = stderr
         .lines()
         .find_map(|line| line.strip_prefix("askd: WebSocket endpoint ws://"))?;
