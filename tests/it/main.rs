@@ -67,12 +67,17 @@ mod docs;
 mod e2e_server;
 /// `askd hook claude` and `askd bridge opencode` as binaries: nothing to reach, nothing to do.
 mod hub_clients;
+/// Hostile peers of the WebSocket listener.
+mod listener_faults;
 /// Crash safety: the state directory, recovered and resumed flows, files set aside.
 mod persistence;
+/// The generated protocol documents against the code and the binary.
+mod pi09_reference;
 /// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.
 mod robustness;
-/// The generated protocol documents against the code and the binary.
 mod schema;
+/// The state directory's faults: FIFOs, torn lines, failed writes, long names.
+mod state_faults;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
 mod terminal;
 /// The WebSocket listener and `askd web` over real WebSocket connections.

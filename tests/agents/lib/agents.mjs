@@ -7,6 +7,7 @@
 // mcpServers?, env?, log? }` and returns what its mode has: a finished run's output, a process to
 // talk to, or a terminal in tmux (lib/tmux.mjs).
 
+import fs from "node:fs";
 import path from "node:path";
 import { agentBin, offlineEnv, run, start, tempDir, until, writeFile } from "./proc.mjs";
 import { Tmux } from "./tmux.mjs";
@@ -27,6 +28,7 @@ function workFolder(home, cwd) {
 // ---------------------------------------------------------------------------------------------
 // pi
 
+/** A HOME for pi pointed at the model (`home` given: that folder, keeping what it holds). */
 function piHome({ model, home = tempDir("pi") }) {
   writeFile(path.join(home, ".pi", "agent", "models.json"), {
     providers: {
@@ -39,16 +41,19 @@ function piHome({ model, home = tempDir("pi") }) {
       },
     },
   });
-  writeFile(path.join(home, ".pi", "agent", "settings.json"), { defaultProvider: "scripted", defaultModel: MODEL, quietStartup: true });
+  const settingsFile = path.join(home, ".pi", "agent", "settings.json");
+  const settings = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, "utf8")) : {};
+  writeFile(settingsFile, { ...settings, defaultProvider: "scripted", defaultModel: MODEL, quietStartup: true });
   return home;
 }
 
-function piEnv(home, env) {
+export function piEnv(home, env) {
   return offlineEnv(home, { PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...env });
 }
 
-function piArgs({ extensions = [], noTools = true, args = [] }) {
-  const out = ["--provider", "scripted", "--model", MODEL, "--no-session"];
+function piArgs({ extensions = [], noTools = true, sessionDir, args = [] }) {
+  // A session is kept only where a test reads it (the tool results' details are there).
+  const out = ["--provider", "scripted", "--model", MODEL, ...(sessionDir ? ["--session-dir", sessionDir] : ["--no-session"])];
   // Only the tools under test, so that the model's request is small and stable.
   if (noTools) out.push("--no-builtin-tools");
   for (const extension of extensions) out.push("-e", extension);
@@ -56,9 +61,9 @@ function piArgs({ extensions = [], noTools = true, args = [] }) {
 }
 
 /** `pi -p PROMPT`: one turn, printed; resolves with `{ code, stdout, stderr, home }`. */
-export async function runPiPrint({ model, prompt, extensions, cwd, env, args, timeoutMs = 90_000, log }) {
-  const home = piHome({ model });
-  const result = await run(agentBin("pi"), [...piArgs({ extensions, args }), "-p", prompt], {
+export async function runPiPrint({ model, prompt, extensions, cwd, env, args, sessionDir, home: given, timeoutMs = 90_000, log }) {
+  const home = piHome({ model, home: given });
+  const result = await run(agentBin("pi"), [...piArgs({ extensions, args, sessionDir }), "-p", prompt], {
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
     timeoutMs,
@@ -69,11 +74,11 @@ export async function runPiPrint({ model, prompt, extensions, cwd, env, args, ti
 }
 
 /** `pi` in its interactive TUI, in tmux; `prompt` is typed in once it is up when given. */
-export async function startPiTui({ model, extensions, cwd, env, args, width = 100, height = 40, log }) {
-  const home = piHome({ model });
+export async function startPiTui({ model, extensions, cwd, env, args, sessionDir, home: given, width = 100, height = 40, log }) {
+  const home = piHome({ model, home: given });
   const tmux = await Tmux.start({
     name: "pi",
-    command: [agentBin("pi"), ...piArgs({ extensions, args })],
+    command: [agentBin("pi"), ...piArgs({ extensions, args, sessionDir })],
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
     width,
@@ -87,9 +92,9 @@ export async function startPiTui({ model, extensions, cwd, env, args, width = 10
  * `pi --mode rpc`: JSON lines on stdio. Resolves with `{ proc, send(command), events, waitFor }`:
  * `send` writes a command and resolves with its response; `events` holds everything pi wrote.
  */
-export async function startPiRpc({ model, extensions, cwd, env, args, log }) {
-  const home = piHome({ model });
-  const proc = start(agentBin("pi"), [...piArgs({ extensions, args }), "--mode", "rpc"], {
+export async function startPiRpc({ model, extensions, cwd, env, args, sessionDir, home: given, log }) {
+  const home = piHome({ model, home: given });
+  const proc = start(agentBin("pi"), [...piArgs({ extensions, args, sessionDir }), "--mode", "rpc"], {
     cwd: workFolder(home, cwd),
     env: piEnv(home, env),
     name: "pi-rpc",

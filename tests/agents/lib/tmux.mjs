@@ -58,9 +58,12 @@ export class Tmux {
     this.send(text, { literal: true });
   }
 
-  /** Waits until the screen shows `pattern` (a string or a RegExp); resolves with the screen. */
+  /**
+   * Waits until the screen shows `pattern` (a string, a RegExp, or a function of the screen);
+   * resolves with the screen.
+   */
   async waitFor(pattern, { timeoutMs = 30_000, what } = {}) {
-    const test = typeof pattern === "string" ? (s) => s.includes(pattern) : (s) => pattern.test(s);
+    const test = typeof pattern === "function" ? pattern : typeof pattern === "string" ? (s) => s.includes(pattern) : (s) => pattern.test(s);
     let screen = "";
     try {
       return await until(

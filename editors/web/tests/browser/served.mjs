@@ -39,9 +39,13 @@ export class Served {
     return served;
   }
 
-  /** @param {string[]} args */
+  /**
+   * @param {string[]} args more arguments of `askd serve`; a `--listen` among them replaces
+   *   `--listen 127.0.0.1:0`
+   */
   constructor(args) {
-    this.child = spawn(askdBin(), ["serve", "--no-state", "--listen", "127.0.0.1:0", ...args], {
+    const listen = args.includes("--listen") ? [] : ["--listen", "127.0.0.1:0"];
+    this.child = spawn(askdBin(), ["serve", "--no-state", ...listen, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.pending = new Map();
