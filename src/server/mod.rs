@@ -21,8 +21,11 @@
 pub mod access;
 mod answer;
 pub mod assets;
+pub mod browser;
+pub mod discovery;
 pub mod files;
 pub mod framing;
+pub mod hub;
 pub mod listener;
 pub mod methods;
 mod notify;
