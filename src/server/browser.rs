@@ -194,14 +194,17 @@ mod tests {
             let mut command: Vec<String> = command.iter().map(|s| (*s).to_owned()).collect();
             command.insert(0, "sh".into());
             command.insert(1, "-c".into());
-            command.insert(2, format!("printf '%s|' \"$@\" > {}", out.display()));
+            command.insert(
+                2,
+                format!("for a; do echo \"$a|\"; done > {}", out.display()),
+            );
             command.insert(3, "sh".into());
             let mut child = start(&command, "http://h/?a=1&b=2 3").unwrap();
             assert_eq!(watch(&mut child), Some(true));
-            std::fs::read_to_string(&out).unwrap()
+            std::fs::read_to_string(&out).unwrap().replace('\n', "")
         };
-        assert_eq!(record(&["-x"]), "-x|http://h/?a=1&b=2 3|");
-        assert_eq!(record(&["--url=%s", "-y"]), "--url=http://h/?a=1&b=2 3|-y|");
+        assert_eq!(record(&["new-tab"]), "new-tab|http://h/?a=1&b=2 3|");
+        assert_eq!(record(&["url=%s", "then"]), "url=http://h/?a=1&b=2 3|then|");
     }
 
     #[test]

@@ -59,7 +59,7 @@ impl State {
                     files: None,
                     recovered: true,
                     asker: Asker::default(),
-                    opened_at: u64::try_from(r.written.0 / 1_000_000).unwrap_or(u64::MAX),
+                    opened_at: r.written.0 / 1_000_000,
                     stored: Some(r.stored),
                 },
             );

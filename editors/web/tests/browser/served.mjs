@@ -41,7 +41,8 @@ export class Served {
 
   /** @param {string[]} args */
   constructor(args) {
-    this.child = spawn(askdBin(), ["serve", "--no-state", "--listen", "127.0.0.1:0", ...args], {
+    // `--no-hub`: a test's listener is never the user's hub (no discovery file, no browser).
+    this.child = spawn(askdBin(), ["serve", "--no-state", "--no-hub", "--listen", "127.0.0.1:0", ...args], {
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.pending = new Map();
