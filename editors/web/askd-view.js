@@ -1,6 +1,7 @@
 /**
- * askd-view: draws askd's views in a page and turns the page's keyboard, paste and input-method
- * events into askd requests.
+ * askd-view: draws askd's views in a page and turns the page's keyboard, pointer, paste and
+ * input-method events into askd requests. Two looks: the terminal's (the view's rendered
+ * `lines`, askd-lines) and a form of semantic widgets (askd-form).
  *
  * The module is host-neutral: it reaches the page only through the elements it is given
  * (`element.ownerDocument`, `ownerDocument.defaultView`), never through globals, and talks to the
@@ -10,414 +11,25 @@
  * @module askd-view
  */
 
-import { WIDE_RANGES } from "./askd-wide.js";
+import { columnsFor, renderLines } from "./askd-lines.js";
+import { keyFromEvent, textToKeys } from "./askd-keys.js";
+import { Form } from "./askd-form.js";
 
-/** The style names of the spans of a view's `lines`, each drawn with the class `askd-<style>`. */
-export const STYLES = Object.freeze([
-  "text",
-  "title",
-  "accent",
-  "success",
-  "muted",
-  "dim",
-  "warning",
-  "selected",
-  "cursor",
-  "border",
-]);
-
-/** The narrowest screen askd renders, in columns: it renders narrower widths at this one. */
-export const MIN_COLUMNS = 20;
+export {
+  MIN_COLUMNS,
+  STYLES,
+  columnsFor,
+  columnsFromWidths,
+  columnsOf,
+  isWide,
+  renderLines,
+  splitWide,
+} from "./askd-lines.js";
+export { keyFromEvent, textToKeys } from "./askd-keys.js";
+export { Form, countdownText, hintText, outcomeText } from "./askd-form.js";
 
 /** The JSON-RPC error code of `insert` while no editor is open. */
 const NO_EDITOR = -32003;
-
-// ---------------------------------------------------------------------------------------------
-// Columns of text
-
-/**
- * Whether a code point takes two terminal columns (East Asian Width W or F).
- *
- * @param {number} code a Unicode code point
- * @returns {boolean}
- */
-export function isWide(code) {
-  if (code < WIDE_RANGES[0]) return false;
-  let low = 0;
-  let high = WIDE_RANGES.length / 2 - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    if (code < WIDE_RANGES[2 * middle]) high = middle - 1;
-    else if (code > WIDE_RANGES[2 * middle + 1]) low = middle + 1;
-    else return true;
-  }
-  return false;
-}
-
-/** Combining marks. */
-const MARK = /^\p{M}$/u;
-
-/**
- * Whether a character joins the one before it and takes no column of its own: a combining mark,
- * the zero-width joiner, a variation selector, an emoji skin-tone modifier or a tag character.
- *
- * @param {string} char one code point
- * @returns {boolean}
- */
-function isJoining(char) {
-  const code = char.codePointAt(0);
-  return (
-    code === 0x200d ||
-    (code >= 0xfe00 && code <= 0xfe0f) ||
-    (code >= 0x1f3fb && code <= 0x1f3ff) ||
-    (code >= 0xe0020 && code <= 0xe007f) ||
-    MARK.test(char)
-  );
-}
-
-/** Characters that an emoji variation selector (U+FE0F) turns into a two-column emoji. */
-const EMOJI = /^\p{Emoji}$/u;
-
-/** No code point before U+1100 is wide, so text made of such code points needs no scan. */
-const MAY_BE_WIDE = /[\u1100-\uffff\ud800-\udfff]/;
-
-/**
- * Splits text into runs of narrow text and single wide characters, each wide character with the
- * code points that join it (combining marks, variation selectors, emoji modifiers).
- *
- * @param {string} text
- * @returns {Array<{ text: string, wide: boolean }>} the runs, in order; their texts joined are
- *   `text` exactly
- */
-export function splitWide(text) {
-  if (!MAY_BE_WIDE.test(text)) return [{ text, wide: false }];
-  const chars = Array.from(text);
-  const runs = [];
-  let narrow = "";
-  for (let index = 0; index < chars.length; index += 1) {
-    const char = chars[index];
-    const next = chars[index + 1];
-    // An emoji presentation sequence is wide; digits, `#` and `*` (emoji only in keycaps) are not.
-    const wide =
-      isWide(char.codePointAt(0)) || (next === "\ufe0f" && EMOJI.test(char) && char > "\u00ff");
-    if (!wide) {
-      narrow += char;
-      continue;
-    }
-    if (narrow !== "") runs.push({ text: narrow, wide: false });
-    narrow = "";
-    let cluster = char;
-    while (index + 1 < chars.length && isJoining(chars[index + 1])) {
-      index += 1;
-      cluster += chars[index];
-    }
-    runs.push({ text: cluster, wide: true });
-  }
-  if (narrow !== "") runs.push({ text: narrow, wide: false });
-  return runs;
-}
-
-/**
- * The terminal columns a text takes: two for each wide character, none for joining code points,
- * one for every other code point.
- *
- * @param {string} text
- * @returns {number}
- */
-export function columnsOf(text) {
-  let columns = 0;
-  for (const run of splitWide(text)) {
-    if (run.wide) {
-      columns += 2;
-      continue;
-    }
-    for (const char of run.text) {
-      if (!isJoining(char)) columns += 1;
-    }
-  }
-  return columns;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Drawing lines
-
-/** The lines each container shows, to redraw only the lines that changed. */
-const drawn = new WeakMap();
-
-/**
- * The class of a span's style: `askd-<style>` for a plain lower-case style name, `askd-text` for
- * anything else.
- *
- * @param {string} style
- * @returns {string}
- */
-function styleClass(style) {
-  return typeof style === "string" && /^[a-z]+$/.test(style) ? `askd-${style}` : "askd-text";
-}
-
-/**
- * Whether two lines have the same spans.
- *
- * @param {Array<{ text: string, style: string }>} left
- * @param {Array<{ text: string, style: string }>} right
- * @returns {boolean}
- */
-function sameLine(left, right) {
-  if (left === right) return true;
-  if (left.length !== right.length) return false;
-  for (let index = 0; index < left.length; index += 1) {
-    if (left[index].text !== right[index].text || left[index].style !== right[index].style) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/**
- * Puts a span's text into its element, boxing each wide character two cells wide so that the
- * screen keeps its columns whatever the width of the font's wide glyphs.
- *
- * @param {Document} doc
- * @param {HTMLElement} element
- * @param {string} text
- */
-function fillSpan(doc, element, text) {
-  const runs = splitWide(text);
-  if (runs.length === 1 && !runs[0].wide) {
-    element.textContent = text;
-    return;
-  }
-  for (const run of runs) {
-    if (!run.wide) {
-      element.append(run.text);
-      continue;
-    }
-    const box = doc.createElement("span");
-    box.className = "askd-wide";
-    box.textContent = run.text;
-    element.append(box);
-  }
-}
-
-/**
- * Builds the element of one line.
- *
- * @param {Document} doc
- * @param {Array<{ text: string, style: string }>} spans
- * @returns {HTMLElement}
- */
-function buildLine(doc, spans) {
-  const line = doc.createElement("div");
-  line.className = "askd-line";
-  for (const span of spans) {
-    const element = doc.createElement("span");
-    element.className = styleClass(span.style);
-    fillSpan(doc, element, span.text);
-    line.append(element);
-  }
-  return line;
-}
-
-/**
- * Draws a view's `lines` into a container: one `div.askd-line` per line, one
- * `span.askd-<style>` per span holding its text exactly (spaces included; the stylesheet sets
- * `white-space: pre`). Wide characters sit in `span.askd-wide` boxes two cells wide inside their
- * span. The container's children become the lines; drawing again replaces only the lines that
- * changed, and adds or removes lines at the end.
- *
- * @param {HTMLElement} container
- * @param {Array<Array<{ text: string, style: string }>>} lines
- */
-export function renderLines(container, lines) {
-  const doc = container.ownerDocument;
-  const before = drawn.get(container);
-  if (before === undefined || container.childElementCount !== before.length) {
-    container.replaceChildren(...lines.map((spans) => buildLine(doc, spans)));
-    drawn.set(container, lines.slice());
-    return;
-  }
-  const children = container.children;
-  const common = Math.min(before.length, lines.length);
-  for (let index = 0; index < common; index += 1) {
-    if (!sameLine(before[index], lines[index])) {
-      children[index].replaceWith(buildLine(doc, lines[index]));
-    }
-  }
-  for (let index = before.length - 1; index >= lines.length; index -= 1) {
-    children[index].remove();
-  }
-  for (let index = common; index < lines.length; index += 1) {
-    container.append(buildLine(doc, lines[index]));
-  }
-  drawn.set(container, lines.slice());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Keys
-
-/** Browser key values that askd has a name for. */
-const NAMED_KEYS = Object.freeze({
-  ArrowUp: "up",
-  ArrowDown: "down",
-  ArrowLeft: "left",
-  ArrowRight: "right",
-  Up: "up",
-  Down: "down",
-  Left: "left",
-  Right: "right",
-  Tab: "tab",
-  Enter: "enter",
-  Escape: "escape",
-  Esc: "escape",
-  Backspace: "backspace",
-  Delete: "delete",
-  Del: "delete",
-  Home: "home",
-  End: "end",
-  PageUp: "pageup",
-  PageDown: "pagedown",
-});
-
-/**
- * Whether a key value is one code point (a surrogate pair counts as one).
- *
- * @param {string} key
- * @returns {boolean}
- */
-function isOneCodePoint(key) {
-  return key.length === 1 || (key.length === 2 && key.codePointAt(0) > 0xffff);
-}
-
-/**
- * The lower-case ASCII letter a key stands for under Ctrl or Alt: the letter itself, or, on a
- * layout whose letters are not Latin, the letter of the physical key (`event.code` `KeyC`).
- *
- * @param {string} key
- * @param {string | undefined} code
- * @returns {string | null}
- */
-function letterOf(key, code) {
-  if (/^[A-Za-z]$/.test(key)) return key.toLowerCase();
-  const physical = /^Key([A-Z])$/.exec(code ?? "");
-  return physical ? physical[1].toLowerCase() : null;
-}
-
-/**
- * Maps a browser `KeyboardEvent` to an askd key name (see protocol/README.md, "Key notation"),
- * or `null` for a key to leave to the browser.
- *
- * - Named keys: `up down left right tab enter escape backspace delete home end pageup pagedown`,
- *   with the modifiers held, in askd's order: `ctrl+`, `alt+`, `shift+` (`shift+tab`,
- *   `alt+enter`, `ctrl+left`).
- * - A printable character is itself, whatever Shift did to it (`n`, `N`, `?`, `é`, `한`); the
- *   space bar is `space` (`ctrl+space`, `alt+space` under those modifiers).
- * - Ctrl with a letter is `ctrl+<letter>` (lower case, by physical key on non-Latin layouts),
- *   Ctrl with Alt and a letter `ctrl+alt+<letter>`; Alt with an ASCII letter is `alt+<letter>`
- *   (`alt+shift+<letter>` with Shift). Alt with any other character is that character: macOS's
- *   Option key and AltGr (Ctrl+Alt on Windows) type characters.
- * - `null`: modifier-only presses, dead keys, `Unidentified`, `Process` and function keys; any
- *   key during IME composition (`isComposing`, or `keyCode` 229); anything with Meta (Cmd, the
- *   Windows key); Ctrl+V and Ctrl+Shift+V, which the browser turns into a paste; every other
- *   Ctrl+Shift chord and Ctrl with a non-letter (the browser's shortcuts); key values of more
- *   than one code point, which arrive as text through the input event instead.
- *
- * @param {KeyboardEvent} event
- * @returns {string | null}
- */
-export function keyFromEvent(event) {
-  if (event.isComposing || event.keyCode === 229) return null;
-  const key = event.key;
-  if (typeof key !== "string" || key === "" || event.metaKey) return null;
-  const ctrl = event.ctrlKey === true;
-  const alt = event.altKey === true;
-  const shift = event.shiftKey === true;
-
-  const named = NAMED_KEYS[key];
-  if (named !== undefined) {
-    return `${ctrl ? "ctrl+" : ""}${alt ? "alt+" : ""}${shift ? "shift+" : ""}${named}`;
-  }
-  if (!isOneCodePoint(key) || /^\p{Cc}$/u.test(key)) return null;
-  if (key === " ") {
-    return `${ctrl ? "ctrl+" : ""}${alt ? "alt+" : ""}space`;
-  }
-  const altGraph =
-    (typeof event.getModifierState === "function" && event.getModifierState("AltGraph")) ||
-    (ctrl && alt && !/^[A-Za-z]$/.test(key));
-  if (altGraph) return key;
-  if (ctrl) {
-    const letter = letterOf(key, event.code);
-    if (letter === null || shift || letter === "v") return null;
-    return `ctrl+${alt ? "alt+" : ""}${letter}`;
-  }
-  if (alt && /^[A-Za-z]$/.test(key)) {
-    return `alt+${shift ? "shift+" : ""}${key.toLowerCase()}`;
-  }
-  return key;
-}
-
-/**
- * The keys that type a text outside an editor: one key per code point (a space is `" "`, which
- * askd reads as the space key). Control characters, line breaks and tabs included, are left out,
- * so that pasted text never confirms or changes tabs by itself.
- *
- * @param {string} text
- * @returns {string[]}
- */
-export function textToKeys(text) {
-  return Array.from(text).filter((char) => !/^\p{Cc}$/u.test(char));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Measuring columns
-
-/** How many cells the probe that measures a cell holds. */
-const PROBE_CELLS = 50;
-
-/**
- * The columns that fit a width: how many whole cells of `cellWidth` fit `contentWidth`, never
- * fewer than {@link MIN_COLUMNS}. A width short of a whole cell by less than a hundredth of a
- * cell still counts it: layout rounds widths to fractions of a pixel.
- *
- * @param {number} contentWidth the width available to the text, in CSS pixels
- * @param {number} cellWidth the width of one monospace cell, in CSS pixels
- * @returns {number}
- */
-export function columnsFromWidths(contentWidth, cellWidth) {
-  if (!(cellWidth > 0) || !(contentWidth > 0)) return MIN_COLUMNS;
-  return Math.max(MIN_COLUMNS, Math.floor(contentWidth / cellWidth + 0.01));
-}
-
-/**
- * The width in terminal columns that fits an element's content box, measured with a monospace
- * cell of the element's own font; never below {@link MIN_COLUMNS}.
- *
- * @param {HTMLElement} element
- * @returns {number}
- */
-export function columnsFor(element) {
-  const doc = element.ownerDocument;
-  const probe = doc.createElement("span");
-  probe.className = "askd-probe";
-  probe.style.position = "absolute";
-  probe.style.visibility = "hidden";
-  probe.style.whiteSpace = "pre";
-  probe.textContent = "0".repeat(PROBE_CELLS);
-  element.append(probe);
-  const cellWidth = probe.getBoundingClientRect().width / PROBE_CELLS;
-  probe.remove();
-  const style = doc.defaultView.getComputedStyle(element);
-  const px = (value) => parseFloat(value) || 0;
-  const borders = px(style.borderLeftWidth) + px(style.borderRightWidth);
-  const scrollbar = Math.max(0, element.offsetWidth - element.clientWidth - borders);
-  // The element's fractional width, where clientWidth would round it to whole pixels.
-  const content =
-    element.getBoundingClientRect().width -
-    borders -
-    scrollbar -
-    px(style.paddingLeft) -
-    px(style.paddingRight);
-  return columnsFromWidths(content, cellWidth);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Ordering Steps
@@ -460,12 +72,57 @@ const ACTIONS = Object.freeze({
   key: "take the key",
   keys: "take the typed text",
   insert: "insert the text",
+  activate: "take the click",
+  setDraft: "keep the typed text",
+  saveCustom: "save the answer",
+  setNote: "save the note",
   getView: "draw the flow",
   getResult: "give the result",
 });
 
 // ---------------------------------------------------------------------------------------------
 // The flow controller
+
+/** The JSON-RPC error code of a method the engine does not have. */
+const NO_METHOD = -32601;
+
+/**
+ * Keys that a native text area keeps for itself (editing, moving the caret, selecting, undo):
+ * askd's editor has them too, but in a text area the browser's own are what a person expects.
+ */
+const NATIVE_EDITING = new Set([
+  "left",
+  "right",
+  "up",
+  "down",
+  "home",
+  "end",
+  "backspace",
+  "delete",
+  "space",
+  "shift+enter",
+  "ctrl+a",
+  "ctrl+x",
+  "ctrl+z",
+  "ctrl+y",
+]);
+
+/**
+ * Whether a key pressed in the form's text area is the text area's own: characters, editing and
+ * caret keys with any modifier but Ctrl+letter chords askd binds, and, while a completion list is
+ * open, not the keys that move in it.
+ *
+ * @param {string} key an askd key name
+ * @param {boolean} completing whether a completion list is open
+ * @returns {boolean}
+ */
+export function isTextAreaKey(key, completing) {
+  if (completing && (key === "up" || key === "down")) return false;
+  if (NATIVE_EDITING.has(key)) return true;
+  // Single characters (typed text) and caret moves under modifiers (shift+left, ctrl+right, …).
+  if (Array.from(key).length === 1) return true;
+  return /^(ctrl\+)?(alt\+)?(shift\+)?(left|right|up|down|home|end|backspace|delete)$/.test(key);
+}
 
 /**
  * @typedef {object} Transport
@@ -480,9 +137,12 @@ const ACTIONS = Object.freeze({
 /**
  * @typedef {object} FlowOptions
  * @property {string} session the id of the session to show
+ * @property {"terminal" | "form"} [look] how the flow is drawn: `"terminal"` (the default) draws
+ *   the view's rendered `lines`; `"form"` draws semantic widgets from the view's fields
  * @property {number} [stepWidth] the width the session's Steps arrive rendered at (the `width`
  *   it was opened with, or the connection's); while it equals the element's columns, Steps are
  *   drawn as they come, otherwise each change is followed by a `getView` at the element's columns
+ *   (the terminal look only: the form look draws any Step as it comes)
  * @property {(columns: number) => Promise<unknown>} [setStepWidth] makes the session's Steps
  *   (and its notifications) arrive rendered at `columns` from then on — over askd's listener,
  *   `initialize { capabilities: { width } }`. When given, it is called whenever the element's
@@ -494,42 +154,61 @@ const ACTIONS = Object.freeze({
  */
 
 /**
- * Shows one askd session in an element and sends it the user's keys.
+ * Shows one askd session in an element and sends it what the person does.
  *
- * The element becomes focusable and holds a hidden text area that takes the keyboard, so that
- * input methods and pastes work. A keydown is sent as `key` (see {@link keyFromEvent}); Ctrl+C
- * with text selected in the flow is left to the browser, to copy. Text (a paste, the text an
- * input method composed, text typed without a key event) goes in with `insert` while an editor
- * is open (`view.editor` is not `null`), and otherwise with `keys`, one key per character
- * ({@link textToKeys}); an `insert` that finds the editor closed by then is sent as keys.
- * Resizing the element asks for `getView` at the new columns. A Step older than the one shown is
- * ignored ({@link isStale}). `session/changed` notifications for the session are shown like
- * Steps; `session/closed` says the flow is gone. Once the session is done, the result is shown
- * below the final screen and keys go back to the browser. Errors are shown in words in the
- * element and passed to `options.onError`.
+ * Keys: a keydown is sent as `key` (see {@link keyFromEvent}); Ctrl+C with text selected in the
+ * flow is left to the browser, to copy. In the terminal look the element holds a hidden text
+ * area that takes the keyboard, so that input methods work: text typed without a key event or
+ * composed by an input method goes in with `insert` while an editor is open and as `keys`
+ * otherwise; a line break typed as text (a soft keyboard's Enter) is the `enter` key. In the form
+ * look the open editor is a real text area: its text is the browser's (typing, input methods,
+ * pastes, selection, spell-check) and reaches askd whole with `setDraft`; Enter, Escape, Tab and
+ * askd's other editor keys go to askd after it. A paste outside an editor types nothing: it is
+ * said in the notices. Clicks and taps in the form look go through `activate` with the target
+ * the clicked element names. A Step older than the one shown is ignored ({@link isStale}).
+ * `session/changed` notifications for the session are shown like Steps; `session/closed` says
+ * the flow is gone. Once the session is done, the result is shown below the final screen and
+ * keys go back to the browser. Errors are shown in words in the element and passed to
+ * `options.onError`.
  *
  * @param {HTMLElement} element where to draw; its contents are replaced
  * @param {Transport} transport how to reach askd
  * @param {FlowOptions} options
  * @returns {{ setView: (view: object) => void, refresh: () => Promise<void>,
- *   dispose: () => void, readonly session: string, readonly columns: number,
- *   readonly view: object | null }}
+ *   activate: (target: object) => Promise<void>, setOffline: (offline: boolean) => void,
+ *   hasDraft: () => boolean, focus: () => void, dispose: () => void, readonly session: string,
+ *   readonly columns: number, readonly view: object | null, readonly look: string }}
  */
 export function mountFlow(element, transport, options) {
   const session = options.session;
+  const look = options.look === "form" ? "form" : "terminal";
   const doc = element.ownerDocument;
   const win = doc.defaultView;
 
-  const input = doc.createElement("textarea");
-  input.className = "askd-input";
-  input.setAttribute("aria-label", "Keyboard input for the askd flow");
-  input.setAttribute("autocomplete", "off");
-  input.setAttribute("autocapitalize", "off");
-  input.setAttribute("spellcheck", "false");
-  input.style.position = "absolute";
-  input.style.opacity = "0";
-  const screen = doc.createElement("div");
-  screen.className = "askd-screen";
+  /** The terminal look's hidden text area, which takes the keyboard. */
+  let input = null;
+  /** The form look. */
+  let form = null;
+  let screen;
+  if (look === "form") {
+    form = new Form(doc);
+    screen = form.root;
+  } else {
+    input = doc.createElement("textarea");
+    input.className = "askd-input";
+    input.setAttribute("aria-label", "Keyboard input for the askd flow");
+    input.setAttribute("autocomplete", "off");
+    input.setAttribute("autocapitalize", "off");
+    input.setAttribute("spellcheck", "false");
+    input.style.position = "absolute";
+    input.style.opacity = "0";
+    screen = doc.createElement("div");
+    screen.className = "askd-screen";
+  }
+  const notices = doc.createElement("div");
+  notices.className = "askd-notices";
+  notices.setAttribute("role", "status");
+  notices.setAttribute("aria-live", "polite");
   const done = doc.createElement("div");
   done.className = "askd-done";
   done.hidden = true;
@@ -538,19 +217,34 @@ export function mountFlow(element, transport, options) {
   problem.setAttribute("role", "alert");
   problem.hidden = true;
 
-  element.classList.add("askd", "askd-flow");
+  element.classList.add("askd", "askd-flow", `askd-look-${look}`);
   if (!element.hasAttribute("tabindex")) element.tabIndex = 0;
-  element.replaceChildren(input, screen, done, problem);
+  if (look === "form") element.replaceChildren(screen, done, problem);
+  else element.replaceChildren(input, screen, notices, done, problem);
 
   let disposed = false;
+  let offline = false;
   let tickets = 0;
   let shown = { version: null, ticket: 0 };
   let view = null;
   let status = "open";
   let columns = columnsFor(element);
   element.dataset.columns = String(columns);
+  element.dataset.look = look;
   /** The width the session's Steps arrive rendered at, when known. */
   let stepWidth = options.stepWidth;
+  /** Whether the engine has `activate` and `setDraft`: unknown until one is refused. */
+  let canActivate = true;
+  let canSetDraft = true;
+  /** The form look's draft: what was last sent with `setDraft`, and how many are unanswered. */
+  let sentDraft = null;
+  let draftsInFlight = 0;
+  let composing = false;
+  /** Whether a line break the text area is about to take is a new line a key asked for. */
+  let newlineKey = false;
+  /** Whether the next view shown should take the focus (mount with `autofocus`). */
+  let wantFocus = options.autofocus === true;
+  let countdown = null;
 
   /**
    * Shows the words of an error, or hides the error line with `null`.
@@ -563,8 +257,28 @@ export function mountFlow(element, transport, options) {
     if (message !== null) options.onError?.(message);
   }
 
+  /**
+   * Says something in the flow's live region (`null` clears it).
+   *
+   * @param {string | null} text
+   */
+  function say(text) {
+    if (form !== null) {
+      form.say(text);
+      return;
+    }
+    notices.replaceChildren();
+    if (text !== null) {
+      const line = doc.createElement("p");
+      line.className = "askd-notice";
+      line.textContent = text;
+      notices.append(line);
+    }
+  }
+
   /** Puts the hidden text area over the cursor, so that an input method pops up there. */
   function placeInput() {
+    if (input === null) return;
     const cursor = screen.querySelector(".askd-cursor");
     if (cursor === null) return;
     input.style.left = `${cursor.offsetLeft}px`;
@@ -601,22 +315,68 @@ export function mountFlow(element, transport, options) {
     done.hidden = false;
   }
 
+  /** Whether the keyboard focus is in the flow. */
+  function hasFocus() {
+    const active = doc.activeElement;
+    return active !== null && (active === element || element.contains(active));
+  }
+
+  /** Keeps the countdown of a flow with a deadline running, a tick a second. */
+  function runCountdown() {
+    win.clearTimeout(countdown);
+    countdown = null;
+    if (form === null || disposed || status !== "open" || typeof view?.deadline !== "number") return;
+    form.tick();
+    countdown = win.setTimeout(runCountdown, 1000 - (Date.now() % 1000) + 5);
+  }
+
+  /**
+   * Draws the form look, keeping the text area's text while it holds what askd has not answered,
+   * and moves the keyboard to where the view's keys go when the flow had it.
+   *
+   * @param {boolean} ownDraft the Step answers one of this flow's own `setDraft`s
+   */
+  function drawForm(ownDraft) {
+    const focused = hasFocus() || wantFocus;
+    const textarea = form.textarea;
+    const keepDraft =
+      composing ||
+      draftsInFlight > (ownDraft ? 1 : 0) ||
+      (sentDraft !== null && textarea.value !== sentDraft.text && !form.editor.hidden);
+    form.render(view, { keepDraft });
+    textarea.readOnly = offline;
+    if (!keepDraft && view.editor != null) {
+      sentDraft = { text: view.editor.text, caret: view.editor.cursor?.utf16 ?? null };
+    }
+    if (view.editor == null) sentDraft = null;
+    runCountdown();
+    if (!focused) return;
+    wantFocus = false;
+    const target = form.activeElement() ?? element;
+    if (doc.activeElement !== target) target.focus({ preventScroll: true });
+    if (typeof target.scrollIntoView === "function" && target !== element) {
+      target.scrollIntoView({ block: "nearest" });
+    }
+  }
+
   /**
    * Shows a Step if it is not older than the one shown.
    *
    * @param {object} step `{ status, view, version?, result?, transcript? }`
    * @param {number} ticket the ticket of the request it answers
+   * @param {boolean} [ownDraft] it answers one of this flow's own `setDraft`s
    * @returns {boolean} whether it was shown
    */
-  function show(step, ticket) {
+  function show(step, ticket, ownDraft = false) {
     const version = typeof step.version === "number" ? step.version : null;
     if (disposed || isStale(shown, { version, ticket })) return false;
     shown = { version: version ?? shown.version, ticket: Math.max(ticket, shown.ticket) };
     view = step.view ?? view;
-    if (view && Array.isArray(view.lines)) renderLines(screen, view.lines);
     const wasDone = status === "done";
     status = step.status ?? view?.status ?? status;
-    element.dataset.status = status;
+    element.dataset.status = offline ? "offline" : status;
+    if (view && form !== null) drawForm(ownDraft);
+    else if (view && Array.isArray(view.lines)) renderLines(screen, view.lines);
     if (status === "done") {
       if (step.result !== undefined) showDone(step);
       else if (!wasDone) fetchResult(step);
@@ -642,9 +402,9 @@ export function mountFlow(element, transport, options) {
     );
   }
 
-  /** Whether Steps arrive at the element's columns, so that no `getView` need follow them. */
+  /** Whether Steps arrive drawable, so that no `getView` need follow them. */
   function stepsFit() {
-    return stepWidth === columns;
+    return form !== null || stepWidth === columns;
   }
 
   /**
@@ -654,9 +414,10 @@ export function mountFlow(element, transport, options) {
    *
    * @param {string} method
    * @param {object} params
-   * @returns {Promise<void>}
+   * @returns {Promise<boolean>} whether askd took it
    */
   async function change(method, params) {
+    if (offline) return false;
     const ticket = ++tickets;
     const stepPromise = transport.request(method, params);
     const viewPromise = stepsFit()
@@ -670,10 +431,19 @@ export function mountFlow(element, transport, options) {
       if (method === "insert" && error && error.code === NO_EDITOR) {
         const keys = textToKeys(params.text);
         if (keys.length > 0) await change("keys", { session, keys });
-        return;
+        return false;
       }
-      if (!disposed) showProblem(describeError(method, error));
-      return;
+      if (error && error.code === NO_METHOD && method === "activate") {
+        canActivate = false;
+        say("This askd does not take clicks or taps: answer with the keys shown below.");
+        return false;
+      }
+      if (error && error.code === NO_METHOD && method === "setDraft") {
+        canSetDraft = false;
+        return false;
+      }
+      if (!disposed && !offline) showProblem(describeError(method, error));
+      return false;
     }
     if (viewPromise !== null) {
       try {
@@ -681,19 +451,20 @@ export function mountFlow(element, transport, options) {
       } catch (error) {
         show(step, ticket);
         showProblem(describeError("getView", error));
-        return;
+        return true;
       }
     }
-    show(step, ticket);
+    show(step, ticket, method === "setDraft");
+    return true;
   }
 
   /**
-   * Sends a text: with `insert` into an open editor, otherwise as keys.
+   * Sends a text in the terminal look: with `insert` into an open editor, otherwise as keys.
    *
    * @param {string} text
    */
   function sendText(text) {
-    if (text === "" || status === "done") return;
+    if (text === "" || status !== "open") return;
     if (view && view.editor != null) {
       change("insert", { session, text });
       return;
@@ -702,8 +473,92 @@ export function mountFlow(element, transport, options) {
     if (keys.length > 0) change("keys", { session, keys });
   }
 
+  /**
+   * Activates what a person clicked or tapped: `activate { session, target }`, the target being
+   * the one the element names (see protocol/README.md, "Pointer actions").
+   *
+   * @param {object} target
+   * @returns {Promise<void>}
+   */
+  async function activate(target) {
+    if (status !== "open" || offline) return;
+    if (!canActivate) {
+      say("This askd does not take clicks or taps: answer with the keys shown below.");
+      return;
+    }
+    if (form !== null && view?.editor != null) await sendDraft();
+    await change("activate", { session, target });
+  }
+
+  /**
+   * Sends the form's text area whole with `setDraft` when it differs from what askd holds.
+   *
+   * @returns {Promise<void>}
+   */
+  async function sendDraft() {
+    if (form === null || !canSetDraft || composing || view?.editor == null) return;
+    const textarea = form.textarea;
+    const draft = { text: textarea.value, caret: textarea.selectionEnd };
+    if (sentDraft !== null && sentDraft.text === draft.text && sentDraft.caret === draft.caret) return;
+    sentDraft = draft;
+    draftsInFlight += 1;
+    try {
+      await change("setDraft", { session, text: draft.text, caret: draft.caret });
+    } finally {
+      draftsInFlight -= 1;
+    }
+  }
+
+  /**
+   * The first key of a hint of the open editor, e.g. its `submit` or `close` action's.
+   *
+   * @param {string} action the end of the action's name
+   * @param {string} fallback the default key
+   * @returns {string}
+   */
+  function editorKey(action, fallback) {
+    const hint = (view?.hints ?? []).find((h) => h.action.endsWith(`.${action}`));
+    return hint?.keys?.[0] ?? fallback;
+  }
+
+  /**
+   * Saves the open editor's text as Enter would, where askd lacks `setDraft`: `saveCustom` or
+   * `setNote`, which act on the answer directly.
+   *
+   * @returns {Promise<void>}
+   */
+  async function saveWithoutDraft() {
+    const target = view.editor.target;
+    const text = form.textarea.value;
+    if (target.kind === "custom") {
+      await change("saveCustom", { session, questionId: target.questionId, text, submit: true });
+      return;
+    }
+    const params = { session, questionId: target.questionId, text };
+    if (target.kind === "optionNote") params.optionValue = target.optionValue;
+    await change("setNote", params);
+  }
+
+  /**
+   * Sends a key of the form's editor to askd, after its text.
+   *
+   * @param {string} key
+   */
+  async function editorKeyToAskd(key) {
+    await sendDraft();
+    if (!canSetDraft && key === editorKey("submit", "enter") && view?.editor != null) {
+      await saveWithoutDraft();
+      return;
+    }
+    await change("key", { session, key });
+  }
+
   /** Whether the user has selected text inside the flow (Ctrl+C then copies it). */
   function hasSelection() {
+    const active = doc.activeElement;
+    if (form !== null && active === form.textarea) {
+      return form.textarea.selectionStart !== form.textarea.selectionEnd;
+    }
     const selection = doc.getSelection();
     return (
       selection !== null &&
@@ -715,18 +570,43 @@ export function mountFlow(element, transport, options) {
 
   /** @param {KeyboardEvent} event */
   function onKeyDown(event) {
-    if (status === "done") return;
+    if (status !== "open") return;
+    if (offline) {
+      if (keyFromEvent(event) !== null && event.target !== form?.textarea) event.preventDefault();
+      return;
+    }
     const key = keyFromEvent(event);
     if (key === null || (key === "ctrl+c" && hasSelection())) return;
+    if (form !== null && event.target === form.textarea) {
+      if (isTextAreaKey(key, view?.editor?.completion != null)) {
+        newlineKey = key === "shift+enter";
+        return;
+      }
+      event.preventDefault();
+      if (key === "alt+enter" && editorKey("newline", "shift+enter") !== "") {
+        form.textarea.setRangeText("\n", form.textarea.selectionStart, form.textarea.selectionEnd, "end");
+        sendDraft();
+        return;
+      }
+      editorKeyToAskd(key);
+      return;
+    }
     event.preventDefault();
     change("key", { session, key });
   }
 
   /** @param {ClipboardEvent} event */
   function onPaste(event) {
-    if (status === "done") return;
+    if (status !== "open") return;
+    if (form !== null && event.target === form.textarea) return;
     event.preventDefault();
-    sendText(event.clipboardData ? event.clipboardData.getData("text/plain") : "");
+    const text = event.clipboardData ? event.clipboardData.getData("text/plain") : "";
+    if (text === "" || offline) return;
+    if (input !== null && view && view.editor != null) {
+      change("insert", { session, text });
+      return;
+    }
+    say("Nothing was pasted: paste into a text box — open “Type your own” or a note first.");
   }
 
   /** @param {CompositionEvent} event */
@@ -735,25 +615,100 @@ export function mountFlow(element, transport, options) {
     sendText(event.data ?? "");
   }
 
+  /**
+   * Whether an input event is a line break typed as text: the Enter of a soft keyboard that
+   * sends no key event for it.
+   *
+   * @param {InputEvent} event
+   * @param {string} text
+   */
+  function isTypedLineBreak(event, text) {
+    return (
+      event.inputType === "insertLineBreak" ||
+      event.inputType === "insertParagraph" ||
+      /^(\r\n|\r|\n)$/.test(text)
+    );
+  }
+
   /** @param {InputEvent} event */
   function onInput(event) {
     if (event.isComposing || String(event.inputType).includes("Composition")) return;
     const text = event.data ?? input.value;
     input.value = "";
+    if (isTypedLineBreak(event, text)) {
+      if (status === "open") change("key", { session, key: "enter" });
+      return;
+    }
     sendText(text);
+  }
+
+  /** @param {InputEvent} event the form's text area is about to change */
+  function onBeforeInput(event) {
+    const lineBreak =
+      event.inputType === "insertLineBreak" ||
+      event.inputType === "insertParagraph" ||
+      (event.inputType === "insertText" && /^(\r\n|\r|\n)$/.test(event.data ?? ""));
+    if (!lineBreak) return;
+    if (newlineKey) {
+      newlineKey = false;
+      return;
+    }
+    // A soft keyboard's Enter: askd's Enter, as on a keyboard.
+    event.preventDefault();
+    if (status === "open" && !offline) editorKeyToAskd(editorKey("submit", "enter"));
+  }
+
+  function onDraftInput(event) {
+    if (event.isComposing) return;
+    newlineKey = false;
+    sendDraft();
+  }
+
+  function onCompositionStart() {
+    composing = true;
+  }
+
+  function onDraftCompositionEnd() {
+    composing = false;
+    sendDraft();
+  }
+
+  /**
+   * A click or tap in the form: the element's target goes to `activate`; the editor's buttons
+   * press its save and close keys.
+   *
+   * @param {MouseEvent} event
+   */
+  function onClick(event) {
+    const origin = /** @type {Element | null} */ (event.target);
+    const control = origin?.closest?.("[data-target], [data-command]");
+    if (!control || !element.contains(control) || control.disabled) return;
+    event.preventDefault();
+    if (status !== "open" || offline) return;
+    const command = control.dataset.command;
+    if (command === "save") editorKeyToAskd(editorKey("submit", "enter"));
+    else if (command === "close") editorKeyToAskd(editorKey("close", "escape"));
+    else activate(JSON.parse(control.dataset.target));
   }
 
   /** Whether a mouse button went down in the flow and is not up yet. */
   let pressing = false;
 
   /**
-   * Keeps the keyboard on the hidden text area while the flow has focus, except while a mouse
-   * button is down, which may be selecting text (moving the focus would clear the selection).
+   * Keeps the keyboard where the flow's keys go while the flow has focus: on the hidden text area
+   * (the terminal look; not while a mouse button is down, which may be selecting text) or on the
+   * active row, action or editor (the form look).
    *
    * @param {FocusEvent} event
    */
   function onFocus(event) {
-    if (event.target === element && !pressing) input.focus({ preventScroll: true });
+    if (event.target !== element) return;
+    if (form !== null) {
+      const target = form.activeElement();
+      if (target !== null) target.focus({ preventScroll: true });
+    } else if (!pressing) {
+      input.focus({ preventScroll: true });
+    }
   }
 
   function onMouseDown() {
@@ -794,7 +749,7 @@ export function mountFlow(element, transport, options) {
     if (disposed) return;
     columns = columnsFor(element);
     element.dataset.columns = String(columns);
-    if (options.setStepWidth && stepWidth !== columns) {
+    if (form === null && options.setStepWidth && stepWidth !== columns) {
       const wanted = columns;
       try {
         await options.setStepWidth(wanted);
@@ -808,22 +763,43 @@ export function mountFlow(element, transport, options) {
     const ticket = ++tickets;
     try {
       const fresh = await transport.request("getView", { session, width: columns });
+      // Text typed while askd could not hear it goes to askd now.
+      const unsent =
+        form !== null &&
+        sentDraft !== null &&
+        fresh.editor != null &&
+        form.textarea.value !== fresh.editor.text;
+      if (unsent) draftsInFlight += 1;
       show({ status: fresh.status, view: fresh }, ticket);
+      if (unsent) {
+        draftsInFlight -= 1;
+        sentDraft = null;
+        await sendDraft();
+      }
     } catch (error) {
-      if (!disposed) showProblem(describeError("getView", error));
+      if (!disposed && !offline) showProblem(describeError("getView", error));
     }
   }
 
   element.addEventListener("keydown", onKeyDown);
   element.addEventListener("paste", onPaste);
   element.addEventListener("focus", onFocus);
-  element.addEventListener("mousedown", onMouseDown);
-  element.addEventListener("mouseup", onMouseUp);
-  input.addEventListener("compositionend", onCompositionEnd);
-  input.addEventListener("input", onInput);
+  if (form !== null) {
+    element.addEventListener("click", onClick);
+    const textarea = form.textarea;
+    textarea.addEventListener("input", onDraftInput);
+    textarea.addEventListener("beforeinput", onBeforeInput);
+    textarea.addEventListener("compositionstart", onCompositionStart);
+    textarea.addEventListener("compositionend", onDraftCompositionEnd);
+  } else {
+    element.addEventListener("mousedown", onMouseDown);
+    element.addEventListener("mouseup", onMouseUp);
+    input.addEventListener("compositionend", onCompositionEnd);
+    input.addEventListener("input", onInput);
+  }
   const removeNotification = transport.onNotification(onNotification);
   const observer =
-    typeof win.ResizeObserver === "function"
+    typeof win.ResizeObserver === "function" && form === null
       ? new win.ResizeObserver(() => {
           if (columnsFor(element) !== columns) refresh();
         })
@@ -831,7 +807,7 @@ export function mountFlow(element, transport, options) {
   observer?.observe(element);
 
   refresh();
-  if (options.autofocus) input.focus({ preventScroll: true });
+  if (options.autofocus && input !== null) input.focus({ preventScroll: true });
 
   return {
     /**
@@ -845,21 +821,53 @@ export function mountFlow(element, transport, options) {
       show(step, tickets);
     },
     refresh,
+    activate,
+    /**
+     * Makes the flow read-only while the host has no connection to askd (the screen and any
+     * draft stay readable; keys, clicks and text are not sent), or takes input again. Coming
+     * back, the host calls `refresh()` once it is connected.
+     *
+     * @param {boolean} value
+     */
+    setOffline(value) {
+      offline = value === true;
+      element.classList.toggle("askd-offline", offline);
+      element.setAttribute("aria-busy", offline ? "true" : "false");
+      element.dataset.status = offline ? "offline" : status;
+      if (form !== null) form.textarea.readOnly = offline;
+      if (!offline) {
+        showProblem(null);
+        // askd may have started again since: its versions of the session start afresh.
+        shown = { version: null, ticket: tickets };
+      }
+    },
+    /** Whether the form's text area holds text (a half-typed answer or note). */
+    hasDraft() {
+      return form !== null && !form.editor.hidden && form.textarea.value !== "";
+    },
+    /** Gives the flow the keyboard, where its keys go. */
+    focus() {
+      const target = form?.activeElement() ?? input ?? element;
+      target.focus({ preventScroll: true });
+    },
     /** Stops listening, forgets the session and empties the element. */
     dispose() {
       if (disposed) return;
       disposed = true;
+      win.clearTimeout(countdown);
       observer?.disconnect();
       if (typeof removeNotification === "function") removeNotification();
       element.removeEventListener("keydown", onKeyDown);
       element.removeEventListener("paste", onPaste);
       element.removeEventListener("focus", onFocus);
+      element.removeEventListener("click", onClick);
       element.removeEventListener("mousedown", onMouseDown);
       element.removeEventListener("mouseup", onMouseUp);
       element.replaceChildren();
-      element.classList.remove("askd-flow");
+      element.classList.remove("askd-flow", `askd-look-${look}`, "askd-offline");
       delete element.dataset.columns;
       delete element.dataset.status;
+      delete element.dataset.look;
     },
     get session() {
       return session;
@@ -869,6 +877,9 @@ export function mountFlow(element, transport, options) {
     },
     get view() {
       return view;
+    },
+    get look() {
+      return look;
     },
   };
 }

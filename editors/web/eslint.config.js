@@ -11,6 +11,10 @@ const pageGlobals = {
   WebSocket: "readonly",
   URL: "readonly",
   URLSearchParams: "readonly",
+  localStorage: "readonly",
+  setTimeout: "readonly",
+  clearTimeout: "readonly",
+  setInterval: "readonly",
 };
 
 /** Globals of Node that the tests and tools use. */
@@ -35,6 +39,7 @@ const testPageGlobals = {
   KeyboardEvent: "readonly",
   getComputedStyle: "readonly",
   navigator: "readonly",
+  localStorage: "readonly",
 };
 
 const strict = {

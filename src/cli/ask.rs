@@ -2,17 +2,22 @@
 //!
 //! The flow runs in-process on the pure layers (a [`Session`], its [`view`] rendered at the
 //! terminal's width): the screen is the one `askd play` prints at that width, drawn with ANSI
-//! styles, and the result JSON goes to stdout on one line. Keys are read from the controlling
-//! terminal, not from stdin, so `result=$(askd ask flow.json)` and `cat flow.json | askd ask -`
-//! both work: crossterm puts the terminal in raw mode and reads its events from stdin when stdin
-//! is a terminal and from `/dev/tty` otherwise, and the screen is written to `/dev/tty`.
+//! styles, and the result goes to stdout (JSON on one line, or with `--format text` the answers
+//! as plain lines). Keys are read from the controlling terminal, not from stdin, so
+//! `result=$(askd ask flow.json)` and `cat flow.json | askd ask -` both work: crossterm puts the
+//! terminal in raw mode and reads its events from stdin when stdin is a terminal and from
+//! `/dev/tty` otherwise, and the screen is written to `/dev/tty`.
 //!
 //! The screen is drawn inline by default, from the start of the cursor's line down; a redraw
 //! goes back to the top of that area and clears below it (the cursor is parked there between
 //! redraws, so that a terminal that reflows its lines on resize takes the cursor along), lines
-//! never wrap (auto-wrap is off while the flow runs) and a screen taller than the terminal
-//! shows its top rows. `--fullscreen` draws on the alternate screen instead. Once the flow is
+//! never wrap (auto-wrap is off while the flow runs), and a screen taller than the terminal
+//! keeps its header and key hints and scrolls the rest to keep the focus in sight ([`fit`]). `--fullscreen` draws on the alternate screen instead. Once the flow is
 //! done the area is cleared (inline) or the alternate screen left.
+//!
+//! A flow with a deadline (`--timeout`, or the time the request gives itself, such as codex's
+//! `autoResolutionMs`) shows a countdown at the right end of its top rule and ends at the
+//! deadline as the server's timer ends it.
 //!
 //! Styles map to ANSI attributes and colours (see [`sgr`]), unless `NO_COLOR` is set to a
 //! non-empty value or `TERM` is `dumb`: then the text is drawn plain and the terminal's own
@@ -21,32 +26,41 @@
 //! Keys are decoded by crossterm and mapped onto the engine's keys by [`key_of`]; pastes
 //! arrive whole (bracketed paste) and go to the open editor as one `insert`. A terminal that
 //! sends shift+enter as plain enter (most do, unless they encode modified keys as `CSI u`)
-//! leaves alt+enter as the new-line key.
+//! leaves alt+enter as the new-line key. Ctrl+Z suspends, as in any terminal program.
 //!
 //! The terminal is restored (raw mode off, cursor shown, auto-wrap on, bracketed paste off,
 //! the inline area cleared or the alternate screen left) on every way out: a finished flow,
 //! an error, a panic (by a panic hook, before the panic message is printed), and SIGTERM,
 //! SIGHUP, SIGINT and SIGQUIT (by a thread that restores the terminal and ends the process
 //! with status 128 + the signal's number). Ctrl+C is a key in raw mode: the engine's
-//! `global.dismiss`, which cancels the flow.
+//! `global.dismiss`. Ctrl+Z and SIGTSTP restore the terminal before the process stops; SIGCONT
+//! puts it back in raw mode and redraws. A terminal that goes away (a hangup, whether or not a
+//! SIGHUP reaches askd) ends the flow with reason `closed`: its result is printed and the
+//! process exits with status 129, as after a SIGHUP.
 //!
-//! Exit statuses: [`EXIT_SUBMITTED`] (0) for a submitted flow (Submit or Elaborate),
-//! [`EXIT_CANCELLED`] (1) for a cancelled one and for `--no-ui`, [`EXIT_INVALID`] (2) for a
-//! payload that cannot be read or fails validation (its issues on stderr, in the dialect's
-//! words; a pi payload's `invalid_input` result on stdout), [`EXIT_NO_TERMINAL`] (3) when
-//! there is no terminal to draw on or it fails, 101 on a panic, 128 + N on signal N.
+//! Exit statuses (the conventions of `gum` and `fzf` where they have one): [`EXIT_SUBMITTED`]
+//! (0) for a submitted flow, Submit or Elaborate (the result's `mode` says which),
+//! [`EXIT_CANCELLED`] (1) for a flow cancelled or declined and for `--no-ui`, [`EXIT_INVALID`]
+//! (2) for a payload that cannot be read or fails validation (its issues on stderr, in the
+//! dialect's words; a pi payload's `invalid_input` result on stdout), [`EXIT_NO_TERMINAL`] (3)
+//! when there is no terminal to draw on or it fails, [`EXIT_TIMEOUT`] (124) for a flow that
+//! timed out, [`EXIT_HANGUP`] (129) for a terminal that went away, [`EXIT_INTERRUPTED`] (130)
+//! for a flow dismissed with Ctrl+C, 101 on a panic, 128 + N on signal N.
 //!
 //! `--behaviour` takes the flow's behaviour options as a JSON object, as `open` takes them
 //! (`{ "profile": "pi-0.9", "confirmDismissWhenDirty": true }`, `protocol/behaviour.md` §9); an
-//! unknown option or profile is refused with the reason.
+//! unknown option or profile is refused with the reason. `confirmDismissWhenDirty` is on
+//! unless it says otherwise or `--no-confirm-dismiss` is given.
 //!
 //! For the tests of terminal restoration only: when [`PANIC_ENV`] is set, the first key pressed
 //! panics.
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::process::ExitCode;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use crossterm::event::{
     self, DisableBracketedPaste, EnableBracketedPaste, Event, KeyCode as TermCode, KeyEvent,
@@ -61,20 +75,29 @@ use crossterm::{cursor, queue};
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
-use crate::core::{Key, KeyCode, Limits, Mods, Outcome};
-use crate::dialect::DialectId;
-use crate::dialect::pi::EXAMPLE;
-use crate::session::{BehaviourOptions, OpenOptions, Session, Status};
+use crate::cli::fit::fit;
+use crate::cli::payload::{Failure, FlowArgs, Payload};
+use crate::core::{CancelReason, Key, KeyCode, Limits, Mods, Outcome};
+use crate::session::{Session, Status};
 use crate::view::{self, Line, Style};
 
-/// Exit status of a submitted flow (Submit, or Elaborate in the pi dialect).
+pub use crate::cli::payload::EXIT_INVALID;
+
+/// Exit status of a submitted flow (Submit, or Elaborate: the result's `mode` says which).
 pub const EXIT_SUBMITTED: u8 = 0;
-/// Exit status of a cancelled flow, and of `--no-ui` (the non-interactive result is a cancel).
+/// Exit status of a cancelled or declined flow, and of `--no-ui` (the non-interactive result
+/// is a cancel).
 pub const EXIT_CANCELLED: u8 = 1;
-/// Exit status of a payload that cannot be read or fails validation, or of a bad argument.
-pub const EXIT_INVALID: u8 = 2;
 /// Exit status when there is no terminal to draw on, or drawing on it fails.
 pub const EXIT_NO_TERMINAL: u8 = 3;
+/// Exit status of a flow that timed out (as `timeout(1)` and `gum` use it).
+pub const EXIT_TIMEOUT: u8 = 124;
+/// Exit status when the terminal went away (as after a SIGHUP): the flow ended with reason
+/// `closed`, and its result is printed.
+pub const EXIT_HANGUP: u8 = 129;
+/// Exit status of a flow dismissed with Ctrl+C (reason `dismissed`; 128 + SIGINT, as `gum` and
+/// `fzf` use it).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Set (to anything), the first key pressed panics: the tests' way to check that a panic
 /// restores the terminal. Read once, when the flow starts.
@@ -82,58 +105,55 @@ pub const PANIC_ENV: &str = "ASKD_ASK_PANIC_ON_KEY";
 
 /// What `askd ask` takes.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct AskArgs {
-    /// The payload file (JSON); `-` reads stdin.
-    #[arg(required_unless_present = "example", conflicts_with = "example")]
-    pub file: Option<String>,
-    /// Answer the built-in example flow instead of a payload file.
-    #[arg(long)]
-    pub example: bool,
-    /// The payload's dialect: `pi`, `dsh`, `claude`, `codex`, `opencode` or `mcp` (inferred from
-    /// the payload when left out).
-    #[arg(long)]
-    pub dialect: Option<String>,
-    /// Behaviour options of the flow, a JSON object as `open` takes them: `profile` (`seed` or
-    /// `pi-0.9`) and the flags `confirmDismissWhenDirty`, `doublePressReviewShortcuts`,
-    /// `autoSubmitWhenAnsweredWithoutNotes`, `presentSingleAsMulti`.
-    #[arg(long, value_name = "JSON")]
-    pub behaviour: Option<String>,
+    /// The payload and the flow's options.
+    #[command(flatten)]
+    pub flow: FlowArgs,
     /// Draw on the alternate screen instead of inline below the prompt.
     #[arg(long)]
     pub fullscreen: bool,
     /// Print the non-interactive result (the flow opened without UI) and exit with status 1.
     #[arg(long)]
     pub no_ui: bool,
+    /// How the result is printed: `json`, the dialect's result on one line; `text`, the
+    /// answers as plain lines (one per selected option value or custom answer; with several
+    /// questions each line starts with the question's id and `: `), nothing when the flow was
+    /// not answered.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
 }
 
-/// Why `askd ask` stopped before or without a finished flow: the message and the exit status.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Failure {
-    status: u8,
-    message: String,
-}
+/// The exit statuses and output, for `--help`.
+const AFTER_HELP: &str = "\
+Exit status:
+  0    submitted (Submit or Elaborate; in JSON the result's mode says which)
+  1    cancelled (Esc, the Cancel action) or declined; --no-ui
+  2    the payload cannot be read or fails validation (issues on stderr)
+  3    no terminal to draw on
+  124  timed out (--timeout, or the request's own deadline)
+  129  the terminal went away (the flow ends with reason closed; its result is printed)
+  130  dismissed with Ctrl+C
+  128+N  killed by signal N (nothing is printed)
 
-impl Failure {
-    fn invalid(message: impl Into<String>) -> Failure {
-        Failure {
-            status: EXIT_INVALID,
-            message: message.into(),
-        }
-    }
+Output: the result on stdout, JSON on one line (--format json, the dialect's own result), or
+the answers as plain lines (--format text). The screen goes to the terminal, never to stdout,
+so `result=$(askd ask flow.json)` works. Ctrl+Z suspends; fg resumes.";
 
-    fn terminal(error: &io::Error) -> Failure {
-        Failure {
-            status: EXIT_NO_TERMINAL,
-            message: format!("the terminal failed: {error}"),
-        }
-    }
+/// How `askd ask` prints the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// The dialect's result as JSON on one line.
+    Json,
+    /// The answers as plain lines.
+    Text,
 }
 
 /// Runs `askd ask`: prints the result on stdout and returns the exit status.
 pub fn run(args: &AskArgs) -> ExitCode {
     match ask(args) {
-        Ok((result, status)) => {
-            print_result(&result);
+        Ok((session, status)) => {
+            print_result(&session, args.format);
             ExitCode::from(status)
         }
         Err(failure) => {
@@ -143,100 +163,140 @@ pub fn run(args: &AskArgs) -> ExitCode {
     }
 }
 
-/// Writes the result as one line of JSON; a reader that has gone away is not an error.
-fn print_result(result: &Value) {
+/// Writes the result in `format`; a reader that has gone away is not an error.
+fn print_result(session: &Session, format: OutputFormat) {
+    let text = match format {
+        OutputFormat::Json => format!("{}\n", session.result().unwrap_or(Value::Null)),
+        OutputFormat::Text => answer_lines(session),
+    };
     let mut stdout = io::stdout().lock();
-    let _ = writeln!(stdout, "{result}").and_then(|()| stdout.flush());
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
-/// Opens the payload and runs the flow: the result and the exit status.
-fn ask(args: &AskArgs) -> Result<(Value, u8), Failure> {
-    let text = match (&args.file, args.example) {
-        (_, true) => EXAMPLE.to_owned(),
-        (Some(path), false) => read_payload(path)?,
-        (None, false) => {
-            return Err(Failure::invalid(
-                "no payload: give a file, `-` or --example",
-            ));
-        }
+/// The answers of a submitted flow as plain lines: each selected option's value, then the
+/// custom answer, one per line; with several questions, each line starts with the question's
+/// id and `: `. Nothing for a flow that was not submitted.
+pub fn answer_lines(session: &Session) -> String {
+    let Some(flow) = session.flow() else {
+        return String::new();
     };
-    let payload: Value = serde_json::from_str(&text)
-        .map_err(|e| Failure::invalid(format!("the payload is not valid JSON: {e}")))?;
-    let behaviour = match &args.behaviour {
-        Some(text) => parse_behaviour(text)?,
-        None => BehaviourOptions::default(),
-    };
-    let dialect = match args.dialect.as_deref() {
-        None => None,
-        Some(name) => Some(
-            DialectId::named(name)
-                .ok_or_else(|| Failure::invalid(format!("unknown dialect {name:?}")))?,
-        ),
-    };
-    let limits = Limits::default();
-    limits
-        .check_payload(&payload)
-        .map_err(|e| Failure::invalid(format!("the payload is too large: {e}")))?;
-    let options = OpenOptions {
-        dialect,
-        has_ui: !args.no_ui,
-        behaviour: behaviour.behaviour(),
-        ..OpenOptions::default()
-    };
-    let mut session = Session::open(&payload, &options).map_err(|e| {
-        let code = e
-            .data
-            .as_ref()
-            .and_then(|d| d.get("code"))
-            .and_then(Value::as_str);
-        Failure::invalid(match code {
-            Some(code) => format!("invalid payload: {code}: {}", e.message),
-            None => format!("invalid payload: {}", e.message),
-        })
-    })?;
-    if let Session::Invalid { invalid, .. } = &session {
-        let mut message = String::from("invalid payload:");
-        for issue in &invalid.issues {
-            message.push_str(&format!("\n- {}: {}", issue.path, issue.message));
-        }
-        eprintln!("askd: {message}");
-        return Ok((invalid.result.clone(), EXIT_INVALID));
+    if !matches!(flow.outcome(), Some(Outcome::Submit | Outcome::Elaborate)) {
+        return String::new();
     }
+    let questions = &flow.spec().questions;
+    let several = questions.len() > 1;
+    let mut out = String::new();
+    for (question, answer) in questions.iter().zip(flow.answers()) {
+        let values = answer
+            .selected
+            .iter()
+            .filter_map(|&i| question.options.get(i))
+            .map(|option| option.value.as_str());
+        let custom = answer.custom_text.as_deref().filter(|_| !answer.custom_off);
+        for value in values.chain(custom) {
+            if several {
+                out.push_str(&question.id);
+                out.push_str(": ");
+            }
+            out.push_str(value);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The exit status of a finished session.
+fn status_of(session: &Session, no_ui: bool) -> u8 {
+    match session.flow().and_then(|flow| flow.outcome()) {
+        Some(Outcome::Submit | Outcome::Elaborate) if !no_ui => EXIT_SUBMITTED,
+        _ => match session.cancel_reason() {
+            Some(CancelReason::Timeout) => EXIT_TIMEOUT,
+            Some(CancelReason::Closed) => EXIT_HANGUP,
+            Some(CancelReason::Dismissed) => EXIT_INTERRUPTED,
+            _ => EXIT_CANCELLED,
+        },
+    }
+}
+
+/// Opens the payload and runs the flow: the finished session and the exit status.
+fn ask(args: &AskArgs) -> Result<(Session, u8), Failure> {
+    let payload = Payload::read(&args.flow)?;
+    let mut session = payload.open(!args.no_ui)?;
+    if session.issues().is_some() {
+        return Ok((session, EXIT_INVALID));
+    }
+    let limits = Limits::default();
     if let Ok(flow) = session.flow_mut() {
         flow.set_text_limit(limits.max_text_bytes);
         flow.set_stored_limit(limits.max_flow_text_bytes);
     }
+    if let Some(deadline) = payload.deadline(&session, now_ms()) {
+        session.set_deadline(deadline);
+    }
     if session.status() == Status::Open {
-        interact(&mut session, args.fullscreen)?;
+        let shared = Arc::new(Shared {
+            session: Mutex::new(session),
+            format: args.format,
+        });
+        interact(&shared, args.fullscreen)?;
+        session = Arc::try_unwrap(shared)
+            .map(|shared| {
+                shared
+                    .session
+                    .into_inner()
+                    .unwrap_or_else(PoisonError::into_inner)
+            })
+            .unwrap_or_else(|shared| shared.session().clone());
     }
-    let outcome = session.flow().and_then(|flow| flow.outcome());
-    let status = match outcome {
-        Some(Outcome::Submit | Outcome::Elaborate) if !args.no_ui => EXIT_SUBMITTED,
-        _ => EXIT_CANCELLED,
-    };
-    Ok((session.result().unwrap_or(Value::Null), status))
+    let status = status_of(&session, args.no_ui);
+    Ok((session, status))
 }
 
-/// Reads a payload file, or stdin for `-`.
-fn read_payload(path: &str) -> Result<String, Failure> {
-    let read = if path == "-" {
-        io::read_to_string(io::stdin())
-    } else {
-        std::fs::read_to_string(path)
-    };
-    read.map_err(|e| Failure::invalid(format!("cannot read {path}: {e}")))
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Reads `--behaviour`: a JSON object of behaviour options, as `open` takes them.
-fn parse_behaviour(text: &str) -> Result<BehaviourOptions, Failure> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(options @ Value::Object(_)) => serde_json::from_value(options)
-            .map_err(|e| Failure::invalid(format!("--behaviour: {e}"))),
-        Ok(_) => Err(Failure::invalid("--behaviour: expected a JSON object")),
-        Err(e) => Err(Failure::invalid(format!(
-            "--behaviour: not valid JSON: {e}"
-        ))),
+/// The session while the flow runs, shared with the threads that end it from outside (a
+/// terminal that goes away).
+struct Shared {
+    session: Mutex<Session>,
+    format: OutputFormat,
+}
+
+impl Shared {
+    /// Locks the session, whether or not a thread panicked while holding it.
+    fn session(&self) -> MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// The terminal went away: ends the flow with reason `closed`, restores what can be
+    /// restored, prints the result and ends the process with [`EXIT_HANGUP`].
+    fn hang_up(&self) -> ! {
+        let session = {
+            let mut session = self.session();
+            if let Ok(flow) = session.flow_mut() {
+                let _ = flow.cancel(CancelReason::Closed);
+            }
+            session.clone()
+        };
+        // Held until the process ends, so that the flow cannot draw again.
+        let mut held = terminal();
+        if let Some(term) = held.take() {
+            term.restore();
+        }
+        print_result(&session, self.format);
+        std::process::exit(i32::from(EXIT_HANGUP));
+    }
+}
+
+/// The failure of a terminal that cannot be drawn on.
+fn terminal_failure(error: &io::Error) -> Failure {
+    Failure::new(EXIT_NO_TERMINAL, format!("the terminal failed: {error}"))
 }
 
 /// The terminal while a flow is drawn on it, shared by the drawing loop, the signal thread and
@@ -258,12 +318,15 @@ struct Terminal {
     colour: bool,
     /// Rows between the top of the drawn area and the cursor (inline).
     parked: u16,
+    /// How far the body of a screen taller than the terminal is scrolled ([`fit`]).
+    top: usize,
 }
 
 impl Terminal {
     /// Opens `/dev/tty`, enters raw mode and sets the screen up, keeping the terminal in
     /// [`TERMINAL`] from the moment raw mode is on, so that every way out restores it.
-    fn open(fullscreen: bool) -> Result<(), Failure> {
+    /// Answers a second handle of the terminal, for the thread that watches it for a hangup.
+    fn open(fullscreen: bool) -> Result<File, Failure> {
         let tty = File::options()
             .read(true)
             .write(true)
@@ -275,7 +338,8 @@ impl Terminal {
                      --no-ui prints the non-interactive result"
                 ),
             })?;
-        terminal::enable_raw_mode().map_err(|e| Failure::terminal(&e))?;
+        let watched = tty.try_clone().map_err(|e| terminal_failure(&e))?;
+        terminal::enable_raw_mode().map_err(|e| terminal_failure(&e))?;
         let colour = colour_wanted(
             std::env::var_os("NO_COLOR").as_deref(),
             std::env::var_os("TERM").as_deref(),
@@ -285,11 +349,13 @@ impl Terminal {
             fullscreen,
             colour,
             parked: 0,
+            top: 0,
         });
         terminal()
             .as_mut()
             .map_or(Ok(()), Terminal::set_up)
-            .map_err(|e| Failure::terminal(&e))
+            .map_err(|e| terminal_failure(&e))?;
+        Ok(watched)
     }
 
     /// Enters the alternate screen (fullscreen) or goes to the start of the cursor's line
@@ -310,9 +376,11 @@ impl Terminal {
         self.tty.flush()
     }
 
-    /// The bytes that draw `lines` (at most `rows` of them) over the last screen.
-    fn frame(&self, lines: &[Line], rows: u16) -> io::Result<(Vec<u8>, u16)> {
-        let shown = &lines[..lines.len().min(usize::from(rows.max(1)))];
+    /// The bytes that draw `lines` (the part of the screen that fits in `rows`, see
+    /// [`fit`]) over the last screen.
+    fn frame(&mut self, lines: &[Line], rows: u16) -> io::Result<(Vec<u8>, u16)> {
+        let (shown, top) = fit(lines, usize::from(rows), self.top);
+        self.top = top;
         let mut out = Vec::with_capacity(shown.len() * 128);
         queue!(out, BeginSynchronizedUpdate)?;
         if self.fullscreen {
@@ -383,6 +451,12 @@ impl Terminal {
     /// Undoes what [`Terminal::open`] changed and clears what was drawn. Errors are ignored:
     /// the terminal may be gone (SIGHUP).
     fn restore(mut self) {
+        self.leave();
+    }
+
+    /// What [`Terminal::restore`] does, keeping the terminal for [`Terminal::resume`]: the
+    /// next screen is drawn from where the cursor then is.
+    fn leave(&mut self) {
         let mut out = Vec::new();
         let _ = (|| {
             if self.fullscreen {
@@ -404,6 +478,13 @@ impl Terminal {
         })();
         let _ = self.write(&out);
         let _ = terminal::disable_raw_mode();
+        self.parked = 0;
+    }
+
+    /// Puts the terminal back as [`Terminal::open`] set it, after [`Terminal::leave`].
+    fn resume(&mut self) -> io::Result<()> {
+        terminal::enable_raw_mode()?;
+        self.set_up()
     }
 }
 
@@ -496,22 +577,84 @@ fn pasted(text: &str) -> String {
     text.replace("\r\n", "\n").replace('\r', "\n")
 }
 
-/// Watches the signals that end the process: the first one restores the terminal and exits
-/// with status 128 + its number.
-fn watch_signals() -> io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
+/// Watches the signals that concern the terminal: SIGHUP ends the flow as a terminal that went
+/// away ([`Shared::hang_up`]); SIGTERM, SIGINT and SIGQUIT restore the terminal and end the
+/// process with status 128 + the signal's number; SIGTSTP restores the terminal and stops the
+/// process, and SIGCONT takes the terminal back and has the screen redrawn.
+fn watch_signals(shared: Arc<Shared>) -> io::Result<()> {
+    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT])?;
     std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            // Held until the process ends, so that the flow cannot draw again.
-            let mut held = terminal();
-            if let Some(term) = held.take() {
-                term.restore();
+        for signal in signals.forever() {
+            match signal {
+                SIGHUP => shared.hang_up(),
+                SIGTSTP => {
+                    if let Some(term) = terminal().as_mut() {
+                        term.leave();
+                    }
+                    // Stops the process as SIGTSTP would have; returns once it is continued.
+                    let _ = signal_hook::low_level::emulate_default_handler(SIGTSTP);
+                    resume_terminal();
+                }
+                SIGCONT => resume_terminal(),
+                _ => {
+                    // Held until the process ends, so that the flow cannot draw again.
+                    let mut held = terminal();
+                    if let Some(term) = held.take() {
+                        term.restore();
+                    }
+                    std::process::exit(128 + signal);
+                }
             }
-            std::process::exit(128 + signal);
         }
     });
     Ok(())
+}
+
+/// Takes the terminal back after a stop and has the screen drawn anew: raw mode on again, and
+/// a SIGWINCH to this process, which the key reader reports as a resize.
+fn resume_terminal() {
+    if let Some(term) = terminal().as_mut()
+        && term.resume().is_ok()
+    {
+        // SAFETY: raise() only sends a signal to this process; crossterm's handler of
+        // SIGWINCH turns it into a resize event.
+        unsafe {
+            libc::raise(libc::SIGWINCH);
+        }
+    }
+}
+
+/// Stops the whole process group, as the terminal does with Ctrl+Z outside raw mode: the
+/// signal thread restores the terminal first.
+fn suspend() {
+    // SAFETY: kill() with pid 0 signals this process's group; no memory is involved.
+    unsafe {
+        libc::kill(0, libc::SIGTSTP);
+    }
+}
+
+/// Watches the terminal for a hangup: the reader of keys would spin on its end of file, so a
+/// thread of its own waits for the hangup and ends the flow ([`Shared::hang_up`]).
+fn watch_hangup(tty: File, shared: Arc<Shared>) {
+    std::thread::spawn(move || {
+        let mut poll = libc::pollfd {
+            fd: tty.as_raw_fd(),
+            events: 0,
+            revents: 0,
+        };
+        loop {
+            // SAFETY: one valid pollfd, for a descriptor this thread owns.
+            let ready = unsafe { libc::poll(&mut poll, 1, -1) };
+            if ready > 0 && poll.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+                shared.hang_up();
+            }
+            if ready < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                return;
+            }
+        }
+    });
 }
 
 /// Restores the terminal before a panic's message is printed.
@@ -528,31 +671,145 @@ fn hook_panics() {
     }));
 }
 
+/// The countdown to `deadline` at `now` (milliseconds since the Unix epoch), as the other
+/// clients show it: `m:ss` (`h:mm:ss` from an hour) of the whole seconds left, rounded up.
+pub fn countdown(deadline: u64, now: u64) -> String {
+    let seconds = deadline.saturating_sub(now).div_ceil(1000);
+    let (hours, minutes, rest) = (seconds / 3600, seconds % 3600 / 60, seconds % 60);
+    if hours > 0 {
+        format!("{hours}:{minutes:02}:{rest:02}")
+    } else {
+        format!("{minutes}:{rest:02}")
+    }
+}
+
+/// Seconds left under which the countdown is drawn as a warning.
+const COUNTDOWN_WARNING_SECONDS: u64 = 10;
+
+/// The screen with the countdown at the right end of its first line: into the top rule
+/// (`───── 1:05 ─`), after the first line's text when it leaves room, else on a line of its
+/// own above it.
+pub fn with_countdown(mut lines: Vec<Line>, width: usize, deadline: u64, now: u64) -> Vec<Line> {
+    let label = countdown(deadline, now);
+    let style = if deadline.saturating_sub(now) <= COUNTDOWN_WARNING_SECONDS * 1000 {
+        Style::Warning
+    } else {
+        Style::Muted
+    };
+    let label_width = label.width();
+    let first_is_rule = lines
+        .first()
+        .is_some_and(|line| !line.text().is_empty() && line.text().chars().all(|c| c == '─'));
+    let mut text = String::new();
+    let mut ends = Vec::new();
+    let mut push = |text: &mut String, piece: &str, style: Style| {
+        if !piece.is_empty() {
+            text.push_str(piece);
+            ends.push((style, text.len()));
+        }
+    };
+    if first_is_rule && width >= label_width + 4 {
+        push(
+            &mut text,
+            &"─".repeat(width - label_width - 3),
+            Style::Border,
+        );
+        push(&mut text, &format!(" {label} "), style);
+        push(&mut text, "─", Style::Border);
+        lines[0] = Line::from_parts(text, ends);
+        return lines;
+    }
+    let used = lines.first().map_or(0, Line::width);
+    if let Some(first) = lines.first()
+        && width >= used + label_width + 2
+    {
+        for span in first.spans() {
+            push(&mut text, span.text, span.style);
+        }
+        push(
+            &mut text,
+            &" ".repeat(width - used - label_width - 1),
+            Style::Text,
+        );
+        push(&mut text, &label, style);
+        lines[0] = Line::from_parts(text, ends);
+        return lines;
+    }
+    push(
+        &mut text,
+        &" ".repeat(width.saturating_sub(label_width + 1)),
+        Style::Text,
+    );
+    push(&mut text, &label, style);
+    lines.insert(0, Line::from_parts(text, ends));
+    lines
+}
+
+/// How long to wait for a key before the countdown to `deadline` changes at `now`: until the
+/// next whole second left, at least a millisecond.
+fn until_tick(deadline: u64, now: u64) -> Duration {
+    let left = deadline.saturating_sub(now);
+    let to_next = match left % 1000 {
+        0 => 1000,
+        rest => rest,
+    };
+    Duration::from_millis(to_next.min(left).max(1))
+}
+
 /// Runs the open flow on the terminal until it is done.
-fn interact(session: &mut Session, fullscreen: bool) -> Result<(), Failure> {
+fn interact(shared: &Arc<Shared>, fullscreen: bool) -> Result<(), Failure> {
     let panic_on_key = std::env::var_os(PANIC_ENV).is_some();
-    watch_signals().map_err(|e| Failure::terminal(&e))?;
+    watch_signals(shared.clone()).map_err(|e| terminal_failure(&e))?;
     hook_panics();
     let _restore = Restore;
-    Terminal::open(fullscreen)?;
-    let (mut columns, mut rows) = terminal::size().map_err(|e| Failure::terminal(&e))?;
+    let tty = Terminal::open(fullscreen)?;
+    watch_hangup(tty, shared.clone());
+    let (mut columns, mut rows) = terminal::size().map_err(|e| terminal_failure(&e))?;
     let mut redraw = true;
-    while session.status() == Status::Open {
-        if redraw {
-            let view = view::build_with_width("ask", session, Some(usize::from(columns)));
-            let lines = view.lines.unwrap_or_default();
-            if let Some(term) = terminal().as_mut() {
-                term.draw(&lines, rows).map_err(|e| Failure::terminal(&e))?;
+    loop {
+        let now = now_ms();
+        let deadline = {
+            let mut session = shared.session();
+            session.expire(now);
+            if session.status() != Status::Open {
+                return Ok(());
+            }
+            let deadline = session.deadline();
+            if redraw {
+                let width = usize::from(columns);
+                let view = view::build_with_width("ask", &session, Some(width));
+                let mut lines = view.lines.unwrap_or_default();
+                if let Some(deadline) = deadline {
+                    lines = with_countdown(lines, width, deadline, now);
+                }
+                if let Some(term) = terminal().as_mut() {
+                    term.draw(&lines, rows).map_err(|e| terminal_failure(&e))?;
+                }
+            }
+            deadline
+        };
+        if let Some(deadline) = deadline {
+            let ready = event::poll(until_tick(deadline, now)).map_err(|e| terminal_failure(&e))?;
+            if !ready {
+                redraw = true;
+                continue;
             }
         }
-        redraw = match event::read().map_err(|e| Failure::terminal(&e))? {
+        let event = event::read().map_err(|e| terminal_failure(&e))?;
+        let mut session = shared.session();
+        redraw = match event {
             Event::Key(event) => match key_of(&event) {
+                Some(key) if key == SUSPEND => {
+                    drop(session);
+                    suspend();
+                    false
+                }
                 Some(key) => {
                     if panic_on_key {
                         panic!("{PANIC_ENV} is set: panicking on key {key}");
                     }
                     // A key fails only once the flow is done, which ends the loop.
-                    let columns = view::editor_columns(session, Some(usize::from(columns)));
+                    let columns = view::editor_columns(&session, Some(usize::from(columns)));
                     let _ = session.press_wrapped(key, columns);
                     true
                 }
@@ -569,8 +826,17 @@ fn interact(session: &mut Session, fullscreen: bool) -> Result<(), Failure> {
             _ => false,
         };
     }
-    Ok(())
 }
+
+/// The key that suspends `askd ask` (Ctrl+Z), whatever the keymap binds.
+const SUSPEND: Key = Key {
+    code: KeyCode::Char('z'),
+    mods: Mods {
+        ctrl: true,
+        alt: false,
+        shift: false,
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,9 @@
 pub mod ask;
 pub mod conformance;
 pub mod docs;
+pub mod fit;
 pub mod hub;
+pub mod payload;
 pub mod play;
 pub mod schema;
 pub mod web;
@@ -40,8 +42,9 @@ pub(crate) struct Cli {
 enum Command {
     /// Serve JSON-RPC on stdin/stdout (the default), and over WebSocket with --listen.
     Serve(ServeCommand),
-    /// Answer a flow in this terminal; the result JSON goes to stdout (exit 0 submitted,
-    /// 1 cancelled, 2 invalid payload, 3 no terminal).
+    /// Answer a flow in this terminal; the result goes to stdout (exit 0 submitted,
+    /// 1 cancelled, 2 invalid payload, 3 no terminal, 124 timed out, 129 terminal lost,
+    /// 130 Ctrl+C; see --help).
     Ask(ask::AskArgs),
     /// The hub: one askd where every agent's questions wait for the person's clients (a
     /// WebSocket listener with no stdin; its address in the runtime directory's discovery file).

@@ -21,15 +21,13 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+use crate::cli::payload::{Failure, FlowArgs, Payload};
 use crate::core::Outcome;
-use crate::dialect::DialectId;
-use crate::dialect::pi::EXAMPLE;
 use crate::server;
 use crate::server::access::Token;
 use crate::server::listener::{DEFAULT_MAX_CONNECTIONS, ListenOptions, Listener};
 use crate::server::methods::lock;
 use crate::server::state::{Config, State};
-use crate::session::{OpenOptions, Session};
 
 /// The session id of the flow `askd web` opens.
 pub const SESSION: &str = "web";
@@ -38,8 +36,7 @@ pub const SESSION: &str = "web";
 pub const EXIT_SUBMITTED: u8 = 0;
 /// Exit status of a cancelled or aborted flow.
 pub const EXIT_CANCELLED: u8 = 1;
-/// Exit status of a payload that cannot be read or fails validation, or of a bad argument.
-pub const EXIT_INVALID: u8 = 2;
+pub use crate::cli::payload::EXIT_INVALID;
 /// Exit status when the listener cannot start (the port is taken, the token file is unusable).
 pub const EXIT_NO_LISTENER: u8 = 3;
 
@@ -49,15 +46,9 @@ const DONE_REASON: &str = "the flow is complete";
 /// What `askd web` takes.
 #[derive(Debug, clap::Args)]
 pub struct WebArgs {
-    /// The payload file (JSON); `-` reads stdin.
-    #[arg(required_unless_present = "example", conflicts_with = "example")]
-    pub file: Option<String>,
-    /// Answer the built-in example flow instead of a payload file.
-    #[arg(long)]
-    pub example: bool,
-    /// The payload's dialect (inferred from the payload when left out).
-    #[arg(long)]
-    pub dialect: Option<String>,
+    /// The payload and the flow's options, as `askd ask` takes them.
+    #[command(flatten)]
+    pub flow: FlowArgs,
     /// The port to listen on, on 127.0.0.1; 0 picks a free one.
     #[arg(long, default_value_t = 0)]
     pub port: u16,
@@ -70,27 +61,8 @@ pub struct WebArgs {
     pub max_connections: usize,
 }
 
-/// Why `askd web` stopped before or without a finished flow: the message and the exit status.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Failure {
-    status: u8,
-    message: String,
-}
-
-impl Failure {
-    fn invalid(message: impl Into<String>) -> Failure {
-        Failure {
-            status: EXIT_INVALID,
-            message: message.into(),
-        }
-    }
-
-    fn no_listener(message: impl Into<String>) -> Failure {
-        Failure {
-            status: EXIT_NO_LISTENER,
-            message: message.into(),
-        }
-    }
+fn no_listener(message: impl Into<String>) -> Failure {
+    Failure::new(EXIT_NO_LISTENER, message)
 }
 
 /// Runs `askd web` with the server's limits: prints the result on stdout and returns the exit
@@ -122,59 +94,24 @@ enum Prepared {
     Open(Value),
 }
 
-/// Reads and validates the payload, reporting its issues as `askd ask` does.
+/// Reads and validates the payload, reporting its issues as `askd ask` does: the params of
+/// the `ask` that opens it (its dialect, behaviour options and deadline with it).
 fn prepare(args: &WebArgs) -> Result<Prepared, Failure> {
-    let text = match (&args.file, args.example) {
-        (_, true) => EXAMPLE.to_owned(),
-        (Some(path), false) => {
-            let read = if path == "-" {
-                std::io::read_to_string(std::io::stdin())
-            } else {
-                std::fs::read_to_string(path)
-            };
-            read.map_err(|e| Failure::invalid(format!("cannot read {path}: {e}")))?
-        }
-        (None, false) => {
-            return Err(Failure::invalid(
-                "no payload: give a file, `-` or --example",
-            ));
-        }
-    };
-    let payload: Value = serde_json::from_str(&text)
-        .map_err(|e| Failure::invalid(format!("the payload is not valid JSON: {e}")))?;
-    let dialect = match args.dialect.as_deref() {
-        None => None,
-        Some(name) => Some(
-            DialectId::named(name)
-                .ok_or_else(|| Failure::invalid(format!("unknown dialect {name:?}")))?,
-        ),
-    };
-    let options = OpenOptions {
-        dialect,
-        ..OpenOptions::default()
-    };
-    let session = Session::open(&payload, &options).map_err(|e| {
-        let code = e
-            .data
-            .as_ref()
-            .and_then(|d| d.get("code"))
-            .and_then(Value::as_str);
-        Failure::invalid(match code {
-            Some(code) => format!("invalid payload: {code}: {}", e.message),
-            None => format!("invalid payload: {}", e.message),
-        })
-    })?;
-    if let Session::Invalid { invalid, .. } = &session {
-        let mut message = String::from("askd: invalid payload:");
-        for issue in &invalid.issues {
-            message.push_str(&format!("\n- {}: {}", issue.path, issue.message));
-        }
-        eprintln!("{message}");
-        return Ok(Prepared::Invalid(invalid.result.clone()));
+    let payload = Payload::read(&args.flow)?;
+    let session = payload.open(true)?;
+    if session.issues().is_some() {
+        return Ok(Prepared::Invalid(session.result().unwrap_or(Value::Null)));
     }
-    let mut params = json!({ "session": SESSION, "payload": payload });
-    if let Some(name) = &args.dialect {
-        params["dialect"] = json!(name);
+    let mut params = json!({
+        "session": SESSION,
+        "payload": payload.value,
+        "behaviour": payload.behaviour,
+    });
+    if let Some(dialect) = payload.dialect {
+        params["dialect"] = json!(dialect.name());
+    }
+    if let Some(timeout) = payload.timeout {
+        params["timeoutMs"] = json!(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
     }
     Ok(Prepared::Open(params))
 }
@@ -184,13 +121,13 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Failure::no_listener(format!("cannot start: {e}")))?;
+        .map_err(|e| no_listener(format!("cannot start: {e}")))?;
     runtime.block_on(async {
         let token = match &args.token_file {
             Some(path) => Token::from_file(path),
             None => Token::generate(),
         }
-        .map_err(|e| Failure::no_listener(e.to_string()))?;
+        .map_err(|e| no_listener(e.to_string()))?;
         let listener = Listener::bind(ListenOptions {
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)),
             token,
@@ -199,7 +136,7 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
             max_connections: args.max_connections,
         })
         .await
-        .map_err(|e| Failure::no_listener(e.to_string()))?;
+        .map_err(|e| no_listener(e.to_string()))?;
         // The flow lives as long as this command: nothing is kept on disk for it.
         let config = Config {
             state_dir: None,
@@ -209,7 +146,12 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
         let mut client = lock(&state).client();
         let waiter = lock(&state)
             .ask(&mut client, Some(&params.to_string()))
-            .map_err(|e| Failure::invalid(format!("cannot open the flow: {}", e.message())))?;
+            .map_err(|e| {
+                Failure::new(
+                    EXIT_INVALID,
+                    format!("cannot open the flow: {}", e.message()),
+                )
+            })?;
         eprintln!(
             "askd: answer the flow at {}",
             listener.page_url(Some(SESSION))

@@ -1,6 +1,6 @@
 //! Plain data of a flow: the normalised questions it asks and the answers it holds.
 //!
-//! Nothing here decides anything about the flow; see `flow.rs` for that.
+//! Nothing here decides anything about the flow; see `flow/` for that.
 
 use std::any::Any;
 use std::fmt;

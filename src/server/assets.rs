@@ -49,6 +49,26 @@ pub const ASSETS: &[Asset] = &[
         body: include_str!("../../editors/web/askd-view.js"),
     },
     Asset {
+        path: "/askd-lines.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-lines.js"),
+    },
+    Asset {
+        path: "/askd-keys.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-keys.js"),
+    },
+    Asset {
+        path: "/askd-form.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-form.js"),
+    },
+    Asset {
+        path: "/askd-waiting.js",
+        content_type: JAVASCRIPT,
+        body: include_str!("../../editors/web/askd-waiting.js"),
+    },
+    Asset {
         path: "/askd-wide.js",
         content_type: JAVASCRIPT,
         body: include_str!("../../editors/web/askd-wide.js"),

@@ -41,22 +41,29 @@ impl Profile {
 
 /// A profile and the four flags, each optional: what `open` and `initialize` take as
 /// `behaviour`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BehaviourOptions {
     /// `seed` (default) or `pi-0.9`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<Profile>,
     /// A cancel or dismiss of a flow holding answers, notes or a draft first only shows a
     /// notice; the next one ends it (default `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub confirm_dismiss_when_dirty: Option<bool>,
     /// On the review tab a digit first moves to its action and arms it; the same digit again
     /// runs it (default `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub double_press_review_shortcuts: Option<bool>,
     /// Arriving on the review tab with every question answered and no note anywhere submits
     /// (default `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_submit_when_answered_without_notes: Option<bool>,
     /// `single` questions are presented as `multi`; results keep the type asked and add
     /// `presentedType` (default `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub present_single_as_multi: Option<bool>,
 }
 

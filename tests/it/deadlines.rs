@@ -404,7 +404,8 @@ fn the_timer_resolves_a_pending_ask_at_its_deadline() {
     let id = json!("timed");
     s.send(&json!({
         "jsonrpc": "2.0", "id": id, "method": "ask",
-        "params": { "session": "t", "payload": payload(), "timeoutMs": 50 }
+        // Long enough for the view below to come first on a loaded machine.
+        "params": { "session": "t", "payload": payload(), "timeoutMs": 2_000 }
     }));
     let view = s.view("t");
     assert_eq!(view["status"], json!("open"));

@@ -98,6 +98,44 @@ impl Pane {
         pane
     }
 
+    /// An interactive shell with job control (bash, as a person has one) in a pane of 80 × 40,
+    /// in the scratch directory with `flow.json` and `$ASKD`.
+    fn start_shell(name: &'static str, payload: &str) -> Pane {
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        std::fs::write(dir.path().join("flow.json"), payload).expect("the payload is written");
+        let script = format!(
+            "cd '{dir}' || exit 1\n\
+             unset NO_COLOR\n\
+             export ASKD='{ASKD}'\n\
+             exec env PS1='$ ' bash --norc --noprofile -i\n",
+            dir = dir.path().display(),
+        );
+        std::fs::write(dir.path().join("shell.sh"), script).expect("the script is written");
+        let socket = format!(
+            "askd-it-{}-{}",
+            std::process::id(),
+            SERVERS.fetch_add(1, Ordering::Relaxed)
+        );
+        let pane = Pane {
+            socket,
+            dir,
+            stage: 0,
+            name,
+        };
+        let script = pane.path("shell.sh");
+        pane.tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            "80",
+            "-y",
+            "40",
+            "sh",
+            &script.display().to_string(),
+        ]);
+        pane
+    }
+
     /// A file of the scratch directory.
     fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
@@ -174,6 +212,23 @@ impl Pane {
             std::fs::write(file, format!("── {what} ──\n{screen}")).expect("capture is written");
         }
         assert_eq!(screen, expected, "{}: the screen {what}", self.name);
+    }
+
+    /// Waits until the screen holds a line that is `line` (both trimmed), and fails with the last capture if
+    /// it never does.
+    fn expect_screen_loosely(&self, what: &str, line: &str) {
+        let mut screen = String::new();
+        for _ in 0..POLLS {
+            screen = self.capture(false);
+            if screen.lines().any(|l| l.trim() == line.trim()) {
+                return;
+            }
+            std::thread::sleep(PAUSE);
+        }
+        panic!(
+            "{}: the screen {what} never showed {line:?}:\n{screen}",
+            self.name
+        );
     }
 
     /// Waits for `askd ask` to end and the script to record it: its exit status.
@@ -395,8 +450,8 @@ fn escape_cancels_with_status_1_and_restores_the_terminal() {
 }
 
 #[test]
-fn ctrl_c_is_the_dismiss_key_cancelling_with_status_1_and_restoring_the_terminal() {
-    exit_path("ctrl-c", &["C-c"], 1, &cancelled_by("<C-c>"));
+fn ctrl_c_is_the_dismiss_key_ending_with_status_130_and_restoring_the_terminal() {
+    exit_path("ctrl-c", &["C-c"], 130, &cancelled_by("<C-c>"));
 }
 
 #[test]
@@ -444,8 +499,61 @@ fn sigterm_restores_the_terminal_and_exits_143() {
 }
 
 #[test]
-fn sighup_restores_the_terminal_and_exits_129() {
-    killed_by("sighup", "HUP", 129);
+fn sighup_ends_the_flow_as_closed_prints_its_result_and_exits_129() {
+    let mut pane = Pane::start(
+        "sighup",
+        EXAMPLE,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        80,
+        40,
+    );
+    pane.keys(&["Down"]);
+    pane.expect_screen("after down", &play_screen(EXAMPLE, "<Down>", 80));
+    let killed = Command::new("kill")
+        .args(["-HUP", &pane.pid()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    assert_eq!(pane.wait_exit(), 129);
+    assert_eq!(pane.read("err.txt"), "");
+    let out: Value = serde_json::from_str(&pane.read("out.json")).expect("the result is JSON");
+    assert_eq!(out, closed_result());
+    pane.expect_screen("once it has ended", "");
+    pane.assert_terminal_restored();
+}
+
+/// The example's result when its terminal went away before anything was answered.
+fn closed_result() -> Value {
+    use askd::session::{OpenOptions, Session};
+    let payload: Value = serde_json::from_str(EXAMPLE).expect("JSON");
+    let mut session = Session::open(&payload, &OpenOptions::default()).expect("opens");
+    session
+        .flow_mut()
+        .expect("a flow")
+        .cancel(askd::core::CancelReason::Closed)
+        .expect("cancels");
+    let result = session.result().expect("done");
+    assert_eq!(result["details"]["cancelReason"], "closed");
+    result
+}
+
+#[test]
+fn a_terminal_that_goes_away_without_a_sighup_ends_the_flow_as_closed() {
+    // The script ignores SIGHUP, so that no SIGHUP reaches askd when the terminal hangs up:
+    // askd must notice the hangup itself rather than read its end of file forever.
+    let pane = Pane::start_after(
+        "hangup",
+        EXAMPLE,
+        "trap '' HUP",
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        80,
+        40,
+    );
+    pane.expect_screen_loosely("when the flow opens", " Release plan");
+    pane.tmux(&["kill-server"]);
+    assert_eq!(pane.wait_exit(), 129, "stderr: {}", pane.read("err.txt"));
+    let out: Value = serde_json::from_str(&pane.read("out.json")).expect("the result is JSON");
+    assert_eq!(out, closed_result());
 }
 
 #[test]
@@ -511,28 +619,166 @@ fn inline_drawing_keeps_what_the_terminal_showed_and_scrolls_no_garbage() {
     pane.assert_terminal_restored();
 }
 
+/// A flow as `askd ask` draws it: the engine's screen at the terminal's width, fitted to its
+/// height as the terminal client fits it after every key and resize ([`askd::cli::fit`]).
+struct Fitted {
+    session: askd::session::Session,
+    top: usize,
+}
+
+impl Fitted {
+    fn new(payload: &str) -> Fitted {
+        use askd::session::{OpenOptions, Session};
+        let payload: Value = serde_json::from_str(payload).expect("JSON");
+        let session = Session::open(&payload, &OpenOptions::default()).expect("opens");
+        Fitted { session, top: 0 }
+    }
+
+    /// The screen after `keys` (Vim notation) in a terminal of `width` × `height`.
+    fn screen(&mut self, keys: &str, width: usize, height: usize) -> String {
+        let mut screen = self.draw(width, height);
+        for key in askd::core::parse_sequence(keys).expect("keys") {
+            let columns = askd::view::editor_columns(&self.session, Some(width));
+            self.session
+                .press_wrapped(key, columns)
+                .expect("the key applies");
+            screen = self.draw(width, height);
+        }
+        screen
+    }
+
+    fn draw(&mut self, width: usize, height: usize) -> String {
+        let view = askd::view::build_with_width("ask", &self.session, Some(width));
+        let lines = view.lines.expect("lines");
+        let (shown, top) = askd::cli::fit::fit(&lines, height, self.top);
+        self.top = top;
+        askd::view::plain(shown)
+    }
+}
+
+/// The screen `askd ask` draws for `payload` after `keys` in a terminal of `width` × `height`.
+fn fitted_screen(payload: &str, keys: &str, width: usize, height: usize) -> String {
+    Fitted::new(payload).screen(keys, width, height)
+}
+
+/// A list of `n` options, each with a description: two lines a row.
+fn long_list(n: usize) -> String {
+    let options: Vec<Value> = (1..=n)
+        .map(|i| {
+            serde_json::json!({
+                "value": i.to_string(),
+                "label": format!("Option {i}"),
+                "description": format!("What option {i} does"),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "title": "Pick",
+        "questions": [{"id": "n", "label": "Number", "prompt": "Which number?", "options": options}],
+    })
+    .to_string()
+}
+
 #[test]
-fn a_screen_taller_than_the_terminal_shows_its_top_rows() {
+fn a_screen_taller_than_the_terminal_keeps_its_header_and_hints_and_scrolls_to_the_focus() {
+    let payload = long_list(200);
     let mut pane = Pane::start(
-        "short",
-        EXAMPLE,
+        "tall",
+        &payload,
         "\"$ASKD\" ask flow.json > out.json 2> err.txt",
         80,
-        12,
+        24,
     );
-    let first = play_screen(EXAMPLE, "", 80);
-    let top: String = first.lines().take(12).map(|l| format!("{l}\n")).collect();
-    pane.expect_screen("when the flow opens", &top);
-    pane.keys(&["Down"]);
-    let after: String = play_screen(EXAMPLE, "<Down>", 80)
-        .lines()
-        .take(12)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    pane.expect_screen("after down", &after);
+    let opened = fitted_screen(&payload, "", 80, 24);
+    assert!(opened.lines().count() <= 24);
+    assert!(opened.starts_with(&format!(
+        "{}\n Pick\n [□ Number]  ✓ Submit\n",
+        "─".repeat(80)
+    )));
+    assert!(
+        opened.contains("\n ↑ up · ↓ down · pgdn page down"),
+        "{opened}"
+    );
+    pane.expect_screen("when the flow opens", &opened);
+    pane.keys(&["End"]);
+    let end = fitted_screen(&payload, "<End>", 80, 24);
+    assert!(end.contains("\n ❯    ○ Type your own\n"), "{end}");
+    assert!(end.contains("\n ↑ up · ↓ down · pgdn page down"), "{end}");
+    assert!(
+        end.starts_with(&format!("{}\n Pick\n", "─".repeat(80))),
+        "{end}"
+    );
+    pane.expect_screen("after end", &end);
+    pane.keys(&["Home"]);
+    pane.expect_screen(
+        "after home",
+        &fitted_screen(&payload, "<End><Home>", 80, 24),
+    );
     pane.keys(&["Escape"]);
     assert_eq!(pane.wait_exit(), 1);
     pane.expect_screen("once it has ended", "");
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn in_an_eight_row_terminal_the_open_editor_stays_in_sight() {
+    let payload = long_list(3);
+    let mut pane = Pane::start(
+        "eight-rows",
+        &payload,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        100,
+        8,
+    );
+    pane.expect_screen("when the flow opens", &fitted_screen(&payload, "", 100, 8));
+    // Down to "Type your own" opens its editor on arrival.
+    pane.keys(&["Down", "Down", "Down"]);
+    let editing = fitted_screen(&payload, "<Down><Down><Down>", 100, 8);
+    assert!(editing.contains("╭─ Your answer"), "{editing}");
+    assert!(editing.contains("│ Type answer..."), "{editing}");
+    assert!(editing.contains("╰──"), "{editing}");
+    pane.expect_screen("in the editor", &editing);
+    pane.type_text("forty-two");
+    let typed = fitted_screen(&payload, "<Down><Down><Down>forty-two", 100, 8);
+    assert!(typed.contains("│ forty-two"), "{typed}");
+    pane.expect_screen("after typing", &typed);
+    pane.keys(&["Enter"]);
+    pane.expect_screen(
+        "saved",
+        &fitted_screen(&payload, "<Down><Down><Down>forty-two<CR>", 100, 8),
+    );
+    pane.keys(&["Escape"]);
+    // The flow holds an answer: the first Esc only warns.
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn thirty_columns_and_a_resize_mid_flow_keep_the_focus_in_sight() {
+    let payload = long_list(40);
+    let mut pane = Pane::start(
+        "narrow",
+        &payload,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        30,
+        12,
+    );
+    let mut flow = Fitted::new(&payload);
+    pane.expect_screen("when the flow opens", &flow.screen("", 30, 12));
+    pane.keys(&["PageDown"]);
+    let paged = flow.screen("<PageDown>", 30, 12);
+    assert!(paged.contains("❯"), "{paged}");
+    pane.expect_screen("after page down", &paged);
+    pane.tmux(&["resize-window", "-t", "0", "-x", "60", "-y", "9"]);
+    let resized = flow.screen("", 60, 9);
+    assert!(resized.contains("❯"), "{resized}");
+    pane.expect_screen("after the resize", &resized);
+    // Back to the size `stty -a` saw before, to compare the settings.
+    pane.tmux(&["resize-window", "-t", "0", "-x", "30", "-y", "12"]);
+    pane.expect_screen("resized back", &flow.screen("", 30, 12));
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
     pane.assert_terminal_restored();
 }
 
@@ -579,7 +825,8 @@ fn styles_are_drawn_as_ansi_attributes_and_the_cursor_is_hidden() {
     let mut pane = Pane::start(
         "colour",
         EXAMPLE,
-        "TERM=xterm-256color \"$ASKD\" ask flow.json > out.json 2> err.txt",
+        // One Esc ends the flow that holds a note: this test is about drawing.
+        "TERM=xterm-256color \"$ASKD\" ask --no-confirm-dismiss flow.json > out.json 2> err.txt",
         80,
         40,
     );
@@ -624,7 +871,8 @@ fn plain_with(name: &'static str, env: &str) {
     let mut pane = Pane::start(
         name,
         EXAMPLE,
-        &format!("{env} \"$ASKD\" ask flow.json > out.json 2> err.txt"),
+        // One Esc ends the flow that holds a note: this test is about drawing.
+        &format!("{env} \"$ASKD\" ask --no-confirm-dismiss flow.json > out.json 2> err.txt"),
         80,
         40,
     );
@@ -768,7 +1016,7 @@ fn bad_input_is_status_2_with_its_reason() {
         (
             &["--dialect", "xyz", "--example"],
             "",
-            "askd: unknown dialect \"xyz\"\n",
+            "askd: unknown dialect \"xyz\": one of pi, claude, codex, opencode, mcp, dsh\n",
         ),
         (
             &["--behaviour", "[]", "--example"],
@@ -835,4 +1083,174 @@ fn behaviour_options_apply_and_unknown_ones_are_refused() {
         "   - Table [table]\n   - Type your own [custom]\ndetails.questions contains normalized pending questions. details.answers stays empty until user responds."
     ));
     assert_eq!(ask_detached(&["--example", "--no-ui"], "").1, seed);
+}
+
+#[test]
+fn a_deadline_is_counted_down_and_ends_the_flow_with_status_124() {
+    // A codex request gives itself 3 seconds; `--timeout` gives the example 2.
+    let request = r#"{"threadId":"t","turnId":"u","itemId":"i","autoResolutionMs":3000,
+        "questions":[{"id":"q","header":"Pick","question":"Which?","isOther":false,
+        "isSecret":false,"options":[{"label":"A","description":"a"}]}]}"#;
+    for (name, payload, command) in [
+        (
+            "codex-deadline",
+            request,
+            "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        ),
+        (
+            "timeout",
+            EXAMPLE,
+            "\"$ASKD\" ask --timeout 2s flow.json > out.json 2> err.txt",
+        ),
+    ] {
+        let pane = Pane::start(name, payload, command, 80, 40);
+        // The countdown stands at the right end of the top rule.
+        let rule_with = |left: &str| format!("{} {left} ─", "─".repeat(80 - left.len() - 3));
+        pane.expect_screen_loosely("while it runs", &rule_with("0:01"));
+        let status = pane.wait_exit();
+        assert_eq!(pane.read("err.txt"), "");
+        let out: Value = serde_json::from_str(&pane.read("out.json")).expect("JSON");
+        if name == "timeout" {
+            assert_eq!(status, 124);
+            assert_eq!(out["details"]["cancelReason"], "timeout");
+            assert_eq!(
+                out["content"][0]["text"],
+                "The ask flow timed out before the user answered"
+            );
+        } else {
+            // Codex resolves at its deadline with what was committed: nothing here.
+            assert_eq!(status, 0, "{out}");
+            assert_eq!(out, serde_json::json!({"answers": {"q": {"answers": []}}}));
+        }
+        pane.assert_terminal_restored();
+    }
+}
+
+#[test]
+fn the_countdown_goes_into_the_top_rule_or_beside_the_first_line() {
+    use askd::cli::ask::with_countdown;
+    let view = demo_view();
+    let rendered = askd::view::render(&view, 40);
+    let now = 1_000_000;
+    let with = with_countdown(rendered.clone(), 40, now + 65_000, now);
+    assert_eq!(with[0].text(), format!("{} 1:05 ─", "─".repeat(33)));
+    assert_eq!(with.len(), rendered.len());
+    let warned = with_countdown(rendered.clone(), 40, now + 9_001, now);
+    assert_eq!(warned[0].text(), format!("{} 0:10 ─", "─".repeat(33)));
+    assert_eq!(
+        warned[0].spans().map(|s| s.style).collect::<Vec<_>>(),
+        [
+            askd::view::Style::Border,
+            askd::view::Style::Warning,
+            askd::view::Style::Border
+        ]
+    );
+    let long = with_countdown(rendered, 40, now + 3_725_000, now);
+    assert_eq!(long[0].text(), format!("{} 1:02:05 ─", "─".repeat(30)));
+    assert_eq!(askd::cli::ask::countdown(now + 1, now), "0:01");
+    assert_eq!(askd::cli::ask::countdown(now, now + 5), "0:00");
+}
+
+/// The example's first view, as `askd ask` builds it.
+fn demo_view() -> askd::view::View {
+    use askd::session::{OpenOptions, Session};
+    let payload: Value = serde_json::from_str(EXAMPLE).expect("JSON");
+    let session = Session::open(&payload, &OpenOptions::default()).expect("opens");
+    askd::view::build_with_width("ask", &session, None)
+}
+
+#[test]
+fn ctrl_z_suspends_with_the_terminal_restored_and_fg_resumes_in_raw_mode() {
+    let pane = Pane::start_shell("suspend", EXAMPLE);
+    pane.expect_screen_loosely("the shell", "$");
+    pane.type_text("\"$ASKD\" ask flow.json > out.json");
+    pane.keys(&["Enter"]);
+    pane.expect_screen_loosely("when the flow opens", " Release plan");
+    pane.keys(&["Down"]);
+    pane.keys(&["C-z"]);
+    pane.expect_screen_loosely(
+        "suspended",
+        "[1]+  Stopped                 \"$ASKD\" ask flow.json > out.json",
+    );
+    // Back at the shell the terminal is cooked: what is typed is echoed.
+    pane.type_text("stty -a | grep -o ' icanon' ; jobs");
+    pane.keys(&["Enter"]);
+    pane.expect_screen_loosely("cooked mode", " icanon");
+    pane.type_text("fg");
+    pane.keys(&["Enter"]);
+    // Redrawn where the cursor stands, in raw mode: keys reach the flow again.
+    let down = play_screen(EXAMPLE, "<Down>", 80);
+    let first = down.lines().nth(6).expect("the active row").to_owned();
+    pane.expect_screen_loosely("resumed", &first);
+    pane.keys(&["Down"]);
+    let second = play_screen(EXAMPLE, "<Down><Down>", 80);
+    pane.expect_screen_loosely("a key after fg", second.lines().nth(8).expect("the row"));
+    pane.keys(&["Escape"]);
+    pane.type_text("echo \"status $?\"");
+    pane.keys(&["Enter"]);
+    pane.expect_screen_loosely("ended", "status 1");
+    let out: Value = serde_json::from_str(&pane.read("out.json")).expect("JSON");
+    assert_eq!(out, cancelled_by("<Down><Down><Esc>"));
+}
+
+#[test]
+fn one_stray_esc_does_not_throw_away_what_was_answered() {
+    let mut pane = Pane::start(
+        "confirm",
+        EXAMPLE,
+        "\"$ASKD\" ask flow.json > out.json 2> err.txt",
+        80,
+        40,
+    );
+    pane.expect_screen("when the flow opens", &play_screen(EXAMPLE, "", 80));
+    pane.keys(&["Space"]);
+    pane.keys(&["Escape"]);
+    pane.expect_screen_loosely(
+        "warned",
+        "Unsaved ask answers or drafts. Press cancel/dismiss again to discard.",
+    );
+    pane.keys(&["Escape"]);
+    assert_eq!(pane.wait_exit(), 1);
+    let out: Value = serde_json::from_str(&pane.read("out.json")).expect("JSON");
+    assert_eq!(out["details"]["cancelled"], true);
+    pane.assert_terminal_restored();
+}
+
+#[test]
+fn text_output_prints_the_answers_as_plain_lines() {
+    let command = "\"$ASKD\" ask --format text flow.json > out.txt 2> err.txt";
+    let mut pane = Pane::start("text", EXAMPLE, command, 80, 40);
+    pane.expect_screen("when the flow opens", &play_screen(EXAMPLE, "", 80));
+    // Scope: Minor; Checks: the first two; Notes: the first; then Submit.
+    pane.keys(&["2", "Space", "Down", "Space", "Enter", "1", "Enter"]);
+    assert_eq!(pane.wait_exit(), 0, "{}", pane.read("err.txt"));
+    let result = play_result(EXAMPLE, "2<Space><Down><Space><CR>1<CR>");
+    assert_eq!(result["details"]["mode"], "submit");
+    let answers = &result["details"]["answers"];
+    let expected = format!(
+        "scope: {}\nchecks: {}\nchecks: {}\nnotes: {}\n",
+        answers["scope"]["values"][0].as_str().expect("a value"),
+        answers["checks"]["values"][0].as_str().expect("a value"),
+        answers["checks"]["values"][1].as_str().expect("a value"),
+        answers["notes"]["values"][0].as_str().expect("a value"),
+    );
+    assert_eq!(pane.read("out.txt"), expected);
+}
+
+#[test]
+fn a_payload_of_another_agent_says_which_dialect_it_looks_like() {
+    let claude = r#"{"questions":[{"question":"Which database?","header":"DB",
+        "multiSelect":false,"options":[{"label":"Postgres","description":"a server"},
+        {"label":"SQLite","description":"a file"}]}]}"#;
+    let (status, _, err) = ask_detached(&["-"], claude);
+    assert_eq!(status, 2);
+    assert!(
+        err.ends_with(
+            "\nIt was read as a pi request; it looks like a claude one: try --dialect claude\n"
+        ),
+        "{err}"
+    );
+    let (status, _, err) = ask_detached(&["--dialect", "pi", "-"], claude);
+    assert_eq!(status, 2);
+    assert!(!err.contains("looks like"), "{err}");
 }

@@ -315,6 +315,26 @@ fn the_page_and_its_files_are_served_from_the_binary() {
             "text/javascript; charset=utf-8",
         ),
         (
+            "/askd-lines.js",
+            "askd-lines.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/askd-keys.js",
+            "askd-keys.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/askd-form.js",
+            "askd-form.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/askd-waiting.js",
+            "askd-waiting.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
             "/askd-wide.js",
             "askd-wide.js",
             "text/javascript; charset=utf-8",

@@ -1,4 +1,4 @@
--- askd: the :AskdDemo command; everything else loads on first use.
+-- askd: the :AskdDemo and :Askd commands; everything else loads on first use.
 if vim.g.loaded_askd then
   return
 end
@@ -7,3 +7,13 @@ vim.g.loaded_askd = true
 vim.api.nvim_create_user_command("AskdDemo", function()
   require("askd").demo()
 end, { desc = "Run the askd demo flow and echo its result" })
+
+vim.api.nvim_create_user_command("Askd", function(args)
+  require("askd.attach").command(args.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "detach" }
+  end,
+  desc = "Attach to the askd hub, or enter the question shown (:Askd detach stops)",
+})

@@ -6,8 +6,8 @@
 -- The last line printed is `N passed, M failed`; the exit status is non-zero on any failure.
 
 local ASKD = os.getenv("ASKD_BIN")
-local CASE_TIMEOUT_MS = 10000
-local WAIT_MS = 5000
+local CASE_TIMEOUT_MS = 60000
+local WAIT_MS = 15000
 
 local askd = require("askd")
 local ui = require("askd.ui")
@@ -16,6 +16,9 @@ local keys = require("askd.keys")
 local layout = require("askd.layout")
 local locate = require("askd.locate")
 
+-- Mode messages ("-- INSERT --") would land in the report's lines.
+vim.o.showmode = false
+
 local function out(line)
   io.stdout:write(line .. "\n")
   io.stdout:flush()
@@ -23,6 +26,7 @@ end
 
 -- Notifications are collected instead of shown.
 local notes = {}
+local neovims_notify = vim.notify
 vim.notify = function(message, level)
   table.insert(notes, { message = message, level = level })
 end
@@ -31,7 +35,7 @@ end
 -- Harness
 
 local cases = {}
--- ASKD_TEST_FILTER (a Lua pattern) runs only the cases whose names match.
+-- ASKD_TEST_FILTER (Lua patterns separated by `|`) runs only the cases whose names match one.
 local FILTER = os.getenv("ASKD_TEST_FILTER")
 
 -- Screens of the cases on scrolling and borders.
@@ -56,9 +60,9 @@ local SCROLL_TOP = table.concat({
   table.concat(HINTS_44, "\n"),
 }, "\n")
 local SCROLL_DOWN = table.concat({
-  "",
-  "   1. ○ Option 1",
-  "   2. ○ Option 2",
+  string.rep("─", 44),
+  " Tall",
+  " [□ Q1]  ✓ Submit ",
   "   3. ○ Option 3",
   "   4. ○ Option 4",
   "   5. ○ Option 5",
@@ -73,10 +77,9 @@ local EDITOR_HINTS_44 = {
   " esc close · ctrl+c dismiss",
   string.rep("─", 44),
 }
+local SCROLL_HEADER = string.rep("─", 44) .. "\n Tall\n [□ Q1]  ✓ Submit "
 local SCROLL_EDITOR = table.concat({
-  "   3. ○ Option 3",
-  "   4. ○ Option 4",
-  "   5. ○ Option 5",
+  SCROLL_HEADER,
   "   6. ○ Option 6",
   "   7. ○ Option 7",
   "   8. ○ Option 8",
@@ -88,9 +91,7 @@ local SCROLL_EDITOR = table.concat({
   table.concat(EDITOR_HINTS_44, "\n"),
 }, "\n")
 local SCROLL_EDITOR_TWO_LINES = table.concat({
-  "   4. ○ Option 4",
-  "   5. ○ Option 5",
-  "   6. ○ Option 6",
+  SCROLL_HEADER,
   "   7. ○ Option 7",
   "   8. ○ Option 8",
   "   9. ○ Option 9",
@@ -121,8 +122,22 @@ local BORDERED = table.concat({
   " ctrl+c dismiss",
 }, "\n")
 
+--- Whether a case runs: every case without ASKD_TEST_FILTER, else those whose name matches
+--- one of its patterns (separated by `|`).
+local function selected(name)
+  if not FILTER or FILTER == "" then
+    return true
+  end
+  for _, pattern in ipairs(vim.split(FILTER, "|", { plain = true })) do
+    if name:find(pattern) then
+      return true
+    end
+  end
+  return false
+end
+
 local function case(name, fn)
-  if not FILTER or FILTER == "" or name:find(FILTER) then
+  if selected(name) then
     table.insert(cases, { name = name, fn = fn })
   end
 end
@@ -130,7 +145,7 @@ end
 --- A case that needs a feature not every askd has (see FEATURES): skipped, with the reason
 --- printed, when the engine lacks it.
 local function engine_case(name, feature, fn)
-  if not FILTER or FILTER == "" or name:find(FILTER) then
+  if selected(name) then
     table.insert(cases, { name = name, fn = fn, feature = feature })
   end
 end
@@ -315,6 +330,7 @@ local function reset()
   if vim.o.lines ~= LINES or vim.o.columns ~= COLUMNS then
     vim.o.lines, vim.o.columns = LINES, COLUMNS
   end
+  askd.detach()
   askd.setup({ cmd = ASKD })
   notes = {}
 end
@@ -463,7 +479,17 @@ local function run_all()
       return vim.schedule(next_case)
     end
     reset()
-    local co = coroutine.create(c.fn)
+    local co = coroutine.create(function()
+      -- Flows a case left open or waiting end before the next case starts.
+      wait_for("the flows of the case before to end", function()
+        for _, win in ipairs(floats()) do
+          pcall(vim.api.nvim_win_close, win, true)
+        end
+        return (askd._internal and askd._internal.count() or 0) == 0 and #floats() == 0
+      end)
+      notes = {}
+      c.fn()
+    end)
     local settled = false
     local function settle(ok, err)
       if settled then
@@ -562,12 +588,37 @@ case("the window maps printable ASCII, the special keys and keymap overrides", f
   eq(#list - #by_action.paste - #by_action.ignore, 94 + #keys.special + 2, "keys for the engine")
   eq(by_action.paste, { "<C-r>" }, "the register paste key")
   -- Neovim 0.7 tells <C-i> from <Tab>; later versions take <C-i> as <Tab> (sent to the engine).
-  local ignored = { "<C-o>", "<C-i>", "<C-^>", "<C-6>", "<C-]>", "<C-t>", "<F1>" }
+  local ignored = vim.deepcopy(keys.inert)
+  eq(
+    vim.list_slice(ignored, 1, 7),
+    { "<C-o>", "<C-i>", "<C-^>", "<C-6>", "<C-]>", "<C-t>", "<F1>" },
+    "the keys that leave the float's buffer"
+  )
+  eq(vim.list_slice(ignored, 8), {
+    "<C-f>",
+    "<C-b>",
+    "<C-y>",
+    "<S-Up>",
+    "<S-Down>",
+    "<C-v>",
+    "<C-q>",
+    "<Insert>",
+    "<C-PageUp>",
+    "<C-PageDown>",
+    "<ScrollWheelUp>",
+    "<ScrollWheelDown>",
+    "<ScrollWheelLeft>",
+    "<ScrollWheelRight>",
+    "<LeftDrag>",
+    "<2-LeftMouse>",
+    "<3-LeftMouse>",
+    "<4-LeftMouse>",
+  }, "the keys that would scroll the float's view or edit its buffer")
+  -- <C-t> is taken by the keymap override here.
+  table.remove(ignored, 6)
   if vim.api.nvim_replace_termcodes("<C-i>", true, true, true) == "\t" then
     table.remove(ignored, 2)
   end
-  -- <C-t> is taken by the keymap override here.
-  table.remove(ignored, #ignored - 1)
   eq(by_action.ignore, ignored, "keys that do nothing in the float")
   eq(by_lhs["<C-d>"], "ctrl+d", "<C-d>")
   eq(by_lhs["<lt>"], "<", "<lt>")
@@ -863,7 +914,6 @@ case("highlight groups link to standard groups", function()
     AskdWarning = "WarningMsg",
     AskdSelected = "Statement",
     AskdCursor = "TermCursor",
-    AskdBorder = "FloatBorder",
     AskdTitle = "Title",
     AskdText = "NormalFloat",
   }
@@ -883,6 +933,47 @@ case("highlight groups link to standard groups", function()
   eq(vim.fn.synIDattr(vim.fn.hlID("AskdAccent"), "fg", "cterm"), "1", "the user's colour")
   vim.cmd("highlight link AskdAccent Special")
   eq(ui.group("sparkly"), nil, "an unknown style has no group")
+end)
+
+--- AskdBorder as Neovim resolves it: `{ fg, bg, reverse }` in the GUI's colours and the
+--- terminal's.
+local function border_colours()
+  local gui = vim.api.nvim_get_hl_by_name("AskdBorder", true)
+  local cterm = vim.api.nvim_get_hl_by_name("AskdBorder", false)
+  return {
+    gui = { gui.foreground, gui.background, gui.reverse },
+    cterm = { cterm.foreground, cterm.background, cterm.reverse },
+  }
+end
+
+case("AskdBorder draws the rules in the border's colour, never as solid bars", function()
+  -- Neovim 0.7's default scheme draws FloatBorder reversed (its VertSplit): a rule drawn
+  -- with it would be a solid bar. AskdBorder has no background and no reverse.
+  vim.cmd("highlight clear")
+  vim.cmd("doautocmd ColorScheme")
+  local colours = border_colours()
+  eq({ colours.gui[2], colours.gui[3], colours.cterm[2], colours.cterm[3] }, {}, "default scheme")
+  -- habamax (Neovim 0.8 and later) gives VertSplit, which FloatBorder links to, a background
+  -- of the same colour as its foreground.
+  if #vim.api.nvim_get_runtime_file("colors/habamax.vim", false) > 0 then
+    vim.o.termguicolors = true
+    vim.cmd("colorscheme habamax")
+    colours = border_colours()
+    local split = vim.api.nvim_get_hl_by_name("VertSplit", true)
+    eq(split.background, split.foreground, "habamax's VertSplit is a solid bar")
+    eq(colours.gui, { split.foreground }, "habamax: the border's colour, no background")
+    eq({ colours.cterm[2], colours.cterm[3] }, {}, "habamax: no terminal background")
+    vim.o.termguicolors = false
+  end
+  -- A user's AskdBorder is kept, across colour schemes too.
+  vim.cmd("highlight AskdBorder ctermfg=1 ctermbg=2")
+  vim.cmd("highlight clear")
+  vim.cmd("highlight AskdBorder ctermfg=1 ctermbg=2")
+  vim.cmd("doautocmd ColorScheme")
+  eq(border_colours().cterm, { 1, 2 }, "the user's AskdBorder")
+  vim.cmd("highlight clear AskdBorder")
+  vim.cmd("highlight clear")
+  vim.cmd("doautocmd ColorScheme")
 end)
 
 ---------------------------------------------------------------------------------------------
@@ -1092,45 +1183,68 @@ case("closing the window from outside cancels the flow", function()
   eq(run.calls, 1, "on_done calls")
 end)
 
-case("two flows at once share one engine", function()
+case("two flows at once: one in front saying how many wait, the next after it", function()
   local requests = log_requests()
-  local first = start(payload(SIZE))
+  local first = start(payload(SIZE), { width = 40 })
   wait_screen("Pick a size")
   local first_win = floats()[1]
-  local second = start(payload(LANGS))
-  wait_for("a second float", function()
-    return #floats() == 2
+  local second = start(payload(LANGS), { width = 40 })
+  local third = start(payload(LANGS), { width = 40, session = "third" })
+  -- One float only: the first flow's, with the focus, and a count of those waiting.
+  wait_screen("+2 waiting")
+  eq(#floats(), 1, "floats")
+  eq(vim.api.nvim_get_current_win(), first_win, "the first flow keeps the focus")
+  eq(
+    vim.split(screen(), "\n")[1],
+    string.rep("─", 27) .. " +2 waiting ─",
+    "the count in the top rule"
+  )
+  eq(askd.waiting(), 2, "waiting()")
+  -- A waiting flow that ends (its asker withdrew it) leaves the queue without showing.
+  third.handle.abort()
+  wait_for("the third flow's end", function()
+    return third.done
   end)
-  feed("<Esc>")
-  wait_for("the second flow to end", function()
-    return second.done
-  end)
-  eq(second.result.details.cancelled, true, "second cancelled")
-  eq(first.done, false, "the first flow is still open")
-  vim.api.nvim_set_current_win(first_win)
+  eq(third.result.details.cancelReason, "aborted", "the third flow's reason")
+  wait_screen("+1 waiting")
   feed("3")
   wait_screen("Elaborate")
   feed("1")
-  wait_done(first)
+  wait_for("the first flow's result", function()
+    return first.done
+  end)
   eq(first.result.content[1].text, "Size: Large", "first result")
-  -- One process saw both flows: its log holds every request, ids increasing.
+  -- The second flow comes to the front with the focus (the first one had it).
+  wait_screen("Which languages?")
+  wait_no_screen("waiting")
+  eq(vim.api.nvim_get_current_win(), floats()[1], "the second flow has the focus")
+  feed("<Esc>")
+  wait_done(second)
+  eq(second.result.details.cancelled, true, "second cancelled")
+  -- One process saw every flow: its log holds every request, ids increasing.
   wait_for(function()
     return "the last close request; requests: " .. vim.inspect(methods(requests()))
   end, function()
-    return #requests() == 9
+    return #vim.tbl_filter(function(r)
+      return r.method == "close"
+    end, requests()) == 3
   end)
   local log = requests()
-  eq(
-    methods(log),
-    { "ask", "getView", "ask", "getView", "key", "close", "key", "key", "close" },
-    "requests"
-  )
-  eq(log[3].params.session, log[5].params.session, "the second flow's ask and key")
-  eq(log[5].params.session, log[6].params.session, "the second flow's key and close")
-  eq(log[7].params.key, "3", "a key of the first flow")
   for i, r in ipairs(log) do
     eq(r.id, log[1].id + i - 1, "request ids increase")
   end
+  local sessions = {}
+  for _, r in ipairs(log) do
+    if r.method == "ask" then
+      table.insert(sessions, r.params.session)
+    end
+  end
+  eq(#sessions, 3, "three asks, sent at once")
+  eq(
+    vim.list_slice(methods(log), 1, 7),
+    { "ask", "subscribe", "getView", "ask", "subscribe", "ask", "subscribe" },
+    "every ask is sent at once; only the flow in front asks for its view"
+  )
 end)
 
 case("VimResized refits the float and asks for Steps and the view at the new width", function()
@@ -1150,11 +1264,17 @@ case("VimResized refits the float and asks for Steps and the view at the new wid
   wait_for(function()
     return "subscribe and getView; requests: " .. vim.inspect(requests())
   end, function()
-    return #requests() >= 4
+    return #requests() >= 5
   end)
   local log = requests()
   eq({ log[1].method, log[1].params.width }, { "ask", 78 }, "ask and its width")
-  eq({ log[2].method, log[2].params.width }, { "getView", nil }, "the first view")
+  eq(
+    { log[2].method, log[2].params },
+    { "subscribe", { session = log[1].params.session } },
+    "subscribe to the changes of other clients"
+  )
+  eq({ log[3].method, log[3].params.width }, { "getView", 78 }, "the first view")
+  table.remove(log, 2)
   for i = 3, #log do
     local method = i % 2 == 1 and "subscribe" or "getView"
     eq({ log[i].method, log[i].params.width }, { method, 48 }, "request after the resize")
@@ -1253,7 +1373,8 @@ case("a bracketed paste goes into the open editor through insert", function()
       table.insert(inserts, r.params.text)
     end
   end
-  eq(inserts, { "line one\nline two", " and", " more\nthree", "!" }, "insert requests")
+  -- The chunks of one paste are sent as one text when it ends.
+  eq(inserts, { "line one\nline two", " and more\nthree!" }, "insert requests")
   eq(notes, {}, "notifications")
 end)
 
@@ -1498,7 +1619,10 @@ case("the dirty-dismiss guard is on by default; options reach ask by the engine'
   local params = ask_with({})
   eq(params.behaviour, { confirmDismissWhenDirty = true }, "default behaviour")
   eq({ params.keymapPreset, params.timeoutMs }, { nil, nil }, "no preset, no timeout")
-  truthy(params.session:match("^nvim%-%d+$"), "a session id of the plugin: " .. params.session)
+  truthy(
+    params.session:match("^nvim%-" .. vim.fn.getpid() .. "%-%d+$"),
+    "a session id of the plugin: " .. params.session
+  )
   local cmd = askd.config.cmd
   askd.setup({ cmd = cmd, confirm_dismiss = false, keymap_preset = "vim" })
   params = ask_with({})
@@ -1563,7 +1687,7 @@ case("ask returns a handle: its session, abort() and close()", function()
   wait_done(aborted)
   eq(aborted.result.details.cancelled, true, "aborted: cancelled")
   local closed = start(payload(SIZE))
-  truthy(closed.handle.session:match("^nvim%-%d+$"), "a session made by the plugin")
+  truthy(closed.handle.session:match("^nvim%-%d+%-%d+$"), "a session made by the plugin")
   wait_screen("Pick a size")
   closed.handle.close()
   wait_done(closed)
@@ -1722,6 +1846,88 @@ case("the README's codecompanion ask_user tool runs a flow and reports its text"
 end)
 
 ---------------------------------------------------------------------------------------------
+-- lazy.nvim
+
+--- Where lazy.nvim is: ASKD_LAZY_NVIM, else the tests' own copy (see the README's Tests).
+local LAZY_NVIM = os.getenv("ASKD_LAZY_NVIM")
+if not LAZY_NVIM or LAZY_NVIM == "" then
+  LAZY_NVIM = os.getenv("ASKD_NVIM_PLUGIN") .. "/.test/lazy.nvim"
+end
+
+FEATURES.lazy = {
+  reason = "lazy.nvim (0.8 and later) is not in editors/nvim/.test/lazy.nvim nor ASKD_LAZY_NVIM",
+  probe = function()
+    return vim.fn.has("nvim-0.8") == 1
+      and vim.fn.filereadable(LAZY_NVIM .. "/lua/lazy/init.lua") == 1
+  end,
+}
+
+--- The README's lazy.nvim spec, the code block after `<!-- lazy-spec -->`.
+local function readme_lazy_spec()
+  local path = os.getenv("ASKD_NVIM_PLUGIN") .. "/README.md"
+  local text = table.concat(vim.fn.readfile(path), "\n")
+  local code = text:match("<!%-%- lazy%-spec %-%->\n```lua\n(.-)\n```")
+  truthy(code, "the README has the lazy.nvim spec")
+  return code
+end
+
+engine_case("the README's lazy.nvim spec: help tags, setup, :Lazy build", "lazy", function()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. "/bin", "p")
+  -- `cargo` as the spec's build finds it: it says where it ran and with what.
+  vim.fn.writefile({
+    "#!/bin/sh",
+    'echo "$PWD $*" > ' .. vim.fn.shellescape(dir .. "/cargo.txt"),
+  }, dir .. "/bin/cargo")
+  vim.fn.setfperm(dir .. "/bin/cargo", "rwx------")
+  local spec = readme_lazy_spec():gsub(
+    vim.pesc('"~/src/askd/editors/nvim"'),
+    vim.inspect(os.getenv("ASKD_NVIM_PLUGIN"))
+  )
+  local report = dir .. "/report.json"
+  vim.fn.writefile({
+    "vim.opt.runtimepath:prepend(" .. vim.inspect(LAZY_NVIM) .. ")",
+    "require('lazy').setup({ " .. spec:gsub("\n", " ") .. " }, {",
+    "  root = " .. vim.inspect(dir .. "/lazy") .. ",",
+    "  lockfile = " .. vim.inspect(dir .. "/lazy-lock.json") .. ",",
+    "  rocks = { enabled = false },",
+    "  change_detection = { enabled = false },",
+    "})",
+    "local out = {}",
+    "out.help = pcall(vim.cmd, 'help askd') and vim.fn.expand('%:t') or false",
+    "vim.cmd('silent! helpclose')",
+    "out.setup = vim.fn.hlexists('AskdAccent') == 1",
+    "out.demo = vim.fn.exists(':AskdDemo') == 2",
+    "vim.cmd('Lazy! build askd')",
+    "local f = io.open(" .. vim.inspect(report) .. ", 'w')",
+    "f:write(vim.json.encode(out))",
+    "f:close()",
+    "vim.cmd('qall!')",
+  }, dir .. "/init.lua")
+  local job = { output = {} }
+  vim.fn.jobstart({ vim.v.progpath, "--headless", "-u", dir .. "/init.lua", "-i", "NONE" }, {
+    env = { PATH = dir .. "/bin:" .. vim.env.PATH, XDG_DATA_HOME = dir .. "/data" },
+    on_stdout = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  wait_for("Neovim with lazy.nvim", function()
+    return job.code ~= nil
+  end)
+  eq(job.code, 0, "Neovim with lazy.nvim: " .. table.concat(job.output, "\n"))
+  local got = vim.json.decode(table.concat(vim.fn.readfile(report), "\n"))
+  eq(got, { help = "askd.txt", setup = true, demo = true }, ":help askd, setup and :AskdDemo")
+  local ran = vim.fn.readfile(dir .. "/cargo.txt")
+  eq(ran, { vim.fn.resolve(os.getenv("ASKD_NVIM_PLUGIN")) .. " build --release" }, ":Lazy build")
+end)
+
+---------------------------------------------------------------------------------------------
 -- The help file
 
 case("doc/askd.txt: tags generate, every link resolves, no tag is defined twice", function()
@@ -1732,6 +1938,12 @@ case("doc/askd.txt: tags generate, every link resolves, no tag is defined twice"
   vim.fn.writefile(lines, dir .. "/askd.txt")
   local ok, err = pcall(vim.cmd, "helptags " .. vim.fn.fnameescape(dir))
   truthy(ok, ":helptags failed: " .. tostring(err))
+  -- The repository holds the tags (lazy.nvim makes none for a `dir` plugin): as generated.
+  eq(
+    vim.fn.readfile(os.getenv("ASKD_NVIM_PLUGIN") .. "/doc/tags"),
+    vim.fn.readfile(dir .. "/tags"),
+    "doc/tags is what :helptags makes of doc/askd.txt (run :helptags editors/nvim/doc)"
+  )
   local ours = {}
   for _, line in ipairs(vim.fn.readfile(dir .. "/tags")) do
     ours[line:match("^([^\t]+)")] = true
@@ -1903,9 +2115,9 @@ case("a view's deadline is shown as a countdown", function()
   }, "on a line of its own")
   eq(layout.countdown(now + 3723000, now), "1:02:03", "hours")
   local marks = render.flatten(ui.screen(view, { width = 24, border = "none", now = now })).marks
-  eq(marks[2], { 0, 51, 57, "muted" }, "the countdown's style")
+  eq(marks[3], { 0, 52, 56, "muted" }, "the countdown's style")
   marks = render.flatten(ui.screen(view, { width = 24, border = "none", now = now + 56000 })).marks
-  eq(marks[2], { 0, 51, 57, "warning" }, "the last ten seconds")
+  eq(marks[3], { 0, 52, 56, "warning" }, "the last ten seconds")
 end)
 
 --- Records the luv timers made while `fn` runs.
@@ -2464,6 +2676,912 @@ engine_case("claude, codex, opencode and mcp results in their own shapes", "dial
 end)
 
 ---------------------------------------------------------------------------------------------
+-- What the plugin guards: the float's view, its buffer, session ids, pastes, Neovim's own
+-- `vim.paste`, the caller of `ask`.
+
+--- The first line the float shows, and how many lines its buffer holds.
+local function float_view()
+  local win = floats()[1]
+  local info = vim.fn.getwininfo(win)[1]
+  return {
+    topline = info.topline,
+    lines = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win)),
+    height = vim.api.nvim_win_get_height(win),
+  }
+end
+
+case("the float's view follows the screen as the editor shrinks; scroll keys do nothing", function()
+  vim.o.lines = 30
+  local run = start({
+    title = "Tall",
+    questions = { { id = "a", prompt = "Pick one", options = many_options(9) } },
+  }, { width = 44, confirm_dismiss = false })
+  wait_screen("Pick one")
+  feed("<Down><Down><Down><Down><Down><Down><Down>")
+  wait_screen("❯ 8. ○ Option 8")
+  -- The editor shrinks to 18 lines: the header, the active row and the hints stay in sight.
+  vim.o.lines = 18
+  vim.cmd("doautocmd VimResized")
+  wait_for(function()
+    return "the screen at 18 lines; it shows " .. fmt(screen())
+  end, function()
+    return screen() == SCROLL_DOWN
+  end)
+  eq(float_view(), { topline = 1, lines = 15, height = 15 }, "the view after the resize")
+  -- Neovim's scroll keys, Visual block and Insert mode change nothing.
+  local buf = vim.api.nvim_win_get_buf(floats()[1])
+  feed("<C-f><C-b><C-y><S-Down><S-Up><C-v><C-q><Insert>x")
+  sleep(100)
+  eq(vim.api.nvim_get_mode().mode, "n", "mode after <C-v>, <C-q> and <Insert>")
+  eq(vim.api.nvim_get_current_buf(), buf, "the float keeps its buffer")
+  eq(float_view().topline, 1, "the first line shown after the scroll keys")
+  eq(screen(), SCROLL_DOWN, "the screen after the scroll keys")
+  -- Whatever scrolls the window (a plugin, the mouse) is undone at once.
+  vim.api.nvim_win_call(floats()[1], function()
+    vim.cmd("normal! 3\5")
+  end)
+  wait_for(function()
+    return "the view back at the first line: " .. vim.inspect(float_view())
+  end, function()
+    return float_view().topline == 1
+  end)
+  -- With the mouse on, a drag or a double click in the float selects nothing.
+  vim.o.mouse = "a"
+  local config = vim.api.nvim_win_get_config(floats()[1])
+  local row = (type(config.row) == "table" and config.row[false] or config.row) + 5
+  local col = (type(config.col) == "table" and config.col[false] or config.col) + 4
+  for _ = 1, 2 do
+    vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
+    vim.api.nvim_input_mouse("left", "release", "", 0, row, col)
+  end
+  vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
+  vim.api.nvim_input_mouse("left", "drag", "", 0, row + 2, col + 6)
+  vim.api.nvim_input_mouse("left", "release", "", 0, row + 2, col + 6)
+  sleep(100)
+  vim.o.mouse = ""
+  eq(vim.api.nvim_get_mode().mode, "n", "mode after a double click and a drag")
+  eq(vim.api.nvim_get_current_win(), floats()[1], "the float keeps the focus")
+  eq(screen(), SCROLL_DOWN, "the screen after the mouse")
+  -- Back at the top row, the whole screen shows from its first line.
+  feed("<Home>")
+  wait_screen("❯ 1. ○ Option 1")
+  eq(screen(), SCROLL_TOP, "the top row")
+  feed("<C-c>")
+  wait_done(run)
+end)
+
+case("a second ask with a session id in use is refused and the first flow goes on", function()
+  local requests = log_requests()
+  local first = start(payload(SIZE), { session = "call-9" })
+  wait_screen("Pick a size")
+  feed("4draft")
+  wait_screen("draft")
+  local before = screen()
+  local win = floats()[1]
+  local second = start(payload(LANGS), { session = "call-9" })
+  wait_for("the second ask's refusal", function()
+    return second.done
+  end)
+  local message =
+    'askd: session "call-9" is in use by an open flow; this ask is refused, and that flow goes on'
+  eq({ second.result, second.err }, { nil, message }, "the second ask")
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+  eq({ #floats(), floats()[1], screen() }, { 1, win, before }, "the first flow's float")
+  eq(vim.api.nvim_get_current_win(), win, "the first flow keeps the focus")
+  feed(" kept<CR>")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(first)
+  eq(first.result.details.answers.size.customText, "draft kept", "the first flow's answer")
+  local asks = vim.tbl_filter(function(r)
+    return r.method == "ask"
+  end, requests())
+  eq(#asks, 1, "the refused ask never reached the engine")
+end)
+
+case("an ask the engine refuses closes no session of that id", function()
+  local requests = log_requests()
+  -- A session of that id held by the engine, opened by another client (a browser, another
+  -- editor on the same hub): here by a request of the plugin's engine connection.
+  local own = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local engine = askd._internal.client()
+  local opened
+  engine:request("open", { session = "x", payload = payload(LANGS) }, function(err, step)
+    opened = err or step
+  end)
+  wait_for("the other session", function()
+    return opened ~= nil
+  end)
+  eq(opened.status, "open", "the other session")
+  local refused = start(payload(SIZE), { session = "x" })
+  wait_for("the engine's refusal", function()
+    return refused.done
+  end)
+  truthy(refused.err:find("x", 1, true), "the refusal names the session: " .. refused.err)
+  local listed
+  engine:request("sessions", vim.empty_dict(), function(_, list)
+    listed = list
+  end)
+  wait_for("the sessions", function()
+    return listed ~= nil
+  end)
+  local other
+  for _, entry in ipairs(listed) do
+    if entry.session == "x" then
+      other = entry.status
+    end
+  end
+  eq(other, "open", "the other client's session is still open")
+  local closes = vim.tbl_filter(function(r)
+    return r.method == "close" and r.params.session == "x"
+  end, requests())
+  eq(#closes, 0, "close requests for the session")
+  vim.api.nvim_set_current_win(floats()[1])
+  feed("<Esc>")
+  wait_done(own)
+end)
+
+case("the float's buffer cannot be replaced: :edit puts the file in the editing window", function()
+  local file = vim.fn.tempname() .. ".txt"
+  vim.fn.writefile({ "the user's file" }, file)
+  local editing = vim.api.nvim_get_current_win()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local win = floats()[1]
+  local buf = vim.api.nvim_win_get_buf(win)
+  -- `:edit` of a file not loaded yet, run in the float (as `--remote` and plugins do).
+  pcall(vim.cmd, "edit " .. vim.fn.fnameescape(file))
+  sleep(50)
+  eq(vim.api.nvim_win_get_buf(win), buf, "the float's buffer")
+  eq(vim.api.nvim_get_current_win(), win, "the float keeps the focus")
+  feed("2")
+  wait_screen("Elaborate")
+  local shown = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(editing))
+  if vim.fn.exists("+winfixbuf") == 0 then
+    eq(vim.fn.resolve(shown), vim.fn.resolve(file), "the file shows in the editing window")
+  end
+  eq(vim.fn.readfile(file), { "the user's file" }, "the file is untouched")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Medium", "the flow's keys reached the flow")
+  local other = vim.fn.bufnr(file)
+  if other > 0 then
+    vim.cmd("bwipeout! " .. other)
+  end
+end)
+
+case("nvim --remote of a file keeps the float's buffer", function()
+  local file = vim.fn.tempname() .. ".txt"
+  vim.fn.writefile({ "remote file" }, file)
+  local address = vim.fn.serverstart(vim.fn.tempname())
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local win = floats()[1]
+  local buf = vim.api.nvim_win_get_buf(win)
+  local exited
+  vim.fn.jobstart({ vim.v.progpath, "--server", address, "--remote", file }, {
+    on_exit = function(_, code)
+      exited = code
+    end,
+  })
+  wait_for("nvim --remote", function()
+    return exited ~= nil
+  end)
+  sleep(50)
+  eq(vim.api.nvim_win_get_buf(win), buf, "the float's buffer")
+  vim.api.nvim_set_current_win(win)
+  feed("3")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Large", "the flow's keys reached the flow")
+  eq(vim.fn.readfile(file), { "remote file" }, "the file is untouched")
+  vim.fn.serverstop(address)
+  local other = vim.fn.bufnr(file)
+  if other > 0 then
+    vim.cmd("bwipeout! " .. other)
+  end
+end)
+
+--- Pastes `text` as a terminal does: in chunks of `size` bytes (phases 1, 2…, 3).
+local function paste_in_chunks(text, size)
+  local count = math.ceil(#text / size)
+  for i = 1, count do
+    local phase = i == 1 and 1 or (i == count and 3 or 2)
+    vim.api.nvim_paste(text:sub((i - 1) * size + 1, i * size), true, phase)
+  end
+end
+
+case("a paste past the editor's limit is refused whole; one within it is taken whole", function()
+  local requests = log_requests()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4")
+  wait_screen("Type answer...")
+  paste_in_chunks(string.rep("0123456789", 7000), 8192)
+  wait_for("the warning", function()
+    return #notes > 0
+  end)
+  sleep(50)
+  eq(notes, {
+    {
+      message = "askd: the editor would hold 70000 bytes; the limit is 65536",
+      level = vim.log.levels.WARN,
+    },
+  }, "one warning")
+  wait_screen("Type answer...")
+  local inserts = vim.tbl_filter(function(r)
+    return r.method == "insert"
+  end, requests())
+  eq(#inserts, 1, "one insert")
+  eq(#inserts[1].params.text, 70000, "the paste sent whole")
+  notes = {}
+  paste_in_chunks(string.rep("abcdefghij", 6000), 8192)
+  wait_screen("abcdefghij")
+  feed("<CR>")
+  wait_screen("❯ 1. Submit")
+  feed("1")
+  wait_done(run)
+  eq(#run.result.details.answers.size.customText, 60000, "the answer holds the whole paste")
+  eq(notes, {}, "no warning")
+end)
+
+case("a paste larger than the plugin sends at once is refused whole, with one warning", function()
+  local requests = log_requests()
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  feed("4")
+  wait_screen("Type answer...")
+  paste_in_chunks(string.rep("x", askd.PASTE_MAX_BYTES + 10), 65536)
+  eq(notes, {
+    {
+      message = string.format(
+        "askd: the paste holds %d bytes; a paste holds at most %d: nothing was pasted",
+        askd.PASTE_MAX_BYTES + 10,
+        askd.PASTE_MAX_BYTES
+      ),
+      level = vim.log.levels.WARN,
+    },
+  }, "one warning")
+  sleep(50)
+  eq(#vim.tbl_filter(function(r)
+    return r.method == "insert"
+  end, requests()), 0, "no insert")
+  feed("<C-c><C-c>")
+  wait_done(run)
+end)
+
+case("vim.paste is the plugin's only while a flow is open", function()
+  local neovims = vim.paste
+  askd.setup({ cmd = ASKD })
+  eq(vim.paste == neovims, true, "setup leaves vim.paste alone")
+  local run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  eq(vim.paste ~= neovims, true, "the plugin's vim.paste while the flow is open")
+  feed("<Esc>")
+  wait_done(run)
+  eq(vim.paste == neovims, true, "Neovim's vim.paste once the flow is done")
+  -- A wrapper installed over the plugin's meanwhile is kept, and passes pastes on.
+  run = start(payload(SIZE))
+  wait_screen("Pick a size")
+  local pasted = {}
+  local askds = vim.paste
+  vim.paste = function(lines, phase)
+    table.insert(pasted, lines[1])
+    return askds(lines, phase)
+  end
+  local wrapper = vim.paste
+  feed("<Esc>")
+  wait_done(run)
+  eq(vim.paste == wrapper, true, "a wrapper over the plugin's is kept")
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  vim.api.nvim_paste("into the buffer", true, -1)
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "into the buffer" }, "the paste")
+  eq(pasted, { "into the buffer" }, "the wrapper saw it")
+  -- The wrapper stays, as it would in a user's Neovim: the next flows paste through it.
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
+case("ask with a missing engine never raises: its handle's on_done reports it", function()
+  askd.setup({ cmd = "/nonexistent/askd" })
+  _G.askd_test_done = nil
+  -- Through an Ex command run by nvim_exec, where an error message (Neovim's own
+  -- vim.notify of an error) would become an error of the caller.
+  local collect = vim.notify
+  vim.notify = neovims_notify
+  local ok, err = pcall(
+    vim.api.nvim_exec,
+    "lua _G.askd_test_handle = require('askd').ask({ questions = {} }, {}, "
+      .. "function(result, message) _G.askd_test_done = { result, message } end)",
+    true
+  )
+  vim.notify = collect
+  eq(ok, true, "the command that called ask: " .. tostring(err))
+  eq(type(_G.askd_test_handle.session), "string", "a handle")
+  wait_for("on_done", function()
+    return _G.askd_test_done ~= nil
+  end)
+  local message = "askd: /nonexistent/askd was not found or is not executable"
+    .. " (set require('askd').setup{ cmd = ... })"
+  eq(_G.askd_test_done, { nil, message }, "on_done")
+  wait_for("the notification", function()
+    return #notes > 0
+  end)
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+  _G.askd_test_handle, _G.askd_test_done = nil, nil
+end)
+
+case("emoji sequences fit the float on every Neovim (0.7 draws their code points)", function()
+  local run = start({
+    title = "Emoji",
+    questions = {
+      {
+        id = "who",
+        prompt = "Who?",
+        options = {
+          { value = "dev", label = "👩‍💻 developer" },
+          { value = "fr", label = "🇫🇷 France 👍🏽 ❤️" },
+        },
+      },
+    },
+  }, { width = 30 })
+  wait_screen("Who?")
+  feed("3")
+  wait_screen("Type answer...")
+  vim.api.nvim_paste("👩‍💻👩‍💻👩‍💻👩‍💻👩‍💻👩‍💻👩‍💻👩‍💻👩‍💻", true, -1)
+  wait_no_screen("Type answer...")
+  local win = floats()[1]
+  local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+  local widths = {}
+  for _, line in ipairs(lines) do
+    table.insert(widths, vim.fn.strdisplaywidth(line))
+  end
+  local widest = math.max(unpack(widths))
+  truthy(widest <= 30, "a line wider than the float: " .. vim.inspect({ lines, widths }))
+  eq(vim.api.nvim_win_get_height(win), #lines, "one row a line: nothing wraps")
+  -- The editor box's lines all end at its right border.
+  local box = {}
+  for i, line in ipairs(lines) do
+    if line:find("│", 1, true) or line:find("╭", 1, true) or line:find("╰", 1, true) then
+      table.insert(box, widths[i])
+    end
+  end
+  eq(#box >= 3, true, "the editor box: " .. vim.inspect(lines))
+  for _, w in ipairs(box) do
+    eq(w, box[1], "the box's right border is aligned: " .. vim.inspect(lines))
+  end
+  feed("<C-c><C-c>")
+  wait_done(run)
+end)
+
+---------------------------------------------------------------------------------------------
+-- Shared sessions: another client of the same engine (a browser page of `askd serve
+-- --listen`, played by a WebSocket client in node).
+
+--- Runs the engine as `askd serve --listen 127.0.0.1:0`; returns a function that answers its
+--- WebSocket endpoint (with the token) once it is listening.
+local function listening_engine()
+  local errors = vim.fn.tempname()
+  askd.setup({
+    cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  return function()
+    local url
+    wait_for("the engine's WebSocket endpoint", function()
+      for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+        url = url or line:match("WebSocket endpoint (ws://%S+)")
+      end
+      return url ~= nil
+    end)
+    return url
+  end
+end
+
+--- Presses keys on a session from a WebSocket client; returns a table that gets `code` and
+--- `output` when it exits.
+local function keys_from_browser(url, session, list)
+  local job = { output = {} }
+  local script = os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/lib/ws-keys.mjs"
+  local argv = { "node", "--experimental-websocket", script, url, session }
+  vim.list_extend(argv, list)
+  vim.fn.jobstart(argv, {
+    on_stdout = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  wait_for("the browser's keys", function()
+    return job.code ~= nil
+  end)
+  eq(job.code, 0, "the browser client: " .. table.concat(job.output, "\n"))
+  return job
+end
+
+case("keys pressed in a browser on the same session redraw the float at once", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the browser's part")
+  end
+  local endpoint = listening_engine()
+  local run = start(payload(SIZE, LANGS), { session = "shared-flow" })
+  wait_screen("❯ 1. ○ Small")
+  local url = endpoint()
+  keys_from_browser(url, "shared-flow", { "down", "down" })
+  -- No Neovim key: the float shows the browser's keys.
+  wait_screen("❯ 3. ○ Large")
+  feed("<Up>")
+  wait_screen("❯ 2. ○ Medium")
+  -- The browser answers and submits: the flow ends here with the browser's answers.
+  keys_from_browser(url, "shared-flow", { "enter", "1", "tab", "1" })
+  wait_done(run)
+  eq(run.result.content[1].text, "Size: Medium\nLangs: Lua", "the result")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Attach: flows that agents ask in the hub, shown one at a time without taking the focus.
+
+--- Sends requests from an agent's WebSocket client; returns a table whose `responses` (by
+--- id) fill in as they arrive, and `code` once it exits.
+local function agent_requests(url, requests)
+  local job = { responses = {}, output = {} }
+  local script = os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/lib/ws-requests.mjs"
+  local argv = { "node", "--experimental-websocket", script, url }
+  for _, r in ipairs(requests) do
+    r.jsonrpc = "2.0"
+    table.insert(argv, vim.fn.json_encode(r))
+  end
+  vim.fn.jobstart(argv, {
+    on_stdout = function(_, data)
+      for _, line in ipairs(data) do
+        local ok, msg = pcall(vim.json.decode, line)
+        if ok and type(msg) == "table" and msg.id ~= nil then
+          job.responses[msg.id] = msg
+        elseif line ~= "" then
+          table.insert(job.output, line)
+        end
+      end
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.output, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  return job
+end
+
+--- Attaches to a hub played by `askd serve --listen` (its standard input is the plugin's
+--- connection); returns the WebSocket endpoint agents ask at.
+local function attach_to_test_hub()
+  local errors = vim.fn.tempname()
+  askd.setup({
+    cmd = ASKD,
+    attach_cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  local attached
+  eq(askd.attach({
+    on_attached = function(err)
+      attached = err or true
+    end,
+  }), true, "attach()")
+  wait_for("the hub's answer", function()
+    return attached ~= nil
+  end)
+  eq(attached, true, "attached")
+  local url
+  wait_for("the hub's WebSocket endpoint", function()
+    for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+      url = url or line:match("WebSocket endpoint (ws://%S+)")
+    end
+    return url ~= nil
+  end)
+  return url
+end
+
+local function ask_request(id, session, title, prompt)
+  return {
+    id = id,
+    method = "ask",
+    params = {
+      session = session,
+      payload = {
+        title = title,
+        questions = {
+          {
+            id = "q",
+            prompt = prompt,
+            options = { { value = "yes", label = "Yes" }, { value = "no", label = "No" } },
+          },
+        },
+      },
+    },
+  }
+end
+
+case("attach: agents' flows pop up one at a time, never taking the focus by surprise", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  -- A person types in a buffer.
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  local editing = vim.api.nvim_get_current_win()
+  local agent = agent_requests(url, {
+    ask_request(1, "deploy", "Deploy", "Deploy to production now?"),
+    ask_request(2, "tests", "Tests", "Run the slow tests?"),
+  })
+  wait_screen("Deploy to production now?")
+  -- A notice first; the float shows beside the buffer, which keeps the focus and the keys.
+  eq(notes[1], {
+    message = 'askd: "Deploy" waits: :Askd to answer',
+    level = vim.log.levels.INFO,
+  }, "the notice")
+  eq(vim.api.nvim_get_current_win(), editing, "the focus stays in the buffer")
+  type_keys("iyes typed here<Esc>")
+  wait_for("the typed text", function()
+    return vim.api.nvim_buf_get_lines(buf, 0, -1, false)[1] == "yes typed here"
+  end)
+  wait_screen("+1 waiting")
+  eq(agent.responses[1], nil, "the first flow is not answered by the typing")
+  -- :Askd enters the question; its answer goes back to the agent.
+  vim.cmd("Askd")
+  eq(vim.api.nvim_get_current_win(), floats()[1], ":Askd enters the float")
+  feed("2")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the agent's first answer", function()
+    return agent.responses[1] ~= nil
+  end)
+  eq(agent.responses[1].result.content[1].text, "Q1: No", "the first answer")
+  -- The next flow comes to the front, with the focus (the person was answering).
+  wait_screen("Run the slow tests?")
+  wait_no_screen("waiting")
+  eq(vim.api.nvim_get_current_win(), floats()[1], "the next flow has the focus")
+  feed("1")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the agent to end", function()
+    return agent.code ~= nil
+  end)
+  eq(agent.code, 0, "the agent: " .. table.concat(agent.output, "\n"))
+  eq(agent.responses[2].result.content[1].text, "Q1: Yes", "the second answer")
+  eq(#floats(), 0, "no float left")
+  eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "yes typed here" }, "the buffer")
+  askd.detach()
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
+case("attach: a flow answered or withdrawn elsewhere leaves the float", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  local agent = agent_requests(url, {
+    ask_request(1, "a1", "First", "First question?"),
+    ask_request(2, "a2", "Second", "Second question?"),
+  })
+  wait_screen("First question?")
+  wait_for(function()
+    return "+1 waiting; it shows "
+      .. fmt(screen())
+      .. "; waiting "
+      .. askd.waiting()
+      .. "; agent "
+      .. vim.inspect(agent)
+      .. "; focus in the float "
+      .. tostring(vim.api.nvim_get_current_win() == floats()[1])
+  end, function()
+    return (screen() or ""):find("+1 waiting", 1, true) ~= nil
+  end)
+  -- The waiting flow is answered in a browser: the count goes.
+  keys_from_browser(url, "a2", { "1", "1" })
+  wait_no_screen("waiting")
+  wait_for("the second answer", function()
+    return agent.responses[2] ~= nil
+  end)
+  -- The flow in front is answered in a browser: the float closes.
+  keys_from_browser(url, "a1", { "2", "1" })
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  wait_for("the agent to end", function()
+    return agent.code ~= nil
+  end)
+  eq(agent.responses[1].result.content[1].text, "Q1: No", "the first answer")
+  eq(askd.waiting(), 0, "nothing waits")
+  -- A float the person closes leaves this editor, and stays off it when another flow
+  -- arrives; `:Askd` lists the hub's flows again.
+  local later = agent_requests(url, { ask_request(3, "a3", "Third", "Third question?") })
+  wait_screen("Third question?")
+  vim.api.nvim_win_close(floats()[1], true)
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  local other = agent_requests(url, { ask_request(4, "a4", "Fourth", "Fourth question?") })
+  wait_screen("Fourth question?")
+  sleep(300)
+  eq(askd.waiting(), 0, "the closed flow does not come back with the next")
+  vim.api.nvim_win_close(floats()[1], true)
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  vim.cmd("Askd")
+  wait_screen("Third question?")
+  wait_screen("+1 waiting")
+  eq({ later.code, other.code }, { nil, nil }, "both agents still wait")
+  -- Detached, a new flow shows nowhere here.
+  eq(askd.detach(), true, "detach()")
+  eq(askd.detach(), false, "detach() again")
+end)
+
+case("attach: a hub connection that cannot start is reported, and attaches nothing", function()
+  askd.setup({ cmd = ASKD, attach_cmd = { "/nonexistent/askd-relay" } })
+  local ok, err = askd.attach()
+  local message = "askd: /nonexistent/askd-relay was not found or is not executable"
+    .. " (set require('askd').setup{ attach_cmd = ... })"
+  eq({ ok, err }, { false, message }, "attach()")
+  eq(notes, { { message = message, level = vim.log.levels.ERROR } }, "notification")
+  eq(askd.detach(), false, "nothing to detach")
+  -- :Askd with an unknown argument says what it takes.
+  notes = {}
+  vim.cmd("Askd nonsense")
+  eq(notes, {
+    {
+      message = 'askd: unknown :Askd argument "nonsense" (none, or detach)',
+      level = vim.log.levels.ERROR,
+    },
+  }, ":Askd nonsense")
+end)
+
+case("attach: when the hub goes away its flows leave the float, with a warning", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local url = attach_to_test_hub()
+  agent_requests(url, {
+    ask_request(1, "gone-1", "First", "First question?"),
+    ask_request(2, "gone-2", "Second", "Second question?"),
+  })
+  wait_screen("+1 waiting")
+  -- The hub stops (here: its process is killed).
+  local pid = vim.fn.jobpid(askd._internal.hub_job())
+  vim.loop.kill(pid, 9)
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  eq(askd.waiting(), 0, "nothing waits")
+  eq(askd._internal.count(), 0, "no flow left")
+  local warned = vim.tbl_filter(function(n)
+    return n.message:find("^askd: detached from the hub") ~= nil
+  end, notes)
+  eq(#warned, 1, "one warning: " .. vim.inspect(notes))
+  eq(askd.detach(), false, "already detached")
+end)
+
+---------------------------------------------------------------------------------------------
+-- In a real terminal: a Neovim of the same version under tmux.
+
+--- Starts `nvim -u init.lua` in tmux (a server of its own, `columns` × `rows`), its init
+--- loading the plugin and defining `_G.askd_test()` that runs `payload` with `opts` and
+--- writes the result to a file. Returns a table: `send(keys...)`, `pane()`, `wait(text)`,
+--- `resize(columns, rows)`, `result()`, `stop()`.
+local tmux_count = 0
+
+local function tmux_neovim(payload_, opts, columns, rows, setup)
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local result_file = dir .. "/result.json"
+  setup = vim.tbl_extend("force", { cmd = ASKD }, setup or {})
+  vim.fn.writefile({
+    "vim.opt.runtimepath:append(" .. vim.inspect(os.getenv("ASKD_NVIM_PLUGIN")) .. ")",
+    "require('askd').setup(" .. vim.inspect(setup):gsub("\n", " ") .. ")",
+    "function _G.askd_test()",
+    "  require('askd').ask(" .. vim.inspect(payload_):gsub("\n", " ") .. ", "
+      .. vim.inspect(opts or {}):gsub("\n", " ")
+      .. ",",
+    "    function(result) vim.fn.writefile({ vim.json.encode(result) }, "
+      .. vim.inspect(result_file)
+      .. ") end)",
+    "end",
+  }, dir .. "/init.lua")
+  -- A tmux server of its own for each terminal, so that one shutting down never meets the
+  -- next.
+  tmux_count = tmux_count + 1
+  local server = "askd-test-" .. vim.fn.getpid() .. "-" .. tmux_count
+  local t = {}
+  function t.tmux(args)
+    local output = vim.fn.system(vim.list_extend({ "tmux", "-L", server }, args))
+    return output, vim.v.shell_error
+  end
+  function t.pane()
+    return (t.tmux({ "capture-pane", "-p", "-t", "t" }))
+  end
+  function t.wait(text)
+    wait_for(function()
+      return "the terminal to show " .. fmt(text) .. "; it shows:\n" .. t.pane()
+    end, function()
+      return t.pane():find(text, 1, true) ~= nil
+    end)
+  end
+  function t.send(...)
+    t.tmux(vim.list_extend({ "send-keys", "-t", "t" }, { ... }))
+  end
+  function t.resize(c, r)
+    t.tmux({ "resize-window", "-t", "t", "-x", tostring(c), "-y", tostring(r) })
+  end
+  function t.result()
+    wait_for("the flow's result", function()
+      return vim.fn.filereadable(result_file) == 1
+    end)
+    return vim.json.decode(vim.fn.readfile(result_file)[1])
+  end
+  function t.stop()
+    t.tmux({ "kill-server" })
+  end
+  --- Keeps a capture of the pane for a person to look at (ASKD_TEST_CAPTURES names the
+  --- folder; nothing is kept without it).
+  function t.keep(name)
+    local folder = os.getenv("ASKD_TEST_CAPTURES")
+    if folder and folder ~= "" then
+      vim.fn.mkdir(folder, "p")
+      local version = vim.version()
+      local file = string.format("%s/%d.%d-%s.txt", folder, version.major, version.minor, name)
+      vim.fn.writefile(vim.split(t.pane(), "\n"), file)
+    end
+  end
+  t.dir = dir
+  local command = table.concat({
+    vim.fn.shellescape(vim.v.progpath),
+    "-u",
+    vim.fn.shellescape(dir .. "/init.lua"),
+    "-i NONE",
+  }, " ")
+  local _, code = t.tmux({
+    "new-session",
+    "-d",
+    "-s",
+    "t",
+    "-x",
+    tostring(columns),
+    "-y",
+    tostring(rows),
+    command,
+  })
+  eq(code, 0, "tmux new-session")
+  return t
+end
+
+--- The pane's lines, trailing spaces and the empty lines at its end left out.
+local function pane_lines(text)
+  local lines = vim.split(text, "\n")
+  for i, line in ipairs(lines) do
+    lines[i] = line:gsub("%s+$", "")
+  end
+  while #lines > 0 and lines[#lines] == "" do
+    table.remove(lines)
+  end
+  return lines
+end
+
+case("in a terminal that shrinks mid-flow the float keeps header, active row, hints", function()
+  local t = tmux_neovim({
+    title = "Tall",
+    questions = { { id = "a", prompt = "Pick one", options = many_options(9) } },
+  }, { width = 44, confirm_dismiss = false }, 80, 30)
+  local ok, err = pcall(function()
+    t.wait("~")
+    t.send(":lua askd_test()", "Enter")
+    t.wait("Pick one")
+    t.send("Down", "Down", "Down", "Down", "Down", "Down", "Down")
+    t.wait("❯ 8. ○ Option 8")
+    t.keep("resize-before")
+    t.resize(80, 14)
+    -- The hints of the 14-row screen: three rows of them at 44 columns, the rule.
+    t.wait("   7. ○ Option 7")
+    t.keep("resize-after")
+    local shrunk = pane_lines(t.pane())
+    local expected = {
+      "Tall",
+      "[□ Q1]  ✓ Submit",
+      "7. ○ Option 7",
+      "❯ 8. ○ Option 8",
+      "↑ up · ↓ down · tab/→ next tab ·",
+      "esc cancel · ctrl+c dismiss",
+    }
+    local float = {}
+    for _, line in ipairs(shrunk) do
+      local inner = line:match("^~?%s*(.-)%s*$")
+      for _, want in ipairs(expected) do
+        if inner == want then
+          table.insert(float, inner)
+        end
+      end
+    end
+    eq(float, expected, "the float at 14 rows:\n" .. table.concat(shrunk, "\n"))
+    -- Vim's scroll keys change nothing.
+    local before = t.pane()
+    t.send("C-f", "C-b", "C-y", "C-e", "S-Down", "C-v", "IC")
+    sleep(300)
+    t.keep("resize-scroll-keys")
+    eq(pane_lines(t.pane()), pane_lines(before), "the screen after the scroll keys")
+    -- The terminal grows again: the whole screen.
+    t.resize(80, 30)
+    t.wait("Pick one")
+    t.keep("resize-grown")
+    t.send("C-c")
+    eq(t.result().details.cancelReason, "dismissed", "the flow's end")
+  end)
+  t.stop()
+  assert(ok, err)
+end)
+
+case("attach in a terminal: typing goes on in the buffer while a question arrives", function()
+  if vim.fn.executable("node") == 0 then
+    error("node is needed for the agents' part")
+  end
+  local errors = vim.fn.tempname()
+  local t = tmux_neovim({ questions = {} }, {}, 90, 30, {
+    attach_cmd = { "sh", "-c", 'exec "$0" serve --listen 127.0.0.1:0 2>"$1"', ASKD, errors },
+  })
+  local ok, err = pcall(function()
+    t.wait("~")
+    t.send(":Askd", "Enter")
+    local url
+    wait_for("the hub's WebSocket endpoint", function()
+      for _, line in ipairs(vim.fn.filereadable(errors) == 1 and vim.fn.readfile(errors) or {}) do
+        url = url or line:match("WebSocket endpoint (ws://%S+)")
+      end
+      return url ~= nil
+    end)
+    t.send("i", "h", "e", "l", "l", "o")
+    t.wait("hello")
+    local agent = agent_requests(url, {
+      ask_request(1, "deploy", "Deploy", "Deploy to production now?"),
+    })
+    wait_for(function()
+      return "the question; the agent: "
+        .. vim.inspect(agent)
+        .. "\nthe terminal shows:\n"
+        .. t.pane()
+    end, function()
+      return t.pane():find("Deploy to production now?", 1, true) ~= nil
+    end)
+    t.wait(":Askd to answer")
+    -- The person goes on typing: the keys stay in the buffer (still in Insert mode).
+    t.send(" ", "2", " ", "w", "o", "r", "l", "d", "Escape")
+    t.wait("hello 2 world")
+    t.keep("attach-typing")
+    eq(agent.responses[1], nil, "the question is not answered by the typing")
+    t.send(":Askd", "Enter")
+    t.send("2")
+    t.wait("Elaborate")
+    t.keep("attach-review")
+    t.send("1")
+    wait_for("the agent's answer", function()
+      return agent.responses[1] ~= nil
+    end)
+    eq(agent.responses[1].result.content[1].text, "Q1: No", "the answer")
+    wait_for(function()
+      return "the float to close; the terminal shows:\n" .. t.pane()
+    end, function()
+      return t.pane():find("Deploy to production", 1, true) == nil
+    end)
+    t.keep("attach-done")
+    truthy(t.pane():find("hello 2 world", 1, true), "the buffer:\n" .. t.pane())
+  end)
+  t.stop()
+  assert(ok, err)
+end)
+
+---------------------------------------------------------------------------------------------
 -- Benchmark (printed, never asserted): from a key put into the input queue with nvim_input
 -- to the float's buffer holding the engine's new screen.
 
@@ -2474,7 +3592,7 @@ local function percentile(sorted, p)
 end
 
 bench = function(done)
-  if FILTER and FILTER ~= "" and not ("bench"):find(FILTER) then
+  if not selected("bench") then
     return done()
   end
   reset()

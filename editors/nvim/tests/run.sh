@@ -19,7 +19,17 @@ if [[ ! -x "$ASKD_BIN" ]]; then
 fi
 export ASKD_BIN
 export ASKD_NVIM_PLUGIN="$(dirname "$here")"
-exec "${NVIM:-nvim}" --headless -u NONE -i NONE \
+# The hub's discovery file lives in the runtime directory: the tests' engines (`askd serve
+# --listen` registers itself as the hub when none runs) use one of their own, never the
+# user's, and never open a browser.
+runtime="$(mktemp -d "${TMPDIR:-/tmp}/askd-nvim-tests.XXXXXX")"
+chmod 700 "$runtime"
+trap 'rm -rf "$runtime"' EXIT
+export XDG_RUNTIME_DIR="$runtime"
+# The flows the tests' engines keep go to a state directory of their own too.
+export XDG_STATE_HOME="$runtime/state"
+export ASKD_NO_BROWSER=1
+"${NVIM:-nvim}" --headless -u NONE -i NONE \
   -c 'lua vim.opt.runtimepath:append(os.getenv("ASKD_NVIM_PLUGIN"))' \
   -c 'runtime plugin/askd.lua' \
   -c 'lua local ok, err = pcall(dofile, os.getenv("ASKD_NVIM_PLUGIN") .. "/tests/run.lua")

@@ -19,11 +19,22 @@ M.defaults = {
   confirm_dismiss = true,
   -- Engine behaviour options, passed through: { profile = "pi-0.9", ... }.
   behaviour = nil,
+  -- The hub connection of `attach()`: an argv whose standard input and output speak the
+  -- protocol to the hub. nil: the engine as `askd serve --listen 127.0.0.1:0`.
+  attach_cmd = nil,
 }
 
 --- Every option `setup` takes.
-M.SETUP_KEYS =
-  { "cmd", "width", "border", "keymap", "keymap_preset", "confirm_dismiss", "behaviour" }
+M.SETUP_KEYS = {
+  "cmd",
+  "width",
+  "border",
+  "keymap",
+  "keymap_preset",
+  "confirm_dismiss",
+  "behaviour",
+  "attach_cmd",
+}
 
 --- Every option `ask` takes: the per-flow ones of `setup`, and those of one flow only.
 M.ASK_KEYS = {

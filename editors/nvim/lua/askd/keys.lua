@@ -36,8 +36,36 @@ M.special = {
 }
 
 --- Keys of Neovim's own that would take the float's buffer away or leave it (the jump list,
---- the alternate file, tags, help): mapped to nothing in the float.
-M.inert = { "<C-o>", "<C-i>", "<C-^>", "<C-6>", "<C-]>", "<C-t>", "<F1>" }
+--- the alternate file, tags, help, tab pages), scroll its view away from the screen (the
+--- screen always fits the float), or start a mode that would edit it (Visual block,
+--- Insert, a mouse drag or a double click that selects): mapped to nothing in the float.
+M.inert = {
+  "<C-o>",
+  "<C-i>",
+  "<C-^>",
+  "<C-6>",
+  "<C-]>",
+  "<C-t>",
+  "<F1>",
+  "<C-f>",
+  "<C-b>",
+  "<C-y>",
+  "<S-Up>",
+  "<S-Down>",
+  "<C-v>",
+  "<C-q>",
+  "<Insert>",
+  "<C-PageUp>",
+  "<C-PageDown>",
+  "<ScrollWheelUp>",
+  "<ScrollWheelDown>",
+  "<ScrollWheelLeft>",
+  "<ScrollWheelRight>",
+  "<LeftDrag>",
+  "<2-LeftMouse>",
+  "<3-LeftMouse>",
+  "<4-LeftMouse>",
+}
 
 --- The key that pastes a register into the open editor (`<C-r>` then the register's name).
 M.PASTE_REGISTER = "<C-r>"

@@ -115,11 +115,24 @@ function M.focus_end(lines, focus)
   return focus
 end
 
+--- The last line of the header: the rule, the title and the tab bar, which end at the
+--- first blank line; 0 when the screen has no blank line before `limit`.
+function M.header_end(lines, limit)
+  for i = 1, math.min(#lines, limit) do
+    if is_blank(lines[i]) then
+      return i - 1
+    end
+  end
+  return 0
+end
+
 --- The lines a float `height` rows tall shows: all of them when they fit; otherwise the
---- footer stays at the bottom and the rest scrolls, from line `top` (the first line shown
---- last time), just enough to keep the focus line in sight with the rest of its editor box
---- (from the first line whenever they fit with it). A footer taller than the float
---- leaves room for the focus line only. Returns the lines and the new `top`.
+--- footer (key hints, closing rule) stays at the bottom, the header (rule, title, tabs)
+--- at the top whenever it fits with the focus line, and the rest scrolls, from line `top`
+--- (the first line shown last time), just enough to keep the focus line in sight with the
+--- rest of its editor box (from the first line whenever they fit with it). Without room
+--- for the header, the body scrolls alone; a footer taller than the float leaves room for
+--- the focus line only. Returns the lines and the new `top`.
 function M.fit(lines, height, top)
   local count = #lines
   if count <= height then
@@ -134,19 +147,29 @@ function M.fit(lines, height, top)
   end
   top = math.max(1, top or 1)
   local focus = M.focus_line(lines)
+  local last = focus and focus <= body and math.min(M.focus_end(lines, focus), body) or nil
+  -- The header is pinned when it fits with the focus block (or there is no focus).
+  local header = M.header_end(lines, body)
+  local need = focus and last and (math.min(last - focus + 1, room)) or 1
+  if header > 0 and header + need > room then
+    header = 0
+  end
+  local first_body = header + 1
+  local body_room = room - header
   if focus and focus <= body then
-    local last = math.min(M.focus_end(lines, focus), body, focus + room - 1)
-    if last <= room then
-      -- The top of the screen (title, tabs, prompt) shows whenever the focus fits with it.
-      top = 1
+    last = math.min(last, focus + body_room - 1)
+    if last - first_body + 1 <= body_room then
+      -- The whole screen from its first line shows whenever the focus fits with it.
+      top = first_body
     elseif focus < top then
       top = focus
-    elseif last > top + room - 1 then
-      top = last - room + 1
+    elseif last > top + body_room - 1 then
+      top = last - body_room + 1
     end
   end
-  top = math.min(top, math.max(1, body - room + 1))
-  local shown = slice(lines, top, math.min(body, top + room - 1))
+  top = math.max(first_body, math.min(top, math.max(first_body, body - body_room + 1)))
+  local shown = slice(lines, 1, header)
+  vim.list_extend(shown, slice(lines, top, math.min(body, top + body_room - 1)))
   for i = body + 1, count do
     table.insert(shown, lines[i])
   end
@@ -166,32 +189,31 @@ function M.countdown(deadline_ms, now_ms)
   return string.format("%d:%02d", minutes, rest)
 end
 
---- Puts `label` at the right end of the first line of a screen `width` columns wide: into
+--- Puts a label at the right end of the first line of a screen `width` columns wide: into
 --- the top rule (`───── 1:05 ─`), after the first line's text when it leaves room, else on a
---- line of its own above it. `style` is the label's span style.
-function M.with_label(lines, width, label, style)
+--- line of its own above it. `label` is a list of spans (`{ text, style }`).
+function M.with_label(lines, width, label)
   local out = vim.deepcopy(lines)
-  local label_width = width_of(label)
+  local label_width = width_of(M.text(label))
   local first = out[1]
   if first and M.is_rule(first) and width - label_width - 3 >= 1 then
-    out[1] = {
-      { text = string.rep("─", width - label_width - 3), style = "border" },
-      { text = " " .. label .. " ", style = style },
-      { text = "─", style = "border" },
-    }
+    local rule = { { text = string.rep("─", width - label_width - 3), style = "border" } }
+    table.insert(rule, { text = " ", style = "border" })
+    vim.list_extend(rule, vim.deepcopy(label))
+    table.insert(rule, { text = " ─", style = "border" })
+    out[1] = rule
     return out
   end
   local used = first and width_of(M.text(first)) or 0
   local pad = width - used - label_width - 1
   if first and pad >= 1 then
     table.insert(first, { text = string.rep(" ", pad), style = "text" })
-    table.insert(first, { text = label, style = style })
+    vim.list_extend(first, vim.deepcopy(label))
     return out
   end
-  table.insert(out, 1, {
-    { text = string.rep(" ", math.max(0, width - label_width - 1)), style = "text" },
-    { text = label, style = style },
-  })
+  local line = { { text = string.rep(" ", math.max(0, width - label_width - 1)), style = "text" } }
+  vim.list_extend(line, vim.deepcopy(label))
+  table.insert(out, 1, line)
   return out
 end
 

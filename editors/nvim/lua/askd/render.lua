@@ -6,6 +6,28 @@
 
 local M = {}
 
+--- Iterates the code points of UTF-8 text (LuaJIT has no `utf8` library).
+local function utf8_codes(text)
+  local pos = 1
+  return function()
+    if pos > #text then
+      return nil
+    end
+    local start = pos
+    local c = text:byte(pos)
+    local len = c >= 0xF0 and 4 or c >= 0xE0 and 3 or c >= 0xC0 and 2 or 1
+    pos = pos + len
+    local cp = c
+    if len > 1 then
+      cp = c % (2 ^ (7 - len))
+      for k = start + 1, start + len - 1 do
+        cp = cp * 64 + (text:byte(k) or 0x80) % 64
+      end
+    end
+    return start, cp
+  end
+end
+
 local function span(text, style)
   return { text = text, style = style }
 end
@@ -226,6 +248,70 @@ function M.fallback(view, width)
   return out, active
 end
 
+--- Whether this Neovim draws an emoji sequence (a ZWJ sequence, a skin tone, a flag) as one
+--- character two columns wide, as the engine lays it out (Neovim 0.10 and later); 0.9 and
+--- earlier draw each code point, the joiner as `<200d>`.
+M.joins_emoji = vim.fn.strdisplaywidth("\u{1F469}\u{200D}\u{1F4BB}") == 2
+
+local ZWJ = 0x200D
+local VS16 = 0xFE0F
+
+--- Code points that only modify the one before them in an emoji sequence.
+local function modifier(cp)
+  return cp == VS16
+    or cp == 0xFE0E
+    or cp == 0x20E3 -- combining enclosing keycap
+    or (cp >= 0x1F3FB and cp <= 0x1F3FF) -- skin tones
+    or (cp >= 0xE0020 and cp <= 0xE007F) -- tags (subdivision flags)
+end
+
+local function regional(cp)
+  return cp >= 0x1F1E6 and cp <= 0x1F1FF
+end
+
+--- Text as a Neovim that draws every code point of an emoji sequence can show it in the
+--- columns the engine gave it: each sequence becomes its first emoji, followed by a space
+--- when that one is narrower than the two columns of the sequence. Other text is unchanged.
+function M.compat_emoji(text)
+  if M.joins_emoji or not text:find("[\226-\244]") then
+    return text
+  end
+  local cps = {}
+  for _, cp in utf8_codes(text) do
+    table.insert(cps, cp)
+  end
+  local out, i = {}, 1
+  while i <= #cps do
+    local cp = cps[i]
+    local j = i + 1
+    local sequence = false
+    if regional(cp) and cps[j] and regional(cps[j]) then
+      j = j + 1
+      sequence = true
+    end
+    while cps[j] and (modifier(cps[j]) or (cps[j] == ZWJ and cps[j + 1])) do
+      if cps[j] == ZWJ then
+        j = j + 2
+      else
+        j = j + 1
+      end
+      sequence = true
+    end
+    local base = vim.fn.nr2char(cp)
+    if sequence then
+      local pad = 2 - vim.fn.strdisplaywidth(base)
+      table.insert(out, base .. string.rep(" ", math.max(0, pad)))
+    elseif cp == ZWJ then
+      -- A joiner with nothing after it: nothing to draw.
+      table.insert(out, "")
+    else
+      table.insert(out, base)
+    end
+    i = j
+  end
+  return table.concat(out)
+end
+
 --- Flattens lines of spans into `{ texts, marks, cursor }`: one string per line, highlight
 --- ranges `{ row, start_col, end_col, style }` (0-based rows, byte columns), and the 0-based
 --- `{ row, col }` of the first `cursor` span (nil when none).
@@ -235,7 +321,7 @@ function M.flatten(lines)
     local acc = {}
     local col = 0
     for _, s in ipairs(spans) do
-      local text = tostring(s.text or ""):gsub("[\r\n]", " ")
+      local text = M.compat_emoji(tostring(s.text or ""):gsub("[\r\n]", " "))
       if s.style and s.style ~= "" and #text > 0 then
         table.insert(marks, { row - 1, col, col + #text, s.style })
       end

@@ -22,27 +22,34 @@ function M.argv(cmd)
   return { cmd }
 end
 
---- Why `cmd` cannot be started, or nil when its program is executable.
-function M.check_cmd(cmd)
+--- Why `cmd` cannot be started, or nil when its program is executable. `setting` names the
+--- option that sets it (default `cmd`).
+function M.check_cmd(cmd, setting)
+  setting = setting or "cmd"
   local argv = M.argv(cmd)
   local program = argv[1]
   if type(program) ~= "string" or program == "" then
-    return "askd: no command configured (require('askd').setup{ cmd = ... })"
+    return string.format("askd: no command configured (require('askd').setup{ %s = ... })", setting)
   end
   if vim.fn.executable(program) ~= 1 then
     return string.format(
-      "askd: %s was not found or is not executable (set require('askd').setup{ cmd = ... })",
-      program
+      "askd: %s was not found or is not executable (set require('askd').setup{ %s = ... })",
+      program,
+      setting
     )
   end
   return nil
 end
 
---- A client for `cmd`; `on_exit(message)` is called when a started process ends.
-function M.new(cmd, on_exit)
+--- A client for `cmd`; `on_exit(message)` is called when a started process ends, and
+--- `on_notify(method, params)` for every notification the engine sends (`session/changed`,
+--- `session/opened`, `session/closed`). `setting`: the option that sets `cmd`, for messages.
+function M.new(cmd, on_exit, on_notify, setting)
   return setmetatable({
     cmd = cmd,
+    setting = setting,
     on_exit = on_exit,
+    on_notify = on_notify,
     job = nil,
     next_id = 0,
     pending = {},
@@ -61,7 +68,7 @@ function Client:start()
   if self.job then
     return true
   end
-  local problem = M.check_cmd(self.cmd)
+  local problem = M.check_cmd(self.cmd, self.setting)
   if problem then
     return nil, problem
   end
@@ -155,7 +162,13 @@ end
 
 function Client:_dispatch(line)
   local ok, msg = decode(line)
-  if not ok or type(msg) ~= "table" or msg.id == nil then
+  if not ok or type(msg) ~= "table" then
+    return
+  end
+  if msg.id == nil then
+    if type(msg.method) == "string" and self.on_notify then
+      self.on_notify(msg.method, msg.params)
+    end
     return
   end
   local callback = self.pending[msg.id]

@@ -39,11 +39,56 @@ function M.group(style)
   return "Askd" .. style:sub(1, 1):upper() .. style:sub(2)
 end
 
---- Defines the default links (kept when a colour scheme or the user defines the groups).
+--- The colours `AskdBorder` had when the plugin last set them, to tell them from the user's.
+local border_set = nil
+
+--- The foreground a group shows (its background when it is drawn reversed), as
+--- `{ gui, cterm }` colour numbers (either may be nil).
+local function foreground(group)
+  local ok_gui, gui = pcall(vim.api.nvim_get_hl_by_name, group, true)
+  local ok_cterm, cterm = pcall(vim.api.nvim_get_hl_by_name, group, false)
+  gui = ok_gui and gui or {}
+  cterm = ok_cterm and cterm or {}
+  return {
+    gui = gui.reverse and gui.background or gui.foreground,
+    cterm = cterm.reverse and cterm.background or cterm.foreground,
+  }
+end
+
+--- `AskdBorder`: the engine's rules are drawn as text, so they take the foreground of the
+--- float's border (`FloatBorder`) on the float's own background. A colour scheme that gives
+--- `FloatBorder` (or the `WinSeparator` / `VertSplit` it links to) a background of its own,
+--- or draws it reversed, as habamax and Neovim 0.7's default do, would otherwise draw each
+--- rule as a solid bar. Kept when the user (or a colour scheme) defines `AskdBorder`.
+local function define_border()
+  local group = M.group("border")
+  local known, current = pcall(vim.fn.execute, "highlight " .. group)
+  if known and not current:find("cleared", 1, true) and current ~= border_set then
+    return
+  end
+  local fg = foreground(M.styles.border)
+  local parts = { "highlight", group }
+  table.insert(parts, "guifg=" .. (fg.gui and string.format("#%06x", fg.gui) or "NONE"))
+  table.insert(parts, "ctermfg=" .. (fg.cterm and tostring(fg.cterm) or "NONE"))
+  table.insert(parts, "guibg=NONE ctermbg=NONE gui=NONE cterm=NONE")
+  vim.cmd("highlight clear " .. group)
+  if fg.gui or fg.cterm then
+    vim.cmd(table.concat(parts, " "))
+  else
+    vim.cmd(string.format("highlight default link %s %s", group, "NonText"))
+  end
+  border_set = vim.fn.execute("highlight " .. group)
+end
+
+--- Defines the default links (kept when a colour scheme or the user defines the groups),
+--- and `AskdBorder` (see `define_border`). Run again on every `ColorScheme`.
 function M.define_highlights()
   for style, link in pairs(M.styles) do
-    vim.cmd(string.format("highlight default link %s %s", M.group(style), link))
+    if style ~= "border" then
+      vim.cmd(string.format("highlight default link %s %s", M.group(style), link))
+    end
   end
+  define_border()
 end
 
 --- Whether a float with this border draws a frame of its own.
@@ -198,11 +243,38 @@ local function paint(buf, win, lines, width, border, fits)
     end
   end
   pcall(vim.api.nvim_win_set_cursor, win, cursor)
+  M.reset_view(win)
 end
 
---- Opens a centred float showing the placeholder and enters it; returns its buffer and
---- window. The window keeps its buffer ('winfixbuf' where Neovim has it).
-function M.open(width, border)
+--- Shows the float's buffer from its first line and first column: the screen is never
+--- taller than the float, so that nothing is left to scroll to.
+function M.reset_view(win)
+  local info = vim.fn.getwininfo(win)[1]
+  if info and info.topline == 1 then
+    local leftcol = vim.api.nvim_win_call(win, function()
+      return vim.fn.winsaveview().leftcol
+    end)
+    if leftcol == 0 then
+      return
+    end
+  end
+  vim.api.nvim_win_call(win, function()
+    vim.fn.winrestview({ topline = 1, leftcol = 0 })
+  end)
+end
+
+--- Leaves Insert and Replace mode: keys go to the float's Normal-mode mappings.
+function M.leave_insert()
+  local mode = vim.api.nvim_get_mode().mode
+  if mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R" then
+    vim.cmd("stopinsert")
+  end
+end
+
+--- Opens a centred float showing the placeholder, and enters it when `focus` is true (else
+--- the current window keeps the focus); returns its buffer and window. The window keeps its
+--- buffer ('winfixbuf' where Neovim has it).
+function M.open(width, border, focus)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].swapfile = false
   vim.bo[buf].modifiable = false
@@ -210,18 +282,17 @@ function M.open(width, border)
   config.style = "minimal"
   config.border = border
   config.zindex = 60
-  local win = vim.api.nvim_open_win(buf, true, config)
+  local win = vim.api.nvim_open_win(buf, focus ~= false, config)
   vim.wo[win].wrap = true
   vim.wo[win].cursorline = false
   if vim.fn.exists("+winfixbuf") == 1 then
     vim.wo[win].winfixbuf = true
   end
   vim.bo[buf].filetype = "askd"
-  -- Keys go to the float's Normal-mode mappings: leave Insert mode (a flow opened from an
-  -- Insert-mode mapping or while a chat buffer is being typed in).
-  local mode = vim.api.nvim_get_mode().mode
-  if mode:sub(1, 1) == "i" or mode:sub(1, 1) == "R" then
-    vim.cmd("stopinsert")
+  if focus ~= false then
+    -- Keys go to the float's Normal-mode mappings: leave Insert mode (a flow opened from an
+    -- Insert-mode mapping or while a chat buffer is being typed in).
+    M.leave_insert()
   end
   configs[win] = config
   paint(buf, win, M.PLACEHOLDER, width, border, false)
@@ -246,19 +317,43 @@ function M.screen(view, frame)
   end
   local height = M.max_height(border)
   local visible, top = layout.fit(lines, height, frame.top)
-  if type(view.deadline) == "number" then
-    local now = frame.now or M.now_ms()
-    local label = layout.countdown(view.deadline, now)
-    local style = (view.deadline - now) <= COUNTDOWN_WARNING_S * 1000 and "warning" or "muted"
-    local labelled = layout.with_label(visible, width, label, style)
+  local label = M.label(view, frame)
+  if label then
+    local labelled = layout.with_label(visible, width, label)
     if #labelled > height and height > 1 then
       visible, top = layout.fit(lines, height - 1, frame.top)
-      labelled = layout.with_label(visible, width, label, style)
+      labelled = layout.with_label(visible, width, label)
     end
     visible = labelled
   end
   frame.top = top
   return visible
+end
+
+--- What the float adds at the right end of the screen's first line, as spans: how to enter
+--- a float shown without the focus (`:Askd to answer`), how many flows wait behind this one
+--- (`+2 waiting`), and the countdown to the view's deadline; nil when none applies.
+function M.label(view, frame)
+  local parts = {}
+  if frame.enter_hint then
+    table.insert(parts, { text = ":Askd to answer", style = "warning" })
+  end
+  local count = frame.waiting or 0
+  if count > 0 then
+    if #parts > 0 then
+      table.insert(parts, { text = " · ", style = "dim" })
+    end
+    table.insert(parts, { text = "+" .. count .. " waiting", style = "accent" })
+  end
+  if type(view.deadline) == "number" then
+    local now = frame.now or M.now_ms()
+    local style = (view.deadline - now) <= COUNTDOWN_WARNING_S * 1000 and "warning" or "muted"
+    if #parts > 0 then
+      table.insert(parts, { text = " · ", style = "dim" })
+    end
+    table.insert(parts, { text = layout.countdown(view.deadline, now), style = style })
+  end
+  return #parts > 0 and parts or nil
 end
 
 --- Draws a view into the float (see `screen`) and fits the float to it.

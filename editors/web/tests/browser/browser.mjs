@@ -30,12 +30,21 @@ const CONTENT_TYPES = {
 /** The Chromium the tests drive: Debian's, or `CHROMIUM` when set. */
 const EXECUTABLE = process.env.CHROMIUM || "/usr/bin/chromium";
 
+/** The two sizes the client is tested at: a laptop, and a phone with a touch screen. */
+export const SIZES = Object.freeze({
+  wide: { viewport: { width: 1280, height: 800 } },
+  phone: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true },
+});
+
 /**
  * Starts a headless Chromium with a fresh profile.
  *
+ * @param {{ viewport?: { width: number, height: number }, hasTouch?: boolean,
+ *   isMobile?: boolean }} [size] the window's size and whether it has a touch screen (900×900
+ *   with a mouse unless given)
  * @returns {Promise<{ context: import("playwright-core").BrowserContext, close: () => Promise<void> }>}
  */
-export async function launch() {
+export async function launch(size = {}) {
   const profile = mkdtempSync(join(tmpdir(), "askd-web-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: EXECUTABLE,
@@ -49,6 +58,7 @@ export async function launch() {
       "--no-first-run",
     ],
     viewport: { width: 900, height: 900 },
+    ...size,
   });
   await serveClient(context);
   return {

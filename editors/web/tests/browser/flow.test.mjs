@@ -248,18 +248,43 @@ test("a closed flow says so", async () => {
   });
 });
 
-test("text pasted outside an editor goes in as keys, one per character, without line breaks", async () => {
+test("text pasted outside an editor types nothing, and says why; in an editor it is inserted", async () => {
   await withHarness({}, async (harness) => {
     const { page } = harness;
     const columns = await mountPayload(harness, payload);
-    await page.evaluate(() => {
-      const data = new DataTransfer();
-      data.setData("text/plain", "4x\ny\t");
-      const event = new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true });
-      document.activeElement.dispatchEvent(event);
-    });
-    await checkAgainstPlay(page, "4xy", columns);
-    assert.deepEqual(changes(harness.calls), [["keys", ["4", "x", "y"]]]);
+    const pasteEvent = (text) =>
+      page.evaluate((value) => {
+        const data = new DataTransfer();
+        data.setData("text/plain", value);
+        const event = new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true });
+        document.activeElement.dispatchEvent(event);
+      }, text);
+    await pasteEvent("2x\ny\t");
+    await checkAgainstPlay(page, "", columns);
+    assert.deepEqual(changes(harness.calls), []);
+    assert.equal(
+      await page.locator(".askd-flow .askd-notices").textContent(),
+      "Nothing was pasted: paste into a text box — open “Type your own” or a note first.",
+    );
+    await page.keyboard.press("n");
+    await checkAgainstPlay(page, "n", columns);
+    await pasteEvent("2x");
+    await checkAgainstPlay(page, "n2x", columns);
+    assert.deepEqual(changes(harness.calls), [["key", "n"], ["insert", "2x"]]);
+  });
+});
+
+test("a soft keyboard's Enter, typed as text, is Enter", async () => {
+  await withHarness({}, async (harness) => {
+    const { page } = harness;
+    const columns = await mountPayload(harness, payload);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Input.dispatchKeyEvent", { type: "keyDown", key: "Unidentified", windowsVirtualKeyCode: 229 });
+    await cdp.send("Input.insertText", { text: "\n" });
+    await cdp.send("Input.dispatchKeyEvent", { type: "keyUp", key: "Unidentified", windowsVirtualKeyCode: 229 });
+    await cdp.detach();
+    await checkAgainstPlay(page, "<CR>", columns);
+    assert.deepEqual(changes(harness.calls), [["key", "enter"]]);
   });
 });
 

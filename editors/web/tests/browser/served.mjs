@@ -39,10 +39,14 @@ export class Served {
     return served;
   }
 
-  /** @param {string[]} args */
+  /**
+   * @param {string[]} args more arguments of `askd serve`; a `--listen` among them replaces
+   *   `--listen 127.0.0.1:0`
+   */
   constructor(args) {
+    const listen = args.includes("--listen") ? [] : ["--listen", "127.0.0.1:0"];
     // `--no-hub`: a test's listener is never the user's hub (no discovery file, no browser).
-    this.child = spawn(askdBin(), ["serve", "--no-state", "--no-hub", "--listen", "127.0.0.1:0", ...args], {
+    this.child = spawn(askdBin(), ["serve", "--no-state", "--no-hub", ...listen, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.pending = new Map();

@@ -49,7 +49,8 @@ test("askd web: the page it prints answers the whole flow, and askd prints the r
     assert.equal(address.hostname, "127.0.0.1");
     assert.equal(address.searchParams.get("session"), "web");
     assert.match(address.searchParams.get("token"), /^[0-9a-f]{64}$/);
-    await page.goto(web.page);
+    // The terminal look, whose screens are askd play's line for line.
+    await page.goto(`${web.page}&look=terminal`);
     await page.waitForSelector(".askd-flow .askd-line");
     await page.screenshot({ path: join(OUTPUT, "web-open.png") });
     const { columns, script, result } = await runFlow(page);
@@ -80,7 +81,7 @@ test("askd web: a flow cancelled in the page ends askd with status 1", async () 
   const page = await chromium.context.newPage();
   try {
     await page.goto(web.page);
-    await page.waitForSelector(".askd-flow .askd-line");
+    await page.waitForSelector(".askd-flow .askd-row");
     await page.locator(".askd-flow").focus();
     await page.keyboard.press("Escape");
     const { status, stdout } = await web.done;
@@ -100,7 +101,7 @@ test("two pages on one flow show the same screens as either presses keys", async
   try {
     await served.request("open", { session: "shared", payload: lunch });
     for (const page of [left, right]) {
-      await page.goto(`${served.page}&session=shared`);
+      await page.goto(`${served.page}&session=shared&look=terminal`);
       await page.waitForSelector(".askd-flow .askd-line");
     }
     const columns = Number(await left.getAttribute(".askd-flow", "data-columns"));
@@ -153,7 +154,7 @@ test("an ask sent on askd's stdin is answered in the page and resolves on stdin"
   try {
     const asked = served.call("ask", { session: "call-9", payload: lunch }, "ask-1");
     await page.goto(served.page);
-    await page.waitForSelector(".askd-flow .askd-line");
+    await page.waitForSelector(".askd-flow .askd-row");
     assert.equal(new URL(page.url()).searchParams.get("session"), "call-9");
     await page.locator(".askd-flow").focus();
     await page.keyboard.press("2");

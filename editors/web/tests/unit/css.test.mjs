@@ -46,14 +46,21 @@ test("every colour and the font come from the custom properties hosts set", () =
     "--askd-font-family",
     "--askd-font-size",
     "--askd-line-height",
+    // The form look's.
+    "--askd-on-accent",
+    "--askd-surface",
+    "--askd-focus",
+    "--askd-ui-font-family",
+    "--askd-ui-font-size",
+    "--askd-radius",
   ];
   for (const property of hostProperties) assert.ok(used.has(property), property);
   // No colour is written out in a rule: each comes through a property, with a default.
-  const outsideDefaults = css.replace(/--askd-default-[a-z]+: #[0-9a-f]{6};/g, "");
+  const outsideDefaults = css.replace(/--askd-default-[a-z-]+: #[0-9a-f]{6};/g, "");
   assert.deepEqual(outsideDefaults.match(/#[0-9a-f]{3,8}\b/gi), null);
   // Light and dark defaults define the same properties.
   const [light, dark] = css.split("@media (prefers-color-scheme: dark)");
-  const names = (part) => [...part.matchAll(/(--askd-default-[a-z]+):/g)].map((m) => m[1]).sort();
+  const names = (part) => [...part.matchAll(/(--askd-default-[a-z-]+):/g)].map((m) => m[1]).sort();
   assert.deepEqual(names(dark), names(light));
-  assert.equal(names(light).length, 11);
+  assert.equal(names(light).length, 13);
 });

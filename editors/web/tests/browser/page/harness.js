@@ -26,7 +26,7 @@ window.bridgeNotify = (method, params) => {
 };
 window.flowColumns = () => view.columnsFor(flowElement);
 window.setFlowWidth = (width) => {
-  flowElement.style.width = `${width}px`;
+  flowElement.style.width = typeof width === "number" ? `${width}px` : width;
 };
 window.mountTestFlow = (options, through = transport) => {
   window.flowController?.dispose();
