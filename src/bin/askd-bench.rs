@@ -658,9 +658,14 @@ fn hub_rss(askd: &Path) -> Result<(f64, f64), String> {
                 ..HubOptions::default()
             };
             let failed = |e: askd::cli::hub::HubError| e.to_string();
-            let person = HubClient::connect(&options("person")).await.map_err(failed)?;
+            let person = HubClient::connect(&options("person"))
+                .await
+                .map_err(failed)?;
             person
-                .request("subscribe", json!({ "attach": true, "width": workload::WIDTH }))
+                .request(
+                    "subscribe",
+                    json!({ "attach": true, "width": workload::WIDTH }),
+                )
                 .await
                 .map_err(failed)?;
             let _seen = person.notifications();
