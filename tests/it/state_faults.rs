@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::support::Server;
+use crate::support::{Server, untimed};
 
 /// A flow with a custom row: `3` opens its editor.
 fn payload() -> Value {
@@ -113,7 +113,7 @@ fn a_fifo_in_the_state_directory_is_set_aside_not_waited_on() {
     let mut second = dir.start();
     // It answers at once: nothing waits on the FIFO.
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([{ "session": "call", "title": "Deploy", "status": "recovered" }])
     );
     second.kill();
