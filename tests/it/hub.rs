@@ -882,3 +882,75 @@ fn flows_name_who_asked_from_the_params_the_connection_and_the_folder() {
     );
     assert_eq!(other.ok("sessions", json!({})).as_array().unwrap().len(), 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `askd hub --pipe`: the hub for clients without WebSocket
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_pipe_attaches_a_stdio_client_to_the_hub_it_starts_and_says_when_the_hub_goes() {
+    let place = Place::new();
+    let runtime = place.runtime.path().display().to_string();
+    let state = place.state.path().display().to_string();
+    let env = [
+        ("XDG_RUNTIME_DIR", runtime.as_str()),
+        ("XDG_STATE_HOME", state.as_str()),
+    ];
+    // No hub runs: the pipe starts one, and speaks to it.
+    let mut pipe = Server::start_with_env(&["hub", "--pipe"], &env);
+    assert_eq!(pipe.ok("subscribe", json!({ "attach": true })), json!([]));
+    let file = place.file().expect("the pipe started a hub");
+    assert_ne!(file.pid, pipe.pid());
+    block_on(async {
+        let agent = HubClient::connect(&place.options("agent")).await.unwrap();
+        let status = agent.request("hub/status", json!({})).await.unwrap();
+        assert_eq!(
+            (&status["clients"], &status["attached"]),
+            (&json!(1), &json!(1))
+        );
+        let asking = agent.ask(question("piped", "/p")).unwrap();
+        // The pipe is read blocking: the agent's connection first sends the question (its
+        // requests take effect in order).
+        agent.request("sessions", json!({})).await.unwrap();
+        let opened = untimed_recv(&mut pipe);
+        assert_eq!(
+            opened,
+            json!({ "jsonrpc": "2.0", "method": "session/opened", "params": {
+                "session": "piped", "title": "Deploy", "status": "open",
+                "asker": { "name": "agent", "folder": "/p" } } })
+        );
+        let step = pipe.ok(
+            "submitAnswers",
+            json!({ "session": "piped", "answers": { "env": { "values": ["prod"] } } }),
+        );
+        assert_eq!(step["status"], "done");
+        let result = within("the answer", asking.answer()).await.unwrap();
+        assert_eq!(
+            result["details"]["answers"]["env"]["values"],
+            json!(["prod"])
+        );
+    });
+    // The end of its input ends it; the hub runs on.
+    let (status, _) = pipe.finish();
+    assert_eq!(status.code(), Some(0));
+    assert!(discovery::alive(file.pid));
+    // A second pipe finds that hub; when the hub goes, the pipe says so and ends.
+    let mut second = Server::start_with_env(&["hub", "--pipe"], &env);
+    assert_eq!(
+        crate::support::untimed(second.ok("sessions", json!({}))),
+        json!([{ "session": "piped", "title": "Deploy", "status": "done",
+                 "asker": { "name": "agent", "folder": "/p" } }])
+    );
+    kill(file.pid);
+    assert_eq!(second.wait().code(), Some(1));
+    let said = second.stderr_text();
+    assert!(
+        said.starts_with(&format!("askd: the hub at {} went away (", file.url)),
+        "{said}"
+    );
+}
+
+/// The next message of a pipe, its `openedAt` checked and left out.
+fn untimed_recv(server: &mut Server) -> Value {
+    crate::support::untimed(server.recv())
+}

@@ -170,6 +170,9 @@ struct Table {
     stream: Option<mpsc::UnboundedSender<Notification>>,
     /// How the connection ended, once it has.
     lost: Option<String>,
+    /// In a pipe ([`HubClient::into_pipe`]): where every message from the hub goes, as it
+    /// came.
+    raw: Option<mpsc::UnboundedSender<String>>,
 }
 
 impl Shared {
@@ -242,6 +245,10 @@ impl Shared {
 
     /// Hands one message from the hub to whoever waits for it.
     fn dispatch(&self, text: &str) {
+        if let Some(raw) = &self.table().raw {
+            let _ = raw.send(text.to_owned());
+            return;
+        }
         let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(text) else {
             tracing::warn!("the hub sent something that is not a JSON-RPC message");
             return;
@@ -287,6 +294,7 @@ impl Shared {
         let mut table = self.table();
         table.sessions.clear();
         table.stream = None;
+        table.raw = None;
         for (_, tx) in table.pending.drain() {
             let _ = tx.send(Err(HubError::Lost {
                 url: self.url.clone(),
@@ -395,7 +403,50 @@ impl HubClient {
         rx
     }
 
+    /// Turns the connection into a pipe: every message from the hub comes on the receiver as
+    /// it came (replies to any id, notifications), and [`Pipe::send`] sends one as it is. For
+    /// relays such as `askd hub --pipe`; requests and questions of this client no longer get
+    /// their replies.
+    pub fn into_pipe(self) -> (Pipe, mpsc::UnboundedReceiver<String>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut table = self.shared.table();
+        if table.lost.is_none() {
+            table.raw = Some(tx);
+        }
+        drop(table);
+        (
+            Pipe {
+                shared: self.shared,
+            },
+            rx,
+        )
+    }
+
     /// Whether the connection has ended, and how.
+    pub fn lost(&self) -> Option<String> {
+        self.shared.table().lost.clone()
+    }
+}
+
+/// The sending half of a connection turned into a pipe ([`HubClient::into_pipe`]).
+pub struct Pipe {
+    shared: Arc<Shared>,
+}
+
+impl Pipe {
+    /// Sends one message (a JSON-RPC message or batch) as it is; [`HubError::Lost`] once the
+    /// connection has ended.
+    pub fn send(&self, text: String) -> Result<(), HubError> {
+        if let Some(reason) = &self.shared.table().lost {
+            return Err(self.shared.lost(reason));
+        }
+        self.shared
+            .out
+            .send(Message::text(text))
+            .map_err(|_| self.shared.lost("the connection is closed"))
+    }
+
+    /// How the connection ended, once it has.
     pub fn lost(&self) -> Option<String> {
         self.shared.table().lost.clone()
     }

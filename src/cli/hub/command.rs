@@ -13,6 +13,9 @@
 //!
 //! `askd hub --stop`: 0 the hub stopped; 1 no hub runs; 2 as `--status`; 3 it did not stop
 //! within [`STOP_WAIT`].
+//!
+//! `askd hub --pipe` (`super::pipe`): 0 at the end of input; 1 when the hub cannot be reached
+//! or goes away.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -60,15 +63,22 @@ const MAX_LOG_BYTES: u64 = 1024 * 1024;
 `askd mcp`, `askd hook` and `askd bridge` start one (with --idle-exit 600) when none runs.\n\n\
 Exit status: 0 stopped (a signal, --stop, --idle-exit); 1 cannot start; 2 bad argument; \
 3 another hub runs.\n--status: 0 running; 1 none; 2 directory refused; 3 not answering.\n\
---stop: 0 stopped; 1 none; 2 directory refused; 3 did not stop."
+--stop: 0 stopped; 1 none; 2 directory refused; 3 did not stop.\n\
+--pipe: 0 at the end of input; 1 the hub cannot be reached or went away."
 )]
 pub struct HubArgs {
     /// Print the running hub's address, pid, waiting flows and clients, and exit.
     #[arg(long, conflicts_with = "stop")]
     pub status: bool,
     /// Stop the running hub (SIGTERM), wait for it to end, and exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "pipe")]
     pub stop: bool,
+    /// Relay JSON-RPC between stdin/stdout and the hub (started when none runs, as agents'
+    /// glue starts it), for clients without WebSocket (Neovim): one message per line, or
+    /// Content-Length frames, as `askd serve` reads them. Ends with stdin (exit 0) or when the
+    /// hub goes away (exit 1).
+    #[arg(long, conflicts_with = "status")]
+    pub pipe: bool,
     /// Listen at HOST:PORT, a loopback address [default: 127.0.0.1:0, a free port].
     #[arg(long, value_name = "HOST:PORT", value_parser = crate::cli::parse_listen)]
     pub listen: Option<SocketAddr>,
@@ -106,6 +116,9 @@ pub fn run(args: HubArgs) -> ExitCode {
     }
     if args.stop {
         return ExitCode::from(block_on(stop(&dir)));
+    }
+    if args.pipe {
+        return ExitCode::from(block_on(super::pipe::run(dir)));
     }
     let addr = args
         .listen
@@ -311,14 +324,17 @@ async fn stop(dir: &Path) -> u8 {
     EXIT_OK
 }
 
-/// Runs a future on a runtime of the current thread.
+/// Runs a future on a runtime of the current thread; once it is done, the runtime's blocking
+/// work (a read of stdin that waits for input) is left behind rather than waited for.
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()
-        .expect("a runtime of the current thread starts")
-        .block_on(future)
+        .expect("a runtime of the current thread starts");
+    let output = runtime.block_on(future);
+    runtime.shutdown_background();
+    output
 }
 
 /// Raises the soft limit of open descriptors to the hard one: every agent and client is a

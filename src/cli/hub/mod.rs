@@ -1,5 +1,6 @@
-//! The hub: `askd hub` ([`command`]), and the Rust client every hub user builds on (`askd mcp`,
-//! `askd hook claude`, `askd bridge opencode`, `askd ask --attach`).
+//! The hub: `askd hub` ([`command`], and [`pipe`], the hub over stdin/stdout for clients
+//! without WebSocket), and the Rust client every hub user builds on (`askd mcp`, `askd hook
+//! claude`, `askd bridge opencode`, `askd ask --attach`).
 //!
 //! # The hub
 //!
@@ -81,6 +82,7 @@
 pub mod ask;
 pub mod client;
 pub mod command;
+pub mod pipe;
 pub mod start;
 
 pub use crate::server::params::Asker;
