@@ -1,4 +1,5 @@
-//! Faults of the state directory, through the real binary: files that are not what askd wrote
+//! Faults of the state directory, and how the flows read back from it are listed, through the
+//! real binary: files that are not what askd wrote
 //! (a FIFO, a link, a name too long to set aside), a last line torn inside a character, and a
 //! write that fails half-way (a full disk, here a file-size limit set on the running process).
 //! Each ends with what the person typed still there, or set aside with a log line; nothing
@@ -259,4 +260,110 @@ fn a_foreign_file_with_a_long_name_is_set_aside_under_a_shorter_one_never_delete
         "{}",
         second.stderr_text()
     );
+}
+
+#[test]
+fn a_state_directory_others_may_use_is_refused_and_left_as_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let open = scratch.path().join("shared");
+    fs::create_dir(&open).expect("mkdir");
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let link = scratch.path().join("link");
+    std::os::unix::fs::symlink(&open, &link).expect("symlink");
+    for dir in [&open, &link] {
+        let mut server = Server::start(&["--state-dir", dir.to_str().expect("UTF-8")]);
+        // It serves all the same, keeping nothing.
+        server.ok("open", json!({ "session": "s", "payload": payload() }));
+        server.kill();
+        assert!(
+            server.stderr_text().contains(&format!(
+                "the state directory {} cannot be used (other users may use it (mode 0755); make \
+                 it 0700 (chmod 700) or name another); open flows will not survive a crash",
+                dir.display()
+            )),
+            "{}",
+            server.stderr_text()
+        );
+        let mode = fs::metadata(&open).expect("there").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755, "left as it was");
+        assert_eq!(
+            fs::read_dir(&open).expect("readable").count(),
+            0,
+            "nothing written"
+        );
+    }
+}
+
+#[test]
+fn a_process_directory_that_is_a_link_is_left_alone_with_a_log_line() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    typed(&mut first, "kept");
+    first.kill();
+    // Another user's (or anyone's) directory, linked in under the name of an ended process.
+    let elsewhere = tempfile::tempdir().expect("a temporary directory");
+    fs::write(elsewhere.path().join("s1.request.json"), "{}").expect("write");
+    let name = "1-2-ab";
+    std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(name)).expect("symlink");
+    let mut second = dir.start();
+    second.ok("sessions", json!({}));
+    second.kill();
+    assert!(
+        second.stderr_text().contains(&format!(
+            "{} is named as the directory of an askd process but is a symbolic link; it is left \
+             alone",
+            dir.path().join(name).display()
+        )),
+        "{}",
+        second.stderr_text()
+    );
+    assert!(dir.path().join(name).is_symlink());
+    assert_eq!(
+        fs::read_to_string(elsewhere.path().join("s1.request.json")).expect("untouched"),
+        "{}"
+    );
+}
+
+#[test]
+fn a_recovered_flow_that_timed_out_is_listed_as_done() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    let open = |session: &str, timeout: u64| json!({ "session": session, "payload": payload(), "timeoutMs": timeout });
+    first.ok("open", open("later", 3_600_000));
+    first.ok("open", open("soon", 1_500));
+    first.kill();
+    let mut second = dir.start();
+    let status = |server: &mut Server| -> Vec<(String, String)> {
+        let listed = server.ok("sessions", json!({}));
+        let mut out: Vec<(String, String)> = listed
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|e| {
+                (
+                    e["session"].as_str().expect("an id").to_owned(),
+                    e["status"].as_str().expect("a status").to_owned(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    // `soon` times out while nobody resumes it: it is done, not waiting.
+    let done = crate::websocket::eventually("the recovered flow to time out", || {
+        let listed = status(&mut second);
+        listed
+            .iter()
+            .any(|(id, s)| id == "soon" && s == "done")
+            .then_some(listed)
+    });
+    assert_eq!(
+        done,
+        [
+            ("later".to_owned(), "recovered".to_owned()),
+            ("soon".to_owned(), "done".to_owned())
+        ]
+    );
+    second.kill();
 }

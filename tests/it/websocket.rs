@@ -80,7 +80,7 @@ fn submitted_result() -> Value {
 const ANSWER_KEYS: &str = "2<Down><Space><Tab><CR>";
 
 /// Polls `done` until it answers `Some`, failing after [`GUARD`].
-fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + GUARD;
     loop {
         if let Some(value) = done() {
@@ -93,7 +93,7 @@ fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
 
 /// The `host:port` and token a listener printed on stderr (`askd: WebSocket endpoint
 /// ws://HOST:PORT/rpc?token=TOKEN`).
-fn printed_endpoint(stderr: &str) -> Option<(String, String)> {
+pub(crate) fn printed_endpoint(stderr: &str) -> Option<(String, String)> {
     let line = stderr
         .lines()
         .find_map(|line| line.strip_prefix("askd: WebSocket endpoint ws://"))?;
@@ -1429,6 +1429,50 @@ fn askd_web_ends_a_flow_at_its_deadline() {
 }
 
 #[test]
+fn a_killed_askd_web_run_again_takes_its_flow_up_where_it_was() {
+    let scratch = tempfile::tempdir().unwrap();
+    let state = scratch.path().join("state");
+    let token = scratch.path().join("token");
+    let args = [
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+    ];
+    let (mut web, _dir) = Web::start(&payload(), &args);
+    let mut page = web.connect();
+    page.ok(
+        "keys",
+        json!({ "session": "web", "keys": "2<Down><Space>" }),
+    );
+    let before = page.ok("getView", json!({ "session": "web" }));
+    web.server.kill();
+    // The same command again: the same token, the flow as it was.
+    let (again, _dir) = Web::start(&payload(), &args);
+    assert_eq!(again.token, web.token);
+    let mut page = again.connect();
+    assert_eq!(page.ok("getView", json!({ "session": "web" })), before);
+    let done = page.ok("keys", json!({ "session": "web", "keys": "<Tab><CR>" }));
+    assert_eq!(done["result"], submitted_result());
+    let (status, stdout, _) = again.finish();
+    assert_eq!(status, Some(0));
+    assert_eq!(stdout, format!("{}\n", submitted_result()));
+    // Nothing is left once it completed; `--no-state` keeps nothing at all.
+    let left: Vec<_> = std::fs::read_dir(&state).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let (mut web, _dir) = Web::start(&payload(), &["--no-state"]);
+    let mut page = web.connect();
+    page.ok("keys", json!({ "session": "web", "keys": "2" }));
+    web.server.kill();
+    let (again, _dir) = Web::start(&payload(), &["--no-state"]);
+    let mut page = again.connect();
+    assert_eq!(
+        page.ok("getView", json!({ "session": "web" }))["activeTab"],
+        json!(0)
+    );
+}
+
+#[test]
 fn askd_web_refuses_an_invalid_payload_with_status_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("payload.json");
@@ -1444,9 +1488,10 @@ fn askd_web_refuses_an_invalid_payload_with_status_2() {
         result["details"]["error"],
         json!({ "kind": "invalid_input", "issues": [{ "path": "questions", "message": "At least one question is required" }] })
     );
+    // A request without questions is one Codex sends: the hint names that dialect.
     assert_eq!(
         String::from_utf8(output.stderr).unwrap(),
-        "askd: invalid payload:\n- questions: At least one question is required\n"
+        "askd: invalid payload:\n- questions: At least one question is required\nIt was read as a pi request; it looks like a codex one: try --dialect codex\n"
     );
     std::fs::write(&path, "{").unwrap();
     let output = Command::new(ASKD)
