@@ -133,6 +133,11 @@ struct Plan {
     sessions: usize,
 }
 
+/// Agents (connections) asking at once, and questions each, for the hub's RSS figure: the same
+/// in both modes.
+const HUB_AGENTS: usize = 10;
+const HUB_QUESTIONS_PER_AGENT: usize = 10;
+
 impl Plan {
     fn new(quick: bool) -> Plan {
         if quick {
@@ -167,6 +172,7 @@ const TARGETS: &[(&str, f64)] = &[
     ("startup_ratio", 3.0),
     ("rss_mb_10k_sessions", 100.0),
     ("options_ratio", 2.0),
+    ("hub_rss_mb_100_questions", 50.0),
 ];
 
 /// Round trips per block; askd and `cat` alternate by block so that both see the same machine.
@@ -612,6 +618,94 @@ fn rss(askd: &Path, plan: &Plan) -> Result<(f64, f64), String> {
     Ok((idle, held))
 }
 
+/// Resident memory of a hub (`askd hub --no-state --no-browser`, its discovery file in a
+/// temporary runtime directory) once started, and while [`HUB_AGENTS`] connections, each
+/// through the hub client, wait on [`HUB_QUESTIONS_PER_AGENT`] questions of the three-question
+/// payload, and one person's client is attached (subscribed to every session at 80 columns).
+fn hub_rss(askd: &Path) -> Result<(f64, f64), String> {
+    use askd::cli::hub::{HubClient, HubOptions, Question};
+    use askd::server::discovery::{self, Found};
+    let runtime = std::env::temp_dir().join(format!("askd-bench-hub-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&runtime);
+    let dir = runtime.join("askd");
+    let mut hub = Command::new(askd)
+        .args(["hub", "--no-state", "--no-browser"])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env_remove("ASKD_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", askd.display()))?;
+    let measured = (|| {
+        let started = Instant::now();
+        while !matches!(discovery::find(&dir), Ok(Found::Hub(_))) {
+            if started.elapsed() > Duration::from_secs(30) {
+                return Err("the hub wrote no discovery file".to_owned());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let idle = rss_mib(hub.id())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let options = |name: &str| HubOptions {
+                dir: Some(dir.clone()),
+                client_name: Some(name.to_owned()),
+                ..HubOptions::default()
+            };
+            let failed = |e: askd::cli::hub::HubError| e.to_string();
+            let person = HubClient::connect(&options("person"))
+                .await
+                .map_err(failed)?;
+            person
+                .request(
+                    "subscribe",
+                    json!({ "attach": true, "width": workload::WIDTH }),
+                )
+                .await
+                .map_err(failed)?;
+            let _seen = person.notifications();
+            let mut asking = Vec::new();
+            let mut agents = Vec::new();
+            for agent in 0..HUB_AGENTS {
+                let client = HubClient::connect(&options(&format!("agent-{agent}")))
+                    .await
+                    .map_err(failed)?;
+                for n in 0..HUB_QUESTIONS_PER_AGENT {
+                    let mut question = Question::new(workload::flow_payload());
+                    question.session = Some(format!("agent-{agent}-q{n}"));
+                    question.asker.folder = Some(format!("/work/project-{agent}"));
+                    asking.push(client.ask(question).map_err(failed)?);
+                }
+                agents.push(client);
+            }
+            let want = HUB_AGENTS * HUB_QUESTIONS_PER_AGENT;
+            loop {
+                let status = person
+                    .request("hub/status", json!({}))
+                    .await
+                    .map_err(failed)?;
+                if status["waiting"].as_u64() == Some(want as u64) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let held = rss_mib(hub.id())?;
+            Ok::<_, String>((idle, held))
+        })
+    })();
+    // SAFETY: a signal to the hub this function started.
+    unsafe { libc::kill(hub.id() as i32, libc::SIGTERM) };
+    let _ = hub.wait();
+    let _ = std::fs::remove_dir_all(&runtime);
+    measured
+}
+
 /// `model name` of the first processor in `/proc/cpuinfo`.
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
@@ -735,6 +829,7 @@ fn run(cli: Cli) -> Result<Value, String> {
     let rtt = rtt_cross;
     let (askd_start_us, cat_start_us) = startup(&askd, &plan)?;
     let (idle_mib, held_mib) = rss(&askd, &plan)?;
+    let (hub_idle_mib, hub_held_mib) = hub_rss(&askd)?;
 
     let figures = [
         ("core_ns_per_key", round(core_ns.median, 1)),
@@ -743,6 +838,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         ("startup_ratio", round(askd_start_us / cat_start_us, 3)),
         ("rss_mb_10k_sessions", round(held_mib, 1)),
         ("options_ratio", round(many_us.median / few_us.median, 3)),
+        ("hub_rss_mb_100_questions", round(hub_held_mib, 1)),
     ];
     let mut targets = serde_json::Map::new();
     let mut all_met = true;
@@ -772,6 +868,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         "startup_ratio": figure("startup_ratio"),
         "rss_mb_10k_sessions": figure("rss_mb_10k_sessions"),
         "options_ratio": figure("options_ratio"),
+        "hub_rss_mb_100_questions": figure("hub_rss_mb_100_questions"),
         "rtt_ratio_with_state": round(rtt_state.askd_p50 / rtt_state.cat_p50, 3),
         "details": {
             "with_state": {
@@ -800,6 +897,9 @@ fn run(cli: Cli) -> Result<Value, String> {
             "startups": plan.startups,
             "rss_mb_idle": round(idle_mib, 1),
             "sessions_held": plan.sessions,
+            "hub_rss_mb_idle": round(hub_idle_mib, 1),
+            "hub_agents": HUB_AGENTS,
+            "hub_questions_per_agent": HUB_QUESTIONS_PER_AGENT,
             "core_ns_per_key_fastest": round(core_ns.min, 1),
             "view_us_per_key_fastest": round(view_us.min, 2),
             "options_view_us_per_key": {

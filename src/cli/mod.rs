@@ -12,6 +12,7 @@ pub mod conformance;
 pub mod docs;
 pub mod fit;
 pub mod hook;
+pub mod hub;
 pub mod payload;
 pub mod play;
 pub mod schema;
@@ -47,6 +48,9 @@ enum Command {
     /// 1 cancelled, 2 invalid payload, 3 no terminal, 124 timed out, 129 terminal lost,
     /// 130 Ctrl+C; see --help).
     Ask(ask::AskArgs),
+    /// The hub: one askd where every agent's questions wait for the person's clients (a
+    /// WebSocket listener with no stdin; its address in the runtime directory's discovery file).
+    Hub(hub::command::HubArgs),
     /// Answer a flow in a browser: prints the page's address on stderr and, once the flow
     /// completes, the result JSON on stdout (exit 0 submitted, 1 cancelled, 2 invalid payload,
     /// 3 no listener).
@@ -205,10 +209,18 @@ struct ListenArgs {
     /// Most WebSocket connections open at once.
     #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS, requires = "listen")]
     max_connections: usize,
+    /// Do not register as the hub: by default a listener becomes the hub (its address in the
+    /// runtime directory's discovery file) when no hub runs.
+    #[arg(long, requires = "listen")]
+    no_hub: bool,
+    /// As the hub, never open a page in the browser for a flow no client is attached to (so
+    /// does ASKD_NO_BROWSER=1).
+    #[arg(long, requires = "listen")]
+    no_browser: bool,
 }
 
 /// `--listen`: `HOST:PORT` with an IP address (IPv6 in brackets) or `localhost`.
-fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+pub(crate) fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     if let Some(port) = text.strip_prefix("localhost:") {
         let port = port
             .parse::<u16>()
@@ -221,8 +233,8 @@ fn parse_listen(text: &str) -> Result<SocketAddr, String> {
 
 /// Limits of the server (exceeding one is refused with error -32004), and where it keeps open
 /// flows.
-#[derive(Args, Clone)]
-struct ServeArgs {
+#[derive(Args, Clone, Debug)]
+pub(crate) struct ServeArgs {
     /// Largest accepted message, in bytes (a `restore` may be as large as this plus the
     /// largest snapshot the limits allow).
     #[arg(long, default_value_t = Config::default().max_message_bytes)]
@@ -261,7 +273,7 @@ struct ServeArgs {
 }
 
 impl ServeArgs {
-    fn config(self) -> Config {
+    pub(crate) fn config(self) -> Config {
         let state_dir = match (self.no_state, self.state_dir) {
             (true, _) => None,
             (false, Some(dir)) => Some(dir),
@@ -285,7 +297,7 @@ impl ServeArgs {
 
 /// The user's state directory for askd: `$XDG_STATE_HOME/askd` (an absolute
 /// `XDG_STATE_HOME`), else `~/.local/state/askd`; `None` without a home directory.
-fn default_state_dir() -> Option<std::path::PathBuf> {
+pub(crate) fn default_state_dir() -> Option<std::path::PathBuf> {
     let absolute = |name: &str| {
         std::env::var_os(name)
             .map(std::path::PathBuf::from)
@@ -300,20 +312,20 @@ fn default_state_dir() -> Option<std::path::PathBuf> {
 /// Runs the `askd` command with the process's arguments.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ASKD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    let log_file = match &cli.command {
+        Some(Command::Hub(args)) => args.log.as_deref(),
+        _ => None,
+    };
+    if let Err(code) = init_logging(log_file) {
+        return code;
+    }
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
         Some(Command::Ask(args)) => return ask::run(&args),
         Some(Command::Hook(command)) => return hook::run(&command),
         Some(Command::Bridge(command)) => return bridge::run(&command),
+        Some(Command::Hub(args)) => return hub::command::run(args),
         Some(Command::Web(args)) => return web::run(&args.web, args.limits.config()),
         Some(Command::Play(args)) => {
             let output = play::read_payload(&args.file).and_then(|payload| {
@@ -338,8 +350,37 @@ pub fn main() -> std::process::ExitCode {
     serve(args)
 }
 
+/// The log: on stderr, or appended to `file` (a hub's `--log`), at the level of `ASKD_LOG`
+/// (default `warn`; `info` in a log file).
+fn init_logging(file: Option<&std::path::Path>) -> Result<(), std::process::ExitCode> {
+    let filter = |default: &str| {
+        tracing_subscriber::EnvFilter::try_from_env("ASKD_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default))
+    };
+    let subscriber = tracing_subscriber::fmt().with_ansi(false);
+    match file {
+        None => subscriber
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter("warn"))
+            .init(),
+        Some(path) => match hub::command::open_log(path) {
+            Ok(file) => subscriber
+                .with_writer(Mutex::new(file))
+                .with_env_filter(filter("info"))
+                .init(),
+            Err(e) => {
+                eprintln!("askd: cannot write the log {}: {e}", path.display());
+                return Err(std::process::ExitCode::from(1));
+            }
+        },
+    }
+    Ok(())
+}
+
 /// `askd serve`: JSON-RPC on stdin/stdout until its end or `exit`, and the WebSocket listener
-/// beside it with `--listen`, every connection on one session table.
+/// beside it with `--listen`, every connection on one session table. A listener registers as
+/// the hub when no hub runs (unless `--no-hub`), and then ends on `SIGINT`, `SIGTERM` or
+/// `SIGHUP` too, removing its discovery file.
 fn serve(args: ServeCommand) -> std::process::ExitCode {
     let listen = match listen_options(&args.listen) {
         Ok(listen) => listen,
@@ -381,8 +422,25 @@ fn serve(args: ServeCommand) -> std::process::ExitCode {
                 eprintln!("askd: listening on {}", listener.page_url(None));
                 eprintln!("askd: WebSocket endpoint {}", listener.socket_url());
                 let state = Arc::new(Mutex::new(State::new(config)));
+                let registration = (!args.listen.no_hub)
+                    .then(|| register(&listener, &state, args.listen.no_browser))
+                    .flatten();
                 let serving = listener.serve(state.clone());
-                let served = server::serve_shared(stdin, output, state).await;
+                let served = match registration {
+                    None => server::serve_shared(stdin, output, state).await,
+                    Some(registration) => {
+                        let served = tokio::select! {
+                            served = server::serve_shared(stdin, output, state.clone()) => served,
+                            name = server::hub::stop_signal() => {
+                                tracing::info!("the hub stopped by {name}");
+                                server::methods::lock(&state).close_store();
+                                Ok(())
+                            }
+                        };
+                        registration.end();
+                        served
+                    }
+                };
                 serving.stop("askd stopped").await;
                 served
             }
@@ -395,6 +453,42 @@ fn serve(args: ServeCommand) -> std::process::ExitCode {
             }
         }
     })
+}
+
+/// Registers the server of `listener` as the hub when no hub runs; `None` when one does, or
+/// when the discovery directory cannot be used (said in the log).
+fn register(
+    listener: &Listener,
+    state: &Arc<Mutex<State>>,
+    no_browser: bool,
+) -> Option<crate::server::discovery::Registration> {
+    use crate::server::discovery::{self, Registration};
+    let dir = discovery::default_dir();
+    let mut registration = match Registration::take(&dir) {
+        Ok(Some(registration)) => registration,
+        Ok(None) => {
+            tracing::info!("a hub runs already; this server is not the hub");
+            return None;
+        }
+        Err(e) => {
+            tracing::warn!("this server is not the hub: {e}");
+            return None;
+        }
+    };
+    let browser = crate::server::browser::Browser::from_env(no_browser);
+    match hub::command::publish(listener, state, &mut registration, browser) {
+        Ok(_) => {
+            eprintln!(
+                "askd: the hub: its address is in {}",
+                dir.join(discovery::FILE).display()
+            );
+            Some(registration)
+        }
+        Err(e) => {
+            tracing::warn!("this server is not the hub: {e}");
+            None
+        }
+    }
 }
 
 /// The listener's options from the command line (`None` without `--listen`); the token is

@@ -30,7 +30,7 @@ use crate::server::params::{
     RestoreParams, SaveCustomParams, SessionParams, SetNoteParams, SubmitAnswersParams,
     SubscribeParams,
 };
-use crate::server::state::ListedStatus;
+use crate::server::state::{HubStatus, ListedStatus};
 use crate::server::{METHODS, Step, StepResult, code};
 use crate::session::snapshot;
 use crate::view::View;
@@ -126,6 +126,18 @@ pub struct SnapshotState {
     pub version: u32,
 }
 
+/// Who asked a flow, as `sessions` and `session/opened` list it (what `open`'s `asker` said,
+/// each member left out taken from the connection's `clientInfo.name` and from `cwd`).
+#[derive(JsonSchema)]
+pub struct AskedBy {
+    /// The agent's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The folder the agent works in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+}
+
 /// One entry of the `sessions` result.
 #[derive(JsonSchema)]
 pub struct SessionSummary {
@@ -136,6 +148,14 @@ pub struct SessionSummary {
     pub title: Option<String>,
     /// `open`, `done`, or `recovered` (read back from the state directory, not yet resumed).
     pub status: ListedStatus,
+    /// Who asked: the agent and its folder, when the flow's opener said or the connection
+    /// named itself (absent when neither is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asker: Option<AskedBy>,
+    /// When the flow was opened, in milliseconds since the Unix epoch (a recovered flow: when
+    /// its process last wrote it). Lists are ordered by it, oldest first.
+    #[serde(rename = "openedAt")]
+    pub opened_at: u64,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,18 +560,18 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
         },
         "sessions" => MethodDoc {
             summary: "Lists every session held.",
-            description: "Answers every session held, oldest first.",
+            description: "Answers every session held, the earliest opened first (by `openedAt`), each with its title, status, who asked and when.",
             params: None,
             result: Some((
                 "sessions",
-                "Every session held, oldest first.",
+                "Every session held, the earliest opened first.",
                 |g| json_schema!({ "type": "array", "items": g.subschema_for::<SessionSummary>() }),
             )),
             errors: &[],
         },
         "subscribe" => MethodDoc {
             summary: "Notifies this connection of other connections' changes.",
-            description: "From now on, sends this connection `session/opened`, `session/changed` (a Step rendered with this connection's view options) and `session/closed` for the changes other connections make to one session, or to every session (those opened later too) without `session`; adds to an earlier subscription. `width` and `allRows` become this connection's view options for that session (for every session it gave none for, without `session`). Answers the sessions it covers that are held now.",
+            description: "From now on, sends this connection `session/opened`, `session/changed` (a Step rendered with this connection's view options) and `session/closed` for the changes other connections make to one session, or to every session (those opened later too) without `session`; adds to an earlier subscription. `width` and `allRows` become this connection's view options for that session (for every session it gave none for, without `session`). `attach: true` (without `session`) marks the connection as a person's client that shows arriving flows: while one is connected, the hub opens no browser page for a new flow. Answers the sessions it covers that are held now, the earliest opened first.",
             params: Some(SchemaGenerator::subschema_for::<SubscribeParams>),
             result: Some((
                 "sessions",
@@ -568,6 +588,17 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
                 "null",
                 "Always `null`.",
                 |_| json_schema!({ "type": "null" }),
+            )),
+            errors: &[],
+        },
+        "hub/status" => MethodDoc {
+            summary: "Tells what the process is and holds.",
+            description: "Answers whether the process is the registered hub (with its addresses, without the token), its pid, version and start time, how many flows wait for an answer, and how many other connections it has and how many of them are attached.",
+            params: None,
+            result: Some((
+                "hubStatus",
+                "The process and what it holds.",
+                SchemaGenerator::subschema_for::<HubStatus>,
             )),
             errors: &[],
         },

@@ -34,6 +34,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::server::access::{Origins, Token, presented_token};
 use crate::server::assets::asset;
+use crate::server::browser::percent_encoded;
 use crate::server::methods::{Shared, lock};
 use crate::server::ws;
 
@@ -133,6 +134,21 @@ impl Listener {
             url.push_str(&percent_encoded(session));
         }
         url
+    }
+
+    /// The browser client's page, without the token: `http://HOST:PORT/`.
+    pub fn page_base(&self) -> String {
+        format!("http://{}/", reachable(self.local))
+    }
+
+    /// The WebSocket endpoint, without the token: `ws://HOST:PORT/rpc`.
+    pub fn socket_base(&self) -> String {
+        format!("ws://{}{RPC_PATH}", reachable(self.local))
+    }
+
+    /// The token every connection presents.
+    pub fn token(&self) -> &Token {
+        &self.options.token
     }
 
     /// The address of the WebSocket endpoint, with the token.
@@ -348,29 +364,9 @@ fn reachable(local: SocketAddr) -> SocketAddr {
     }
 }
 
-/// `text` for a URL's query: every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) as
-/// `%XX`.
-fn percent_encoded(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn session_ids_are_percent_encoded_in_addresses() {
-        assert_eq!(percent_encoded("call-1_a.b~"), "call-1_a.b~");
-        assert_eq!(percent_encoded("a b&c=é"), "a%20b%26c%3D%C3%A9");
-    }
 
     #[test]
     fn every_address_is_printed_as_its_loopback_one() {

@@ -133,6 +133,7 @@ pub fn module(link: Link) -> RpcModule<Link> {
             ("close", State::close),
             ("subscribe", State::subscribe),
             ("unsubscribe", |_, c, _| Ok(State::unsubscribe(c))),
+            ("hub/status", State::hub_status),
             ("shutdown", |_, _, _| Ok(Value::Null)),
         ],
     );

@@ -21,8 +21,11 @@
 pub mod access;
 mod answer;
 pub mod assets;
+pub mod browser;
+pub mod discovery;
 pub mod files;
 pub mod framing;
+pub mod hub;
 pub mod listener;
 pub mod methods;
 mod notify;
@@ -851,6 +854,15 @@ mod tests {
         }
     }
 
+    /// A reply with the times sessions were opened at left out: two tables that open the same
+    /// sessions a millisecond apart answer alike but for them.
+    fn untimed(reply: &str) -> String {
+        regex::Regex::new(r#""openedAt":\d+"#)
+            .unwrap()
+            .replace_all(reply, r#""openedAt":0"#)
+            .into_owned()
+    }
+
     /// Request ids of every form, as JSON: integers, strings with and without escapes, null.
     const IDS: &[&str] = &[
         "0",
@@ -996,8 +1008,8 @@ mod tests {
         for message in &messages {
             let expected = jsonrpsee_answer(&runtime, &reference, message);
             assert_eq!(
-                answer(&runtime, &mut connection, message),
-                expected,
+                untimed(&answer(&runtime, &mut connection, message)),
+                untimed(&expected),
                 "{message}"
             );
         }
@@ -1171,7 +1183,7 @@ mod tests {
                 None => reply(runtime.block_on(both.handle_text(message.to_string()))),
             };
             let expected = reply(runtime.block_on(general_only.handle_text(message.to_string())));
-            assert_eq!(got, expected, "{message}");
+            assert_eq!(untimed(&got), untimed(&expected), "{message}");
         }
     }
 }

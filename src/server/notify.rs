@@ -19,6 +19,10 @@ pub(super) async fn deliver(link: Link, out: Outgoing) {
     loop {
         outbox.ready().await;
         out.idle().await;
+        if let Some(notice) = outbox.take_notice() {
+            out.send(notice).await;
+            continue;
+        }
         for message in due(&link, &outbox) {
             out.send(message).await;
         }

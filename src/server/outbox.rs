@@ -64,7 +64,17 @@ struct Pending {
     known: HashMap<String, u64>,
     /// The sessions of [`Filter::Only`], oldest subscription first.
     by_id: VecDeque<String>,
+    /// Whether the connection is a person's client that shows arriving flows
+    /// (`subscribe { attach: true }`, which covers every session).
+    attached: bool,
+    /// Messages for this connection alone, already written (the hub's `hub/unattended`), oldest
+    /// first; at most [`MAX_NOTICES`].
+    notices: VecDeque<Vec<u8>>,
 }
+
+/// Most notices an outbox keeps for a connection that does not read them: past it, the oldest
+/// goes.
+pub const MAX_NOTICES: usize = 64;
 
 impl Pending {
     fn mark(&mut self, id: &str, changed: bool) {
@@ -163,7 +173,40 @@ impl Outbox {
 
     /// Stops every notification, forgetting what is owed.
     pub fn unsubscribe(&self) {
-        *self.pending() = Pending::default();
+        let mut pending = self.pending();
+        let notices = std::mem::take(&mut pending.notices);
+        *pending = Pending::default();
+        pending.notices = notices;
+    }
+
+    /// Marks the connection as a person's client that shows arriving flows (`true`, once it
+    /// is subscribed to every session, see [`Outbox::subscribe`]) or not (`false`).
+    /// `unsubscribe` ends it too.
+    pub fn attach(&self, attach: bool) {
+        let mut pending = self.pending();
+        pending.attached = attach && pending.filter == Filter::All;
+    }
+
+    /// Whether the connection is attached (see [`Outbox::attach`]).
+    pub fn is_attached(&self) -> bool {
+        self.pending().attached
+    }
+
+    /// Queues a message for this connection alone, whatever it is subscribed to; past
+    /// [`MAX_NOTICES`] waiting, the oldest goes.
+    pub fn notice(&self, message: Vec<u8>) {
+        let mut pending = self.pending();
+        if pending.notices.len() >= MAX_NOTICES {
+            pending.notices.pop_front();
+        }
+        pending.notices.push_back(message);
+        drop(pending);
+        self.wake.notify_one();
+    }
+
+    /// The oldest message queued by [`Outbox::notice`], taken.
+    pub fn take_notice(&self) -> Option<Vec<u8>> {
+        self.pending().notices.pop_front()
     }
 
     /// A session was opened (or restored), with `serial`; `own` when this connection opened
@@ -266,11 +309,15 @@ impl Outbox {
         None
     }
 
-    /// Waits until a session is dirty (at once when one is).
+    /// Waits until a session is dirty or a notice waits (at once when one does).
     pub async fn ready(&self) {
         loop {
             let woken = self.wake.notified();
-            if !self.pending().order.is_empty() {
+            let due = {
+                let pending = self.pending();
+                !pending.order.is_empty() || !pending.notices.is_empty()
+            };
+            if due {
                 return;
             }
             woken.await;
@@ -411,5 +458,43 @@ mod tests {
             outbox.changed("a", false);
             ready.await.unwrap();
         });
+    }
+
+    #[test]
+    fn attach_needs_every_session_and_unsubscribe_ends_it() {
+        let outbox = Outbox::default();
+        outbox.attach(true);
+        assert!(!outbox.is_attached(), "not subscribed: not attached");
+        outbox.subscribe(Some("a".into()), []);
+        outbox.attach(true);
+        assert!(!outbox.is_attached(), "one session only: not attached");
+        outbox.subscribe(None, []);
+        outbox.attach(true);
+        assert!(outbox.is_attached());
+        outbox.attach(false);
+        assert!(!outbox.is_attached());
+        outbox.attach(true);
+        outbox.unsubscribe();
+        assert!(!outbox.is_attached());
+    }
+
+    #[test]
+    fn notices_wait_whatever_the_subscription_and_the_oldest_go_past_the_bound() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let outbox = Outbox::default();
+        for n in 0..MAX_NOTICES + 3 {
+            outbox.notice(n.to_string().into_bytes());
+        }
+        // Ready at once: a notice waits though the connection subscribed to nothing.
+        runtime.block_on(outbox.ready());
+        outbox.unsubscribe();
+        let taken: Vec<String> = std::iter::from_fn(|| outbox.take_notice())
+            .map(|m| String::from_utf8(m).unwrap())
+            .collect();
+        let expected: Vec<String> = (3..MAX_NOTICES + 3).map(|n| n.to_string()).collect();
+        assert_eq!(taken, expected);
+        assert_eq!(drain(&outbox, &[]), vec![]);
     }
 }

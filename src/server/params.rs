@@ -301,11 +301,34 @@ pub struct OpenParams {
     /// Behaviour options for this flow, over the connection's: each field given replaces the
     /// connection's, each left out keeps it.
     pub behaviour: Option<BehaviourOptions>,
+    /// Who asks, so that a person can tell flows apart: `sessions` and `session/opened` carry
+    /// it. Each member left out defaults: `name` to `initialize`'s `clientInfo.name`, `folder`
+    /// to `cwd`.
+    pub asker: Option<Asker>,
     /// The params named after a dialect: the options of that dialect (the schemas describe
     /// them one by one). Read beside the other members, as `payload` is kept raw.
     #[serde(skip)]
     #[schemars(skip)]
     pub dialect_options: Map<String, Value>,
+}
+
+/// Who asks a question: the agent (or the tool acting for it) and the project folder it works
+/// in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
+pub struct Asker {
+    /// The agent's name, e.g. `claude-code`, `codex`, `opencode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The folder the agent works in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+}
+
+impl Asker {
+    /// Whether it names nobody.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none() && self.folder.is_none()
+    }
 }
 
 /// Params naming just a session.
@@ -431,6 +454,10 @@ pub struct SubscribeParams {
     /// Carry every row in this connection's views of the session (of every session, without
     /// `session`) from now on.
     pub all_rows: Option<bool>,
+    /// `true`: this connection is a person's client that shows arriving flows (every session,
+    /// so no `session` with it). While one is connected, the hub opens no browser page for a
+    /// new flow.
+    pub attach: Option<bool>,
 }
 
 /// Who ends a flow with `cancel`.
@@ -511,6 +538,13 @@ impl Params for OpenParams {
         KEYMAP_PRESET,
         optional("timeoutMs", Expect::Count),
         BEHAVIOUR,
+        optional(
+            "asker",
+            Expect::Closed(&[
+                optional("name", Expect::Text),
+                optional("folder", Expect::Text),
+            ]),
+        ),
     ];
     // `behaviour` is a struct, which serde would also read from an array.
     const CHECK_FIRST: bool = true;
@@ -584,7 +618,12 @@ impl Params for GetViewParams {
 }
 
 impl Params for SubscribeParams {
-    const FIELDS: &'static [Field] = &[optional("session", Expect::Text), WIDTH, ALL_ROWS];
+    const FIELDS: &'static [Field] = &[
+        optional("session", Expect::Text),
+        WIDTH,
+        ALL_ROWS,
+        optional("attach", Expect::Flag),
+    ];
 }
 
 impl Params for CancelParams {

@@ -57,6 +57,7 @@ pub const METHODS: &[&str] = &[
     "sessions",
     "subscribe",
     "unsubscribe",
+    "hub/status",
     "shutdown",
     "exit",
 ];

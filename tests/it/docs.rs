@@ -9,6 +9,7 @@ use clap_complete::Shell;
 /// The subcommands every completion script and the man page must name.
 const SUBCOMMANDS: &[&str] = &[
     "serve",
+    "hub",
     "ask",
     "web",
     "play",

@@ -2,7 +2,7 @@
 //! client drives it. Every method of the protocol, both framings, every error code, batches,
 //! a stream of garbage, and the process's exit behaviour.
 
-use crate::support::{Server, run_to_end};
+use crate::support::{Server, run_to_end, untimed};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -279,15 +279,25 @@ fn crlf_line_endings_and_blank_lines_are_tolerated() {
     assert_eq!(opened["id"], json!(2));
     assert_eq!(opened["result"]["session"], json!("a"));
     assert_eq!(opened["result"]["status"], json!("open"));
+    let listed = s.recv_raw_line().expect("a reply");
+    assert!(
+        listed.starts_with(r#"{"jsonrpc":"2.0","id":3,"result":[{"session":"a","title":"Setup","status":"open","openedAt":"#),
+        "{listed}"
+    );
     assert_eq!(
-        s.recv_raw_line().as_deref(),
-        Some(
-            r#"{"jsonrpc":"2.0","id":3,"result":[{"session":"a","title":"Setup","status":"open"}]}"#
-        )
+        untimed(serde_json::from_str(&listed).unwrap()),
+        json!({ "jsonrpc": "2.0", "id": 3, "result": [{ "session": "a", "title": "Setup", "status": "open" }] })
     );
     let (status, rest) = s.finish();
     assert_eq!(status.code(), Some(0));
     assert_eq!(rest, Vec::<Value>::new());
+}
+
+/// The `openedAt` of the one session a `sessions` reply lists.
+fn untimed_at(reply: &str) -> u64 {
+    let reply: Value = serde_json::from_str(reply).unwrap();
+    untimed(reply.clone());
+    reply["result"][0]["openedAt"].as_u64().unwrap()
 }
 
 #[test]
@@ -330,7 +340,10 @@ fn content_length_framing_is_detected_and_used_for_replies() {
 
     s.send_frame(br#"{"jsonrpc":"2.0","id":3,"method":"sessions"}"#);
     let (header, body) = s.recv_raw_frame().expect("a framed reply");
-    let expected = r#"{"jsonrpc":"2.0","id":3,"result":[{"session":"é","title":"Réglages 한국어","status":"open"}]}"#;
+    let opened_at = untimed_at(&body);
+    let expected = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"result":[{{"session":"é","title":"Réglages 한국어","status":"open","openedAt":{opened_at}}}]}}"#
+    );
     assert_eq!(
         header,
         format!("Content-Length: {}\r\n\r\n", expected.len())
@@ -387,7 +400,7 @@ fn content_length_bad_header_is_a_parse_error_and_the_stream_goes_on() {
             "parse error: EOF while parsing a string at line 1 column 4"
         )
     );
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
     let (status, rest) = s.finish();
     assert_eq!(status.code(), Some(0));
     assert_eq!(rest, Vec::<Value>::new());
@@ -410,10 +423,10 @@ fn message_over_the_size_limit_is_refused_in_line_framing() {
     let mut s = Server::start(&["--max-message-bytes", "300"]);
     let by = Bystander::open_small(&mut s);
     s.send_line(&padded_request(1, 300));
-    assert_eq!(s.recv(), ok_reply(json!(1), by.sessions()));
+    assert_eq!(untimed(s.recv()), ok_reply(json!(1), by.sessions()));
     // `\r\n` is not counted against the limit.
     s.send_raw(format!("{}\r\n", padded_request(2, 300)).as_bytes());
-    assert_eq!(s.recv(), ok_reply(json!(2), by.sessions()));
+    assert_eq!(untimed(s.recv()), ok_reply(json!(2), by.sessions()));
     s.send_line(&padded_request(3, 301));
     assert_eq!(s.recv(), error_reply(Value::Null, -32004, &too_large_300()));
     // Far over the limit, in many writes.
@@ -435,7 +448,7 @@ fn message_over_the_size_limit_is_refused_in_content_length_framing() {
     s.use_content_length();
     let by = Bystander::open_small(&mut s);
     s.send_frame(padded_request(1, 300).as_bytes());
-    assert_eq!(s.recv(), ok_reply(json!(1), by.sessions()));
+    assert_eq!(untimed(s.recv()), ok_reply(json!(1), by.sessions()));
     s.send_frame(padded_request(2, 301).as_bytes());
     assert_eq!(s.recv(), error_reply(Value::Null, -32004, &too_large_300()));
     s.send_frame(&vec![b'['; 100_000]);
@@ -481,7 +494,8 @@ fn initialize_reports_server_protocol_version_and_methods() {
             "methods": [
                 "initialize", "open", "ask", "key", "keys", "insert", "saveCustom", "setNote",
                 "submitAnswers", "getView", "getResult", "cancel", "close", "snapshot",
-                "restore", "sessions", "subscribe", "unsubscribe", "shutdown", "exit"
+                "restore", "sessions", "subscribe", "unsubscribe", "hub/status", "shutdown",
+                "exit"
             ]
         })
     );
@@ -621,7 +635,7 @@ fn unknown_behaviour_options_are_invalid_params() {
         )
     );
     // Nothing was created or changed.
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
     let step = s.open("b", payload());
     assert_eq!(step["view"]["notices"], json!([]));
 }
@@ -788,7 +802,7 @@ fn open_generates_distinct_session_ids() {
     assert_eq!(first.get("result"), None);
     assert_eq!(first.get("transcript"), None);
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": a, "title": "Setup", "status": "open" },
             { "session": b, "status": "open" }
@@ -831,7 +845,7 @@ fn open_with_a_client_chosen_id_and_reuse_of_a_live_id_is_refused() {
     assert_eq!(s.view("call-1"), done["view"]);
     assert_ne!(before, done["view"]);
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "call-1", "title": "Setup", "status": "done" }])
     );
     // After close the id is free again.
@@ -842,7 +856,7 @@ fn open_with_a_client_chosen_id_and_reuse_of_a_live_id_is_refused() {
     let again = s.open("call-1", tiny_payload());
     assert_eq!(again["status"], json!("open"));
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "call-1", "status": "open" }])
     );
 }
@@ -931,7 +945,7 @@ fn ask_stays_pending_while_later_requests_are_answered_then_resolves() {
     // Later requests on the same connection are answered while the ask waits.
     s.send_line(r#"{"jsonrpc":"2.0","id":1,"method":"sessions"}"#);
     assert_eq!(
-        s.recv(),
+        untimed(s.recv()),
         ok_reply(
             json!(1),
             json!([{ "session": "q", "title": "Setup", "status": "open" }])
@@ -983,7 +997,7 @@ fn cancel_request_aborts_a_pending_ask() {
     s.notify("$/cancelRequest", json!({ "id": 8 }));
     s.notify("$/cancelRequest", json!({ "id": "7" }));
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": "by", "title": "Setup", "status": "open" },
             { "session": "q", "title": "Setup", "status": "open" },
@@ -1004,7 +1018,7 @@ fn cancel_request_aborts_a_pending_ask() {
         cancelled_result("aborted")
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": "by", "title": "Setup", "status": "open" },
             { "session": "q", "title": "Setup", "status": "done" },
@@ -1037,7 +1051,7 @@ fn close_resolves_a_pending_ask_on_its_session() {
         s.reply_to(&json!("a-2")),
         ok_reply(json!("a-2"), cancelled_result("aborted"))
     );
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
     assert_eq!(
         s.ok("close", json!({ "session": "t" })),
         json!({ "closed": false })
@@ -1077,7 +1091,7 @@ fn ask_with_an_invalid_payload_resolves_at_once_and_bad_params_fail_at_once() {
         )
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "bad", "title": "Broken", "status": "done" }])
     );
 }
@@ -1185,7 +1199,7 @@ fn dsh_requests_rejected_by_validation_fail_with_32010_and_create_nothing() {
         json!({ "jsonrpc": "2.0", "id": "dsh-ask", "error": expected })
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "by", "title": "Setup", "status": "open" }])
     );
     by.check(&mut s, "refused dsh requests");
@@ -1672,7 +1686,7 @@ fn submit_answers_that_are_invalid_leave_the_session_open_and_unchanged() {
     );
     assert_eq!(s.view("a"), before);
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": "by", "title": "Setup", "status": "open" },
             { "session": "a", "title": "Setup", "status": "open" }
@@ -1798,7 +1812,7 @@ fn close_forgets_a_session_once() {
         json!({ "closed": false })
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "by", "title": "Setup", "status": "open" }])
     );
     by.check(&mut s, "close");
@@ -1898,7 +1912,7 @@ fn restore_counts_against_the_session_limit() {
     let step = s.ok("restore", json!({ "state": state, "session": "b" }));
     assert_eq!(step["status"], json!("open"));
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "b", "title": "Setup", "status": "open" }])
     );
 }
@@ -1926,7 +1940,7 @@ fn restore_refuses_bad_states() {
         error(-32001, "unknown session \"ghost\"")
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "by", "title": "Setup", "status": "open" }])
     );
     by.check(&mut s, "refused restores");
@@ -1935,13 +1949,13 @@ fn restore_refuses_bad_states() {
 #[test]
 fn sessions_lists_every_session_oldest_first() {
     let mut s = Server::start(&[]);
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
     s.open("b", payload());
     s.open("a", tiny_payload());
     s.open("c", invalid_payload());
     s.ok("cancel", json!({ "session": "b" }));
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": "b", "title": "Setup", "status": "done" },
             { "session": "a", "status": "open" },
@@ -2006,7 +2020,7 @@ fn end_of_input_ends_the_process_with_status_0() {
     // Content-Length framing, and input that ends in the middle of a frame.
     let mut s = Server::start(&[]);
     s.use_content_length();
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
     s.send_raw(b"Content-Length: 100\r\n\r\n{\"jsonrpc\"");
     let (status, rest) = s.finish();
     assert_eq!(status.code(), Some(0));
@@ -2180,7 +2194,7 @@ fn invalid_requests_answer_32600() {
     );
     assert_eq!(items[1]["result"], json!({ "closed": false }));
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "by", "title": "Setup", "status": "open" }])
     );
     by.check(&mut s, "ask in a batch");
@@ -2293,7 +2307,7 @@ fn invalid_params_answer_32602_naming_the_problem() {
     assert_eq!(view_as(&step, "by")["hints"], by.view["hints"]);
     by.check(&mut s, "params of the wrong type");
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": "by", "title": "Setup", "status": "open" },
             { "session": "after", "title": "Setup", "status": "open" }
@@ -2391,7 +2405,7 @@ fn too_many_sessions_answer_32004_and_the_oldest_completed_one_is_evicted() {
     let step = s.open("c", payload());
     assert_eq!(step["status"], json!("open"));
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": "by", "title": "Setup", "status": "open" },
             { "session": "b", "title": "Setup", "status": "done" },
@@ -2410,7 +2424,7 @@ fn too_many_sessions_answer_32004_and_the_oldest_completed_one_is_evicted() {
         error(-32004, full)
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([
             { "session": "by", "title": "Setup", "status": "open" },
             { "session": "c", "title": "Setup", "status": "open" },
@@ -2475,7 +2489,7 @@ fn payloads_over_the_limits_answer_32004_and_create_nothing() {
         assert_eq!(s.recv(), error_reply(json!("ask"), -32004, message));
         by.check(&mut s, message);
     }
-    assert_eq!(s.ok("sessions", json!({})), by.sessions());
+    assert_eq!(untimed(s.ok("sessions", json!({}))), by.sessions());
     // Texts given later are bounded too.
     assert_eq!(
         s.err(
@@ -2576,7 +2590,7 @@ fn a_batch_reply_carries_each_request_id() {
     );
     s.send_line(r#"[1,{"jsonrpc":"2.0","id":2,"method":"sessions"},{"id":3,"method":"sessions"}]"#);
     assert_eq!(
-        s.recv(),
+        untimed(s.recv()),
         json!([
             error_reply(
                 Value::Null,
@@ -3195,7 +3209,7 @@ fn restore_holds_snapshots_to_the_limits() {
         )
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "t", "title": "Setup", "status": "open" }])
     );
     let restored = s.ok("restore", json!({ "state": state, "session": "r" }));

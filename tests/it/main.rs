@@ -65,6 +65,8 @@ mod dialects_e2e;
 mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
+/// The hub: `askd hub`, the discovery file, the hub client, the browser rule.
+mod hub;
 /// `askd hook claude` and `askd bridge opencode` as binaries: nothing to reach, nothing to do.
 mod hub_clients;
 /// Hostile peers of the WebSocket listener.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::support::Server;
+use crate::support::{Server, untimed};
 
 /// A flow with a custom row: `3` opens its editor.
 fn payload() -> Value {
@@ -116,7 +116,7 @@ fn a_killed_server_loses_nothing_typed() {
 
     let mut second = dir.start();
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([{ "session": "call-7", "title": "Deploy", "status": "recovered" }])
     );
     let resumed = second.ok(
@@ -125,7 +125,7 @@ fn a_killed_server_loses_nothing_typed() {
     );
     assert_eq!(resumed["view"], before);
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([{ "session": "call-7", "title": "Deploy", "status": "open" }])
     );
     // The flow goes on from there: what is typed after the line cut short is kept too.
@@ -152,7 +152,7 @@ fn a_killed_server_loses_nothing_typed() {
     assert_eq!(dir.shapes(), ["<instance>/"]);
     second.kill();
     let mut third = dir.start();
-    assert_eq!(third.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(third.ok("sessions", json!({}))), json!([]));
     let (status, rest) = third.finish();
     assert_eq!(status.code(), Some(0));
     assert_eq!(rest, Vec::<Value>::new());
@@ -198,7 +198,7 @@ fn a_recovered_flow_is_given_up_for_another_request_or_closed() {
     first.kill();
     let mut second = dir.start();
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([
             { "session": "a", "title": "Deploy", "status": "recovered" },
             { "session": "b", "title": "Deploy", "status": "recovered" }
@@ -214,13 +214,13 @@ fn a_recovered_flow_is_given_up_for_another_request_or_closed() {
         json!({ "closed": true })
     );
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([{ "session": "a", "title": "Other", "status": "open" }])
     );
     second.kill();
     let mut third = dir.start();
     assert_eq!(
-        third.ok("sessions", json!({})),
+        untimed(third.ok("sessions", json!({}))),
         json!([{ "session": "a", "title": "Other", "status": "recovered" }])
     );
 }
@@ -247,7 +247,7 @@ fn recovered_flows_make_room_for_new_ones() {
         json!("Other")
     );
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([
             { "session": "a", "title": "Deploy", "status": "recovered" },
             { "session": "c", "title": "Other", "status": "open" }
@@ -258,7 +258,7 @@ fn recovered_flows_make_room_for_new_ones() {
     assert_eq!(done["status"], json!("done"));
     second.open("d", other);
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([
             { "session": "a", "title": "Deploy", "status": "recovered" },
             { "session": "d", "title": "Other", "status": "open" }
@@ -267,7 +267,7 @@ fn recovered_flows_make_room_for_new_ones() {
     second.kill();
     let mut third = dir.start();
     assert_eq!(
-        third.ok("sessions", json!({})),
+        untimed(third.ok("sessions", json!({}))),
         json!([
             { "session": "a", "title": "Deploy", "status": "recovered" },
             { "session": "d", "title": "Other", "status": "recovered" }
@@ -294,7 +294,7 @@ fn servers_sharing_a_state_directory_keep_apart() {
     a.kill();
     let mut c = dir.start();
     assert_eq!(
-        c.ok("sessions", json!({})),
+        untimed(c.ok("sessions", json!({}))),
         json!([{ "session": "x", "title": "From A", "status": "recovered" }])
     );
     let step = c.open("x", titled("From A"));
@@ -308,7 +308,7 @@ fn servers_sharing_a_state_directory_keep_apart() {
     c.kill();
     let mut d = dir.start();
     assert_eq!(
-        d.ok("sessions", json!({})),
+        untimed(d.ok("sessions", json!({}))),
         json!([{ "session": "x", "title": "From A", "status": "recovered" }])
     );
     assert_eq!(
@@ -384,7 +384,7 @@ fn corrupt_and_foreign_files_are_set_aside() {
 
     let mut second = dir.start();
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([{ "session": "good", "title": "Deploy", "status": "recovered" }])
     );
     let step = second.open("good", payload());
@@ -481,7 +481,7 @@ fn a_killed_server_loses_nothing_typed_in_another_dialect() {
 
     let mut second = dir.start();
     assert_eq!(
-        second.ok("sessions", json!({})),
+        untimed(second.ok("sessions", json!({}))),
         json!([{ "session": "tool-c", "status": "recovered" }])
     );
     let resumed = second.ok("open", claude_open("tool-c"));

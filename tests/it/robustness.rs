@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use askd::server::state::Config;
 
-use crate::support::{ASKD, GUARD, Server};
+use crate::support::{ASKD, GUARD, Server, untimed};
 
 /// A small pi flow: one single question (`1` selects and advances, `1` on the review submits).
 fn small() -> Value {
@@ -128,7 +128,7 @@ fn a_change_whose_step_passes_the_budget_is_undone() {
         too_large
     );
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "t", "title": "Wide", "status": "open" }])
     );
 }
@@ -156,7 +156,7 @@ fn a_session_list_over_the_budget_is_refused() {
     for i in 0..300 {
         s.ok("close", json!({ "session": format!("s{i:03}") }));
     }
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
 }
 
 /// A batch's replies share the budget: the results that fit, then an error for each request
@@ -476,7 +476,7 @@ fn an_impossible_snapshot_is_refused() {
             r#"invalid params: state: the request is refused in the dsh dialect: questions[1] ("b"): options[0].label must not be blank"#
         )
     );
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -552,7 +552,7 @@ fn a_keymap_of_many_keys_is_refused_at_once() {
             r#"invalid params: keymap: keymap action "main.down": 60000 keys given; an action takes at most 16"#
         )
     );
-    assert_eq!(s.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(s.ok("sessions", json!({}))), json!([]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -695,6 +695,21 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
             "preset",
         ),
         ("open", json!({ "payload": small() }), "timeoutMs", "count"),
+        ("open", json!({ "payload": small() }), "asker", "object"),
+        (
+            "open",
+            json!({ "payload": small() }),
+            "asker.name",
+            "string",
+        ),
+        (
+            "open",
+            json!({ "payload": small() }),
+            "asker.folder",
+            "string",
+        ),
+        ("ask", json!({ "payload": small() }), "asker", "object"),
+        ("ask", json!({ "payload": small() }), "asker.name", "string"),
         ("ask", json!({ "payload": small() }), "session", "string"),
         ("ask", json!({ "payload": small() }), "hasUI", "flag"),
         ("ask", json!({ "payload": small() }), "width", "count"),
@@ -800,6 +815,7 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("subscribe", json!({}), "session", "string"),
         ("subscribe", json!({}), "width", "count"),
         ("subscribe", json!({}), "allRows", "flag"),
+        ("subscribe", json!({}), "attach", "flag"),
     ];
     let mut covered: Vec<(String, String)> = Vec::new();
     for (method, base, param, kind) in params {
@@ -916,7 +932,7 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
     // Nothing changed.
     assert_eq!(s.view("s"), view);
     assert_eq!(
-        s.ok("sessions", json!({})),
+        untimed(s.ok("sessions", json!({}))),
         json!([{ "session": "s", "title": "Small", "status": "open" }])
     );
     // Every param of every method that names a type is covered, as the OpenRPC document

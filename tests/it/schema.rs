@@ -196,6 +196,7 @@ fn openrpc_describes_every_method_in_order() {
         ("keymapPreset", false),
         ("timeoutMs", false),
         ("behaviour", false),
+        ("asker", false),
         ("claude", false),
         ("mcp", false),
     ]);
@@ -247,9 +248,15 @@ fn openrpc_describes_every_method_in_order() {
         ("sessions", vec![]),
         (
             "subscribe",
-            p(&[("session", false), ("width", false), ("allRows", false)]),
+            p(&[
+                ("session", false),
+                ("width", false),
+                ("allRows", false),
+                ("attach", false),
+            ]),
         ),
         ("unsubscribe", vec![]),
+        ("hub/status", vec![]),
         ("shutdown", vec![]),
         ("exit", vec![]),
     ]);

@@ -37,6 +37,9 @@ pub struct Server {
     /// The user state directory the server sees (`XDG_STATE_HOME`), its own: no test meets
     /// the flows another left behind.
     _state_home: tempfile::TempDir,
+    /// The runtime directory the server sees (`XDG_RUNTIME_DIR`), its own: a listener that
+    /// registers as the hub writes its discovery file there, never in the user's.
+    runtime: tempfile::TempDir,
 }
 
 impl Server {
@@ -48,10 +51,13 @@ impl Server {
     /// Starts `askd` with the given arguments and extra environment variables.
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Server {
         let state_home = tempfile::tempdir().expect("a temporary directory");
+        let runtime = tempfile::tempdir().expect("a temporary directory");
         let mut command = Command::new(ASKD);
         command
             .args(args)
             .env("XDG_STATE_HOME", state_home.path())
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .env("ASKD_NO_BROWSER", "1")
             .env_remove("ASKD_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -100,7 +106,13 @@ impl Server {
             next_id: 1000,
             content_length: false,
             _state_home: state_home,
+            runtime,
         }
+    }
+
+    /// The runtime directory the server sees (`XDG_RUNTIME_DIR`).
+    pub fn runtime_dir(&self) -> &std::path::Path {
+        self.runtime.path()
     }
 
     /// Switches the harness's own framing for [`Server::send`] and [`Server::recv`].
@@ -388,7 +400,8 @@ pub fn parse_protocol_message(text: &str) -> Value {
     value
 }
 
-/// A notification askd sends unasked: one of the `session/…` notifications of `subscribe`.
+/// A notification askd sends unasked: one of the `session/…` notifications of `subscribe`, or
+/// the hub's `hub/unattended` to the opener of a flow.
 fn check_notification(message: &Value) {
     assert_eq!(
         message.get("jsonrpc"),
@@ -399,7 +412,7 @@ fn check_notification(message: &Value) {
     assert!(
         matches!(
             method,
-            Some("session/opened" | "session/changed" | "session/closed")
+            Some("session/opened" | "session/changed" | "session/closed" | "hub/unattended")
         ),
         "a response without id: {message}"
     );
@@ -492,9 +505,12 @@ fn check_against_schema(result: &Value) {
 /// Runs `askd` with arguments and no input; returns status, stdout and stderr.
 pub fn run_to_end(args: &[&str]) -> (ExitStatus, String, String) {
     let state_home = tempfile::tempdir().expect("a temporary directory");
+    let runtime = tempfile::tempdir().expect("a temporary directory");
     let output = Command::new(ASKD)
         .args(args)
         .env("XDG_STATE_HOME", state_home.path())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .env("ASKD_NO_BROWSER", "1")
         .stdin(Stdio::null())
         .output()
         .expect("askd runs");
@@ -503,4 +519,36 @@ pub fn run_to_end(args: &[&str]) -> (ExitStatus, String, String) {
         String::from_utf8(output.stdout).expect("UTF-8 stdout"),
         String::from_utf8(output.stderr).expect("UTF-8 stderr"),
     )
+}
+
+/// `value` with every `openedAt` of a listed session (`sessions`, `subscribe`,
+/// `session/opened`) left out, each checked to be a time in milliseconds since the Unix epoch
+/// no later than now: the times a flow opened at, which a test cannot know in advance.
+pub fn untimed(value: Value) -> Value {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    fn strip(value: Value, now: u64) -> Value {
+        match value {
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| strip(v, now)).collect()),
+            Value::Object(mut members) => {
+                if let Some(at) = members.remove("openedAt") {
+                    let at = at.as_u64().unwrap_or_else(|| panic!("openedAt: {at}"));
+                    assert!(
+                        at > 1_600_000_000_000 && at <= now,
+                        "openedAt {at} is not a time"
+                    );
+                }
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k, strip(v, now)))
+                        .collect(),
+                )
+            }
+            other => other,
+        }
+    }
+    strip(value, now)
 }

@@ -22,7 +22,7 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
-use crate::support::{ASKD, GUARD, Server};
+use crate::support::{ASKD, GUARD, Server, untimed};
 
 // ---------------------------------------------------------------------------------------------
 // Harness
@@ -111,7 +111,9 @@ struct Listening {
 
 impl Listening {
     fn start(args: &[&str]) -> Listening {
-        let mut all = vec!["serve", "--listen", "127.0.0.1:0"];
+        // Not the hub: these tests are about the listener, and a hub tells the opener of a
+        // flow no client is attached to (`hub.rs` tests that).
+        let mut all = vec!["serve", "--listen", "127.0.0.1:0", "--no-hub"];
         all.extend_from_slice(args);
         let server = Server::start(&all);
         let (address, token) = eventually("the listener's address", || {
@@ -242,16 +244,17 @@ impl Client {
         }
     }
 
-    /// The next notification (one read while waiting for a reply first).
+    /// The next notification (one read while waiting for a reply first), each `openedAt` of
+    /// a listed session checked and left out (see `untimed`).
     fn notification(&mut self) -> Value {
-        match self.notifications.pop_front() {
+        untimed(match self.notifications.pop_front() {
             Some(notification) => notification,
             None => {
                 let message = self.recv();
                 assert!(message.get("id").is_none(), "not a notification: {message}");
                 message
             }
-        }
+        })
     }
 
     /// Sends a request and answers its result, failing on an error reply.
@@ -420,10 +423,10 @@ fn a_connection_must_present_the_token() {
     );
     // The token in the query, or in the Authorization header.
     let mut by_query = Client::connect(&listening.url(&format!("?token={token}")), &[]).unwrap();
-    assert_eq!(by_query.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(by_query.ok("sessions", json!({}))), json!([]));
     let bearer = format!("Bearer {token}");
     let mut by_header = Client::connect(&listening.url(""), &[("Authorization", &bearer)]).unwrap();
-    assert_eq!(by_header.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(by_header.ok("sessions", json!({}))), json!([]));
 }
 
 #[test]
@@ -462,7 +465,11 @@ fn a_page_of_another_origin_is_refused_before_the_token_is_looked_at() {
         let mut client = listening
             .connect_from(&origin)
             .unwrap_or_else(|r| panic!("{origin} refused: {r:?}"));
-        assert_eq!(client.ok("sessions", json!({})), json!([]), "{origin}");
+        assert_eq!(
+            untimed(client.ok("sessions", json!({}))),
+            json!([]),
+            "{origin}"
+        );
     }
     // Its own origin still needs the token.
     assert_eq!(
@@ -529,7 +536,7 @@ fn addresses_that_are_not_loopback_ones_need_allow_remote() {
     });
     assert!(address.starts_with("127.0.0.1:"), "{address}");
     let mut client = Client::connect(&format!("ws://{address}/rpc?token={token}"), &[]).unwrap();
-    assert_eq!(client.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(client.ok("sessions", json!({}))), json!([]));
 }
 
 #[test]
@@ -578,15 +585,15 @@ fn the_number_of_connections_is_bounded() {
     };
     let url = listening.url(&format!("?token={}", listening.token));
     assert_eq!(Client::connect(&url, &[]).err(), Some(full));
-    assert_eq!(first.ok("sessions", json!({})), json!([]));
-    assert_eq!(second.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(first.ok("sessions", json!({}))), json!([]));
+    assert_eq!(untimed(second.ok("sessions", json!({}))), json!([]));
     // A connection that closes makes room for another, once the listener has seen it close.
     second.socket.close(None).unwrap();
     let _ = second.recv_close();
     let mut third = eventually("room for a new connection", || {
         Client::connect(&url, &[]).ok()
     });
-    assert_eq!(third.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(third.ok("sessions", json!({}))), json!([]));
     // The limit counts WebSocket connections only: the page is still served.
     let (status, _, _) = http_get(&listening.address, "/");
     assert_eq!(status, "HTTP/1.1 200 OK");
@@ -665,6 +672,14 @@ fn mixed_messages() -> Vec<String> {
     messages
 }
 
+/// A reply with every `openedAt` number written as 0.
+fn untimed_text(reply: &str) -> String {
+    regex::Regex::new(r#""openedAt":\d+"#)
+        .unwrap()
+        .replace_all(reply, r#""openedAt":0"#)
+        .into_owned()
+}
+
 #[test]
 fn websocket_frames_are_answered_exactly_as_stdin_lines() {
     let mut stdin = Server::start(&[]);
@@ -679,13 +694,21 @@ fn websocket_frames_are_answered_exactly_as_stdin_lines() {
             continue;
         }
         let on_stdin = stdin.recv_raw_line().expect("a reply on stdout");
-        assert_eq!(client.recv_text(), on_stdin, "{message}");
+        // The two tables opened their sessions at times that may differ.
+        assert_eq!(
+            untimed_text(&client.recv_text()),
+            untimed_text(&on_stdin),
+            "{message}"
+        );
     }
     // Nothing else was sent: the next request's reply comes next on both.
     let last = r#"{"jsonrpc":"2.0","id":"last","method":"sessions"}"#;
     stdin.send_line(last);
     client.send_text(last);
-    assert_eq!(client.recv_text(), stdin.recv_raw_line().unwrap());
+    assert_eq!(
+        untimed_text(&client.recv_text()),
+        untimed_text(&stdin.recv_raw_line().unwrap())
+    );
 }
 
 #[test]
@@ -751,7 +774,7 @@ fn a_message_over_the_limit_is_answered_as_on_stdin_and_one_past_every_limit_clo
         (refused["id"].clone(), refused["error"]["code"].clone()),
         (json!(null), json!(-32004))
     );
-    assert_eq!(client.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(client.ok("sessions", json!({}))), json!([]));
     // A message longer than any message may be (a restore's limit) cannot be skipped: it is
     // answered, then the connection closes.
     client.send_text(&padded(restore_limit + 1));
@@ -764,7 +787,7 @@ fn a_message_over_the_limit_is_answered_as_on_stdin_and_one_past_every_limit_clo
     );
     // Other connections and stdin go on.
     let mut other = listening.connect();
-    assert_eq!(other.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(other.ok("sessions", json!({}))), json!([]));
 }
 
 #[test]
@@ -779,9 +802,12 @@ fn exit_closes_only_its_own_connection() {
         (close.code, close.reason.as_str()),
         (CloseCode::Normal, "exit")
     );
-    assert_eq!(listening.server.ok("sessions", json!({})), json!([]));
+    assert_eq!(
+        untimed(listening.server.ok("sessions", json!({}))),
+        json!([])
+    );
     let mut other = listening.connect();
-    assert_eq!(other.ok("sessions", json!({})), json!([]));
+    assert_eq!(untimed(other.ok("sessions", json!({}))), json!([]));
     // Stdin's end still ends the process, closing the connections that are left.
     listening.server.close_stdin();
     let (before, close) = other.recv_close();
@@ -834,7 +860,7 @@ fn a_client_that_never_reads_stops_being_read_and_holds_up_no_one() {
         last = now;
         let step = reader.ok("key", json!({ "session": "s", "key": "down" }));
         assert_eq!(step["session"], json!("s"));
-        listening.server.ok("sessions", json!({}));
+        untimed(listening.server.ok("sessions", json!({})));
         round_trips += 1;
         assert!(
             round_trips < 20_000,
@@ -867,7 +893,7 @@ fn an_ask_on_stdin_is_answered_over_websocket_and_resolves_on_stdin() {
     }));
     let mut browser = listening.connect();
     let listed = eventually("the ask's session", || {
-        let list = browser.ok("sessions", json!({}));
+        let list = untimed(browser.ok("sessions", json!({})));
         (list != json!([])).then_some(list)
     });
     assert_eq!(
@@ -928,7 +954,7 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
         .ok("open", json!({ "session": "before", "payload": payload() }));
     // `subscribe` answers the sessions the connection is now told about.
     assert_eq!(
-        watcher.ok("subscribe", json!({})),
+        untimed(watcher.ok("subscribe", json!({}))),
         json!([{ "session": "before", "title": "Setup", "status": "open" }])
     );
     let mut agent = listening.connect();
@@ -996,7 +1022,7 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
     listening.server.ok("subscribe", json!({ "session": "t" }));
     agent.ok("open", json!({ "session": "t", "payload": payload() }));
     assert_eq!(
-        listening.server.recv(),
+        untimed(listening.server.recv()),
         notification(
             "session/opened",
             json!({ "session": "t", "title": "Setup", "status": "open" })
@@ -1014,7 +1040,7 @@ fn subscribers_hear_of_sessions_opened_changed_and_closed_by_other_connections()
     watcher.ok("key", json!({ "session": "t", "key": "down" }));
     agent.ok("key", json!({ "session": "before", "key": "down" }));
     assert_eq!(
-        watcher.ok("subscribe", json!({ "session": "t" })),
+        untimed(watcher.ok("subscribe", json!({ "session": "t" }))),
         json!([{ "session": "t", "title": "Setup", "status": "open" }])
     );
     agent.ok("key", json!({ "session": "before", "key": "down" }));
@@ -1268,7 +1294,7 @@ fn every_limit_of_stdin_applies_to_each_websocket_connection() {
     );
     // The limit is the connection's own: the other connection is answered as before.
     assert_eq!(
-        other.ok("sessions", json!({})),
+        untimed(other.ok("sessions", json!({}))),
         json!([{ "session": "s", "title": "Setup", "status": "open" }])
     );
     // Params errors are worded as on stdin.
@@ -1346,7 +1372,7 @@ fn askd_web_prints_the_address_then_the_result_of_the_flow_answered_there() {
     assert_eq!(status, "HTTP/1.1 200 OK");
     let mut page = web.connect();
     assert_eq!(
-        page.ok("sessions", json!({})),
+        untimed(page.ok("sessions", json!({}))),
         json!([{ "session": "web", "title": "Setup", "status": "open" }])
     );
     let done = page.ok("keys", json!({ "session": "web", "keys": ANSWER_KEYS }));
@@ -1400,6 +1426,50 @@ fn askd_web_ends_a_flow_at_its_deadline() {
     let (status, stdout, _) = web.finish();
     assert_eq!(status, Some(0));
     assert_eq!(stdout, "{\"answers\":{\"db\":{\"answers\":[]}}}\n");
+}
+
+#[test]
+fn a_killed_askd_web_run_again_takes_its_flow_up_where_it_was() {
+    let scratch = tempfile::tempdir().unwrap();
+    let state = scratch.path().join("state");
+    let token = scratch.path().join("token");
+    let args = [
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+    ];
+    let (mut web, _dir) = Web::start(&payload(), &args);
+    let mut page = web.connect();
+    page.ok(
+        "keys",
+        json!({ "session": "web", "keys": "2<Down><Space>" }),
+    );
+    let before = page.ok("getView", json!({ "session": "web" }));
+    web.server.kill();
+    // The same command again: the same token, the flow as it was.
+    let (again, _dir) = Web::start(&payload(), &args);
+    assert_eq!(again.token, web.token);
+    let mut page = again.connect();
+    assert_eq!(page.ok("getView", json!({ "session": "web" })), before);
+    let done = page.ok("keys", json!({ "session": "web", "keys": "<Tab><CR>" }));
+    assert_eq!(done["result"], submitted_result());
+    let (status, stdout, _) = again.finish();
+    assert_eq!(status, Some(0));
+    assert_eq!(stdout, format!("{}\n", submitted_result()));
+    // Nothing is left once it completed; `--no-state` keeps nothing at all.
+    let left: Vec<_> = std::fs::read_dir(&state).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let (mut web, _dir) = Web::start(&payload(), &["--no-state"]);
+    let mut page = web.connect();
+    page.ok("keys", json!({ "session": "web", "keys": "2" }));
+    web.server.kill();
+    let (again, _dir) = Web::start(&payload(), &["--no-state"]);
+    let mut page = again.connect();
+    assert_eq!(
+        page.ok("getView", json!({ "session": "web" }))["activeTab"],
+        json!(0)
+    );
 }
 
 #[test]

@@ -35,6 +35,9 @@ pub struct Client {
     /// or `subscribe` to every session.
     pub(super) view: ViewOptions,
     pub(super) has_ui: Option<bool>,
+    /// The connection's name, `initialize`'s `clientInfo.name`: who asks the flows it opens
+    /// unless they say.
+    pub(super) name: Option<String>,
     /// What views of a session carry, as the connection asked at `open`, `restore` or
     /// `subscribe`: session id → the session's serial and the options (looked up on every
     /// Step; as many as the table holds at most, so a fast hash is safe).
@@ -184,6 +187,7 @@ impl State {
             behaviour: BehaviourOptions::default(),
             view: ViewOptions::default(),
             has_ui: None,
+            name: None,
             views: HashMap::default(),
             waiting_views: HashMap::default(),
             screens: ScreenCache::default(),

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{AskReply, Client, Entry, State};
 use crate::core::{CancelReason, Flow, Keymap, Preset};
+use crate::server::params::Asker;
 use crate::server::protocol::{ask_error, code, error};
 use crate::session::{BehaviourOptions, Session, Status};
 use crate::view::ViewOptions;
@@ -23,10 +24,12 @@ pub(super) enum Undo {
         replaced: Option<Box<Entry>>,
         evict: Option<String>,
     },
-    /// A recovered session was resumed; what the connection's views of it carried before.
+    /// A recovered session was resumed; what the connection's views of it carried before,
+    /// and who it was said to be asked by.
     Resumed {
         id: String,
         view: Option<(u64, ViewOptions)>,
+        asker: Asker,
     },
     /// A session was closed.
     Removed { id: String, entry: Box<Entry> },
@@ -38,6 +41,7 @@ pub(super) enum Undo {
         view: ViewOptions,
         has_ui: Option<bool>,
         behaviour: BehaviourOptions,
+        name: Option<String>,
     },
 }
 
@@ -77,6 +81,7 @@ impl State {
                 let serial = self.serial_of(&id).unwrap_or(0);
                 self.tell(by, |outbox, own| outbox.opened(&id, serial, own));
                 self.committed(&id);
+                self.announce(&id, by);
             }
             Some(Undo::Removed { id, mut entry }) => {
                 if let Some((serial, tx)) = self.waiters.remove(&id) {
@@ -111,10 +116,11 @@ impl State {
                 self.sessions.remove(&id);
                 self.put_back(&id, replaced);
             }
-            Some(Undo::Resumed { id, view }) => {
+            Some(Undo::Resumed { id, view, asker }) => {
                 if let Some(entry) = self.sessions.get_mut(&id) {
                     entry.recovered = true;
                     entry.files = None;
+                    entry.asker = asker;
                 }
                 match view {
                     Some(view) => client.views.insert(id, view),
@@ -131,6 +137,7 @@ impl State {
                 view,
                 has_ui,
                 behaviour,
+                name,
             }) => {
                 client.keymap = keymap;
                 client.preset = preset;
@@ -138,6 +145,7 @@ impl State {
                 client.view = view;
                 client.has_ui = has_ui;
                 client.behaviour = behaviour;
+                client.name = name;
             }
         }
     }

@@ -30,6 +30,7 @@ mod config;
 mod deadlines;
 mod edit;
 mod errors;
+mod hub;
 mod open;
 mod read;
 mod recovery;
@@ -45,6 +46,7 @@ use tokio::sync::{Notify, oneshot};
 
 use crate::core::{FileIndex, quoted};
 use crate::server::outbox::Outbox;
+use crate::server::params::Asker;
 use crate::server::protocol::{Step, StepError, code, error};
 use crate::server::store::{Store, Stored};
 use crate::session::Session;
@@ -53,6 +55,7 @@ use crate::view::{self, ScreenCache, ViewOptions};
 pub use client::Client;
 pub use config::{Config, MAX_DEADLINE, now_ms};
 pub use edit::{MAX_TRACED_KEYS, Traced};
+pub use hub::{HubInfo, HubStatus};
 pub use read::{ListedStatus, SnapshotOf};
 
 /// The connection number of no connection: the changes the timer makes are no connection's own.
@@ -77,6 +80,11 @@ pub(crate) struct Entry {
     files: Option<oneshot::Receiver<Arc<FileIndex>>>,
     /// Read back from the state directory and not yet resumed by an `open` of its id.
     recovered: bool,
+    /// Who asked (empty when unknown).
+    asker: Asker,
+    /// When it was opened, in milliseconds since the Unix epoch (a recovered flow: when its
+    /// process last wrote it).
+    opened_at: u64,
     /// Where its state is on disk, once written.
     stored: Option<Stored>,
 }
@@ -122,6 +130,10 @@ pub struct State {
     deadlines: BTreeSet<(u64, String)>,
     /// Wakes the timer (`server::expire_on_time`) when a deadline is added.
     timer: Arc<Notify>,
+    /// When the table was made, in milliseconds since the Unix epoch.
+    started_at: u64,
+    /// What the process is as the hub, once it is registered as one.
+    hub: Option<hub::Hub>,
 }
 
 impl State {
@@ -140,6 +152,8 @@ impl State {
             store: None,
             outboxes: Vec::new(),
             clients: 0,
+            started_at: now_ms(),
+            hub: None,
         };
         if let Some(dir) = state.config.state_dir.clone() {
             state.open_store(&dir);

@@ -14,7 +14,7 @@ use super::errors::{keymap_error, keymap_of, parse};
 use super::{AskReply, Client, Entry, MAX_DEADLINE, State, now_ms};
 use crate::core::{FileIndex, Flow, quoted};
 use crate::server::files;
-use crate::server::params::{InitializeParams, OpenParams, RestoreParams};
+use crate::server::params::{Asker, InitializeParams, OpenParams, RestoreParams};
 use crate::server::protocol::{METHODS, Step, ask_error, code, error};
 use crate::session::snapshot::{self, RestoreError};
 use crate::session::{OpenOptions, Session, Status};
@@ -28,24 +28,45 @@ impl State {
         params: Option<&str>,
     ) -> Result<Value, ErrorObjectOwned> {
         let p: InitializeParams = parse(params)?;
-        if let Some(c) = p.capabilities {
-            let (preset, overrides) = (
+        let name = p
+            .client_info
+            .as_ref()
+            .and_then(|info| info.get("name"))
+            .and_then(Value::as_str)
+            .map(|name| {
+                self.config
+                    .limits
+                    .check_text(name, "clientInfo.name")
+                    .map_err(|m| error(code::LIMIT, m))
+                    .map(|()| name.to_owned())
+            })
+            .transpose()?;
+        let capabilities = p.capabilities;
+        let (preset, overrides) = match &capabilities {
+            Some(c) => (
                 c.keymap_preset.or(client.preset),
-                c.keymap.or_else(|| client.overrides.clone()),
-            );
-            let keymap = if preset == client.preset && overrides == client.overrides {
-                client.keymap.clone()
-            } else {
-                Arc::new(keymap_of(preset, [overrides.as_ref()])?)
-            };
-            client.undo = Some(Undo::Defaults {
-                keymap: std::mem::replace(&mut client.keymap, keymap),
-                preset: std::mem::replace(&mut client.preset, preset),
-                overrides: std::mem::replace(&mut client.overrides, overrides),
-                view: client.view,
-                has_ui: client.has_ui,
-                behaviour: client.behaviour,
-            });
+                c.keymap.clone().or_else(|| client.overrides.clone()),
+            ),
+            None => (client.preset, client.overrides.clone()),
+        };
+        let keymap = if preset == client.preset && overrides == client.overrides {
+            client.keymap.clone()
+        } else {
+            Arc::new(keymap_of(preset, [overrides.as_ref()])?)
+        };
+        client.undo = Some(Undo::Defaults {
+            keymap: std::mem::replace(&mut client.keymap, keymap),
+            preset: std::mem::replace(&mut client.preset, preset),
+            overrides: std::mem::replace(&mut client.overrides, overrides),
+            view: client.view,
+            has_ui: client.has_ui,
+            behaviour: client.behaviour,
+            name: match name {
+                Some(name) => client.name.replace(name),
+                None => client.name.clone(),
+            },
+        });
+        if let Some(c) = capabilities {
             client.behaviour = c.behaviour.unwrap_or(client.behaviour);
             client.view.width = c.width.or(client.view.width);
             client.view.all_rows = c.all_rows.unwrap_or(client.view.all_rows);
@@ -125,6 +146,7 @@ impl State {
         request: Box<RawValue>,
         options: Value,
         files: Option<oneshot::Receiver<Arc<FileIndex>>>,
+        asker: Asker,
     ) -> Entry {
         self.serial += 1;
         Entry {
@@ -135,8 +157,35 @@ impl State {
             serial: self.serial,
             files,
             recovered: false,
+            asker,
+            opened_at: now_ms(),
             stored: None,
         }
+    }
+
+    /// Who asks a flow a connection opens: `given` (the `asker` param), each member left out
+    /// taken from the connection's name (`initialize`'s `clientInfo.name`) and from `cwd`.
+    /// Every text is within the text limit.
+    pub(super) fn asker_of(
+        &self,
+        client: &Client,
+        given: Option<Asker>,
+        cwd: Option<&str>,
+    ) -> Result<Asker, ErrorObjectOwned> {
+        let given = given.unwrap_or_default();
+        let asker = Asker {
+            name: given.name.or_else(|| client.name.clone()),
+            folder: given.folder.or_else(|| cwd.map(str::to_owned)),
+        };
+        let limits = &self.config.limits;
+        for (text, what) in [(&asker.name, "asker.name"), (&asker.folder, "asker.folder")] {
+            if let Some(text) = text {
+                limits
+                    .check_text(text, what)
+                    .map_err(|m| error(code::LIMIT, m))?;
+            }
+        }
+        Ok(asker)
     }
 
     /// Adds a session to the table (to be committed or rolled back).
@@ -188,6 +237,7 @@ impl State {
             .limits
             .check_payload(&payload)
             .map_err(|m| error(code::LIMIT, m))?;
+        let asker = self.asker_of(client, p.asker.clone(), p.cwd.as_deref())?;
         let keymap = match (&p.keymap, p.keymap_preset) {
             (None, None) => client.keymap.clone(),
             (Some(overrides), None) => Arc::new(
@@ -248,6 +298,7 @@ impl State {
                 client.undo = Some(Undo::Resumed {
                     id: id.clone(),
                     view: client.views.get(id).copied(),
+                    asker: std::mem::replace(&mut entry.asker, asker),
                 });
                 client.set_view(id, serial, view, &self.sessions);
                 return Ok(id.clone());
@@ -279,7 +330,7 @@ impl State {
             .get(session.dialect().name())
             .cloned()
             .unwrap_or(Value::Null);
-        let entry = self.entry_for(session, p.payload, dialect_options, files);
+        let entry = self.entry_for(session, p.payload, dialect_options, files, asker);
         let serial = entry.serial;
         self.add(client, id.clone(), entry, replaced, evict);
         client.set_view(&id, serial, view, &self.sessions);
@@ -332,7 +383,14 @@ impl State {
         })?;
         let id = self.new_id(p.session)?;
         let evict = self.room()?;
-        let entry = self.entry_for(restored.session, restored.request, restored.options, None);
+        let asker = self.asker_of(client, None, None)?;
+        let entry = self.entry_for(
+            restored.session,
+            restored.request,
+            restored.options,
+            None,
+            asker,
+        );
         self.add(client, id.clone(), entry, None, evict);
         self.step(client, &id)
     }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::errors::parse;
 use super::{Client, Entry, State, entry_in};
-use crate::server::params::{GetViewParams, SessionParams};
+use crate::server::params::{Asker, GetViewParams, SessionParams};
 use crate::server::protocol::Bounded;
 use crate::session::{Status, snapshot};
 use crate::view::ViewOptions;
@@ -57,11 +57,12 @@ impl State {
         out.write_all(b"}").map_err(serde_json::Error::io)
     }
 
-    /// `sessions`: every session held, oldest first, written straight into the reply.
+    /// `sessions`: every session held, the earliest opened first, written straight into the
+    /// reply.
     pub fn write_list(&self, out: &mut Bounded) -> serde_json::Result<()> {
         use serde::ser::{SerializeSeq, Serializer};
         let mut entries: Vec<(&String, &Entry)> = self.sessions.iter().collect();
-        entries.sort_by_key(|(_, e)| e.serial);
+        entries.sort_by_key(|(_, e)| (e.opened_at, e.serial));
         let mut serializer = serde_json::Serializer::new(out);
         let mut list = serializer.serialize_seq(Some(entries.len()))?;
         for (id, e) in entries {
@@ -70,7 +71,8 @@ impl State {
         list.end()
     }
 
-    /// How `sessions` (and `session/opened`) lists session `id`: `{ session, title?, status }`.
+    /// How `sessions` (and `session/opened`) lists session `id`: `{ session, title?, status,
+    /// asker?, openedAt }`.
     pub fn listed(&self, id: &str) -> Option<Value> {
         self.sessions.get(id).map(|e| json!(listed(id, e)))
     }
@@ -84,8 +86,8 @@ pub enum ListedStatus {
     Open,
     /// The flow has completed.
     Done,
-    /// The flow was read back from the state directory after the process that held it ended;
-    /// an `open` of its id on the same request resumes it.
+    /// The flow, still open, was read back from the state directory after the process that
+    /// held it ended; an `open` of its id on the same request resumes it.
     Recovered,
 }
 
@@ -94,14 +96,14 @@ pub(super) fn listed<'a>(id: &'a str, e: &'a Entry) -> Listed<'a> {
     Listed {
         id,
         title: e.session.title(),
-        status: if e.recovered {
-            ListedStatus::Recovered
-        } else {
-            match e.session.status() {
-                Status::Open => ListedStatus::Open,
-                Status::Done => ListedStatus::Done,
-            }
+        // A recovered flow that has ended since (it timed out, say) is listed as it is.
+        status: match e.session.status() {
+            Status::Open if e.recovered => ListedStatus::Recovered,
+            Status::Open => ListedStatus::Open,
+            Status::Done => ListedStatus::Done,
         },
+        asker: (!e.asker.is_empty()).then_some(&e.asker),
+        opened_at: e.opened_at,
     }
 }
 
@@ -113,6 +115,10 @@ pub(super) struct Listed<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
     status: ListedStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    asker: Option<&'a Asker>,
+    #[serde(rename = "openedAt")]
+    opened_at: u64,
 }
 
 /// The result of `snapshot`: the session whose snapshot the reply holds.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::{Entry, State};
 use crate::core::quoted;
+use crate::server::params::Asker;
 use crate::server::store::Store;
 
 impl State {
@@ -57,6 +58,8 @@ impl State {
                     serial: self.serial,
                     files: None,
                     recovered: true,
+                    asker: Asker::default(),
+                    opened_at: r.written.0 / 1_000_000,
                     stored: Some(r.stored),
                 },
             );

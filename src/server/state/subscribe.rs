@@ -27,13 +27,21 @@ impl State {
     /// `subscribe`: the connection is notified of changes by others to one session, or to
     /// every session, from now on; the sessions it is to know of are answered, listed as
     /// `sessions` lists them. View options given are the connection's for that session (or
-    /// for every session it gave none for).
+    /// for every session it gave none for). `attach: true` makes the connection a person's
+    /// client that shows arriving flows (see `state::hub`); `attach: false` ends that.
     pub fn subscribe(
         &mut self,
         client: &mut Client,
         params: Option<&str>,
     ) -> Result<Value, ErrorObjectOwned> {
         let p: SubscribeParams = parse(params)?;
+        if p.attach == Some(true) && p.session.is_some() {
+            return Err(error(
+                code::INVALID_PARAMS,
+                "invalid params: attach: an attached client is told of every session; give no \
+                 session with it",
+            ));
+        }
         let held = |id: &str| self.sessions.get(id).map(|e| e.serial);
         match &p.session {
             Some(id) => {
@@ -86,12 +94,18 @@ impl State {
             }
         }
         client.outbox.subscribe(p.session.clone(), self.held());
+        if let Some(attach) = p.attach {
+            client.outbox.attach(attach);
+            if attach {
+                self.attached();
+            }
+        }
         let mut entries: Vec<(&String, &Entry)> = self
             .sessions
             .iter()
             .filter(|(id, _)| p.session.as_ref().is_none_or(|only| only == *id))
             .collect();
-        entries.sort_by_key(|(_, e)| e.serial);
+        entries.sort_by_key(|(_, e)| (e.opened_at, e.serial));
         Ok(Value::Array(
             entries
                 .into_iter()

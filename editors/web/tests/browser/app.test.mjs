@@ -316,7 +316,8 @@ test("the one flow waiting for an answer is shown, flows already done listed as 
       assert.equal(await page.textContent(".askd-waiting-heading"), "1 question waiting");
       assert.deepEqual(
         await page.$$eval(".askd-waiting-finished .askd-waiting-item", (items) => items.map((i) => i.textContent)),
-        ["Lunch done"],
+        // askd stamps every flow's `openedAt`.
+        ["Lunch asked just now · done"],
       );
       await page.click('.askd-waiting-item[data-session="call-1"]');
       await page.waitForSelector('.askd-flow[data-status="done"]');

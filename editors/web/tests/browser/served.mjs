@@ -45,7 +45,8 @@ export class Served {
    */
   constructor(args) {
     const listen = args.includes("--listen") ? [] : ["--listen", "127.0.0.1:0"];
-    this.child = spawn(askdBin(), ["serve", "--no-state", ...listen, ...args], {
+    // `--no-hub`: a test's listener is never the user's hub (no discovery file, no browser).
+    this.child = spawn(askdBin(), ["serve", "--no-state", "--no-hub", ...listen, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.pending = new Map();
