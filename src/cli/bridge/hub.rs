@@ -1,174 +1,144 @@
-//! The hub as a [`FlowHost`]: one JSON-RPC connection over WebSocket, shared by every flow a
-//! hub client asks at once, made again after it breaks.
+//! The hub as a [`FlowHost`]: the hub client ([`crate::cli::hub`]), connected on first use
+//! (a hub is started when none runs) and again after the hub went away.
 //!
-//! A flow is asked with `ask` (it resolves once the flow ends); a negative result is followed
-//! by `getView` to learn why the flow ended (`cancelReason`), which the result alone does not
-//! always say. `close` withdraws a flow.
+//! A flow is asked with the client's `ask`; a negative result is followed by `getView` to
+//! learn why the flow ended (`cancelReason`), which the result alone does not always say.
+//! Dropping a question before its answer withdraws it (the client's rule), so a hub client
+//! whose own wait ends only drops its future.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
-use tokio::sync::{Mutex, mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
+use serde_json::{Map, Value, json};
+use tokio::sync::Mutex;
 
 use crate::cli::bridge::host::{Ended, FlowHost, HostError};
+use crate::cli::hub::{Asker, Event, HubClient, HubError, HubOptions, Question};
 
-/// What a reply brought: the result, or the error object.
-type Reply = Result<Value, Value>;
-
-/// One open connection: where requests are written, and who waits for which reply.
-struct Connection {
-    outgoing: mpsc::UnboundedSender<String>,
-    waiting: Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Reply>>>>,
-    next_id: u64,
-    /// Set by the reader when the connection ends.
-    closed: Arc<std::sync::atomic::AtomicBool>,
+/// What to do when a question opens with no person's client attached and no browser took it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unattended {
+    /// Say where it waits (on stderr) and keep waiting: another client of the agent may answer
+    /// meanwhile (the opencode bridge).
+    Tell,
+    /// Withdraw it: nobody can be reached, and the agent's own prompt asks instead (the
+    /// Claude Code hook).
+    GiveUp,
 }
 
-/// The hub at a WebSocket address (token included).
+/// The hub, found or started as `options` say.
 #[derive(Clone)]
 pub struct Hub {
-    url: String,
-    name: &'static str,
-    connection: Arc<Mutex<Option<Connection>>>,
+    options: HubOptions,
+    unattended: Unattended,
+    /// Who says what happened, on stderr (`askd hook claude`, `askd: bridge`).
+    speaker: &'static str,
+    client: Arc<Mutex<Option<HubClient>>>,
 }
 
 impl Hub {
-    /// A hub client of `url` (`ws://…/rpc?token=…`), introducing itself as `name`.
-    pub fn new(url: String, name: &'static str) -> Hub {
+    /// A hub client named `name` (the asker of questions that name none).
+    pub fn new(name: &str, speaker: &'static str, unattended: Unattended) -> Hub {
         Hub {
-            url,
-            name,
-            connection: Arc::new(Mutex::new(None)),
+            options: HubOptions {
+                client_name: Some(name.to_owned()),
+                ..HubOptions::default()
+            },
+            unattended,
+            speaker,
+            client: Arc::default(),
         }
     }
 
-    /// Sends a request, connecting first when needed; resolves with its reply.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Reply, HostError> {
-        let receiver = {
-            let mut slot = self.connection.lock().await;
-            let usable = slot.as_ref().is_some_and(|c| {
-                !c.closed.load(std::sync::atomic::Ordering::SeqCst) && !c.outgoing.is_closed()
-            });
-            if !usable {
-                *slot = Some(self.connect().await?);
-            }
-            let connection = slot.as_mut().expect("connected above");
-            connection.next_id += 1;
-            let id = connection.next_id;
-            let (sender, receiver) = oneshot::channel();
-            lock(&connection.waiting).insert(id, sender);
-            let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-            if connection.outgoing.send(message.to_string()).is_err() {
-                lock(&connection.waiting).remove(&id);
-                *slot = None;
-                return Err(HostError::Unreachable(
-                    "the hub's connection closed".to_owned(),
-                ));
-            }
-            receiver
-        };
-        receiver
+    /// The connection, made (and a hub started) when there is none or it ended.
+    async fn connected(&self) -> Result<HubClient, HostError> {
+        let mut slot = self.client.lock().await;
+        if let Some(client) = slot.as_ref().filter(|c| c.lost().is_none()) {
+            return Ok(client.clone());
+        }
+        *slot = None;
+        let client = HubClient::connect_or_start(&self.options)
             .await
-            .map_err(|_| HostError::Unreachable("the hub's connection closed".to_owned()))
-    }
-
-    /// Opens the connection and introduces this client.
-    async fn connect(&self) -> Result<Connection, HostError> {
-        let (socket, _) = tokio_tungstenite::connect_async(self.url.as_str())
-            .await
-            .map_err(|e| HostError::Unreachable(format!("cannot connect to the hub: {e}")))?;
-        let (mut sink, mut stream) = socket.split();
-        let (outgoing, mut queue) = mpsc::unbounded_channel::<String>();
-        let waiting: Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Reply>>>> = Arc::default();
-        let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        tokio::spawn(async move {
-            while let Some(text) = queue.recv().await {
-                if sink.send(Message::text(text)).await.is_err() {
-                    break;
-                }
-            }
-        });
-        let readers = waiting.clone();
-        let ended = closed.clone();
-        tokio::spawn(async move {
-            while let Some(Ok(message)) = stream.next().await {
-                let Message::Text(text) = message else {
-                    continue;
-                };
-                let Ok(reply) = serde_json::from_str::<Value>(text.as_str()) else {
-                    continue;
-                };
-                let Some(id) = reply.get("id").and_then(Value::as_u64) else {
-                    continue;
-                };
-                if let Some(sender) = lock(&readers).remove(&id) {
-                    let _ = sender.send(match reply.get("error") {
-                        Some(error) => Err(error.clone()),
-                        None => Ok(reply.get("result").cloned().unwrap_or(Value::Null)),
-                    });
-                }
-            }
-            ended.store(true, std::sync::atomic::Ordering::SeqCst);
-            // Every request still waiting learns that the connection is gone.
-            lock(&readers).clear();
-        });
-        let mut connection = Connection {
-            outgoing,
-            waiting,
-            next_id: 0,
-            closed,
-        };
-        connection.next_id += 1;
-        let hello = json!({ "jsonrpc": "2.0", "id": connection.next_id, "method": "initialize",
-            "params": { "clientInfo": { "name": self.name } } });
-        let _ = connection.outgoing.send(hello.to_string());
-        Ok(connection)
+            .map_err(|e| HostError::Unreachable(e.to_string()))?;
+        *slot = Some(client.clone());
+        Ok(client)
     }
 }
 
-/// Locks a table of waiting requests (a poisoned lock still holds a usable table).
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// An error object's code and message.
-fn refused(error: &Value) -> HostError {
-    HostError::Refused {
-        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: error
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("no message")
-            .to_owned(),
+/// A [`Question`] of `ask` params.
+fn question(params: Value) -> Question {
+    let Value::Object(mut params) = params else {
+        return Question::new(Value::Null);
+    };
+    let text = |params: &mut Map<String, Value>, key: &str| match params.remove(key) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let mut question = Question::new(params.remove("payload").unwrap_or(Value::Null));
+    question.dialect = text(&mut params, "dialect");
+    question.session = text(&mut params, "session");
+    question.timeout_ms = params.remove("timeoutMs").and_then(|ms| ms.as_u64());
+    if let Some(Value::Object(mut asker)) = params.remove("asker") {
+        question.asker = Asker {
+            name: text(&mut asker, "name"),
+            folder: text(&mut asker, "folder"),
+        };
     }
+    question.params = params;
+    question
 }
 
 impl FlowHost for Hub {
     async fn ask(&self, params: Value) -> Result<Ended, HostError> {
-        let session = params.get("session").cloned();
-        let result = self
-            .request("ask", params)
-            .await?
-            .map_err(|e| refused(&e))?;
-        let cancel_reason = match session {
-            Some(session) if !is_answer(&result) => self
+        let client = self.connected().await?;
+        let mut asking = client
+            .ask(question(params))
+            .map_err(|e| HostError::Unreachable(e.to_string()))?;
+        let session = asking.session().to_owned();
+        let result = loop {
+            match asking.next().await {
+                Ok(Event::Unattended { page, browser }) => match self.unattended {
+                    _ if browser == "opened" || browser == "recent" => {}
+                    Unattended::Tell => {
+                        eprintln!("{}: answer the question at {page}", self.speaker);
+                    }
+                    Unattended::GiveUp => {
+                        // Dropping the question withdraws it.
+                        drop(asking);
+                        let _ = client.request("close", json!({ "session": session })).await;
+                        return Err(HostError::Unattended(browser));
+                    }
+                },
+                Ok(Event::Answered(Ok(result))) => break result,
+                Ok(Event::Answered(Err(refused))) => {
+                    return Err(HostError::Refused {
+                        code: refused.code,
+                        message: refused.message,
+                    });
+                }
+                Ok(Event::Other(_)) => {}
+                Err(e @ HubError::Rpc(_)) => {
+                    return Err(HostError::Refused {
+                        code: 0,
+                        message: e.to_string(),
+                    });
+                }
+                Err(e) => return Err(HostError::Unreachable(e.to_string())),
+            }
+        };
+        let cancel_reason = if is_answer(&result) {
+            None
+        } else {
+            match client
                 .request("getView", json!({ "session": session }))
                 .await
-                .ok()
-                .and_then(Result::ok)
-                .and_then(|view| {
-                    view.get("cancelReason")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                })
+            {
+                Ok(view) => view
+                    .get("cancelReason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
                 // A flow the hub forgot at once was withdrawn.
-                .or_else(|| Some("aborted".to_owned())),
-            _ => None,
+                Err(_) => Some("aborted".to_owned()),
+            }
         };
         Ok(Ended {
             result,
@@ -176,8 +146,13 @@ impl FlowHost for Hub {
         })
     }
 
+    /// Closes the session on the connection there is; never starts a hub for it (a hub that
+    /// went away forgot the flow's client anyway).
     async fn close(&self, session: String) {
-        let _ = self.request("close", json!({ "session": session })).await;
+        let client = self.client.lock().await.clone();
+        if let Some(client) = client.filter(|c| c.lost().is_none()) {
+            let _ = client.request("close", json!({ "session": session })).await;
+        }
     }
 }
 

@@ -47,9 +47,6 @@ pub struct OpencodeArgs {
     /// The opencode server's address (plain HTTP, on this machine).
     #[arg(long, value_name = "URL", default_value = DEFAULT_OPENCODE_URL)]
     pub url: String,
-    /// The hub's WebSocket address with its token, instead of the hub found or started.
-    #[arg(long, value_name = "URL", hide = true)]
-    pub hub: Option<String>,
 }
 
 /// Runs `askd bridge …`.
@@ -68,14 +65,6 @@ fn run_opencode(args: &OpencodeArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let Some(hub_url) = args
-        .hub
-        .clone()
-        .or_else(|| std::env::var("ASKD_HUB_URL").ok())
-    else {
-        eprintln!("askd: bridge: no hub address given (ASKD_HUB_URL)");
-        return ExitCode::from(EXIT_USAGE);
-    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -88,7 +77,7 @@ fn run_opencode(args: &OpencodeArgs) -> ExitCode {
     };
     runtime.block_on(async {
         let server = Server::new(base, Credentials::from_env().as_ref());
-        let hub = hub::Hub::new(hub_url, "askd bridge opencode");
+        let hub = hub::Hub::new("opencode bridge", "askd: bridge", hub::Unattended::Tell);
         let bridge = opencode::Bridge::new(server, hub);
         match bridge.run(interrupted()).await {
             Ok(()) => ExitCode::SUCCESS,

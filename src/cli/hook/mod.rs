@@ -44,9 +44,6 @@ pub struct ClaudeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = claude::CLAUDE_DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
-    /// The hub's WebSocket address with its token, instead of the hub found or started.
-    #[arg(long, value_name = "URL", hide = true)]
-    pub hub: Option<String>,
 }
 
 /// Runs `askd hook …`.
@@ -81,14 +78,6 @@ fn run_claude(args: &ClaudeArgs) -> ExitCode {
     };
     let limit = Duration::from_secs(args.timeout);
     let budget = (limit - claude::margin(limit)).saturating_sub(started.elapsed());
-    let Some(hub_url) = args
-        .hub
-        .clone()
-        .or_else(|| std::env::var("ASKD_HUB_URL").ok())
-    else {
-        eprintln!("askd hook claude: passed on to Claude Code's dialog: no hub address given");
-        return ExitCode::SUCCESS;
-    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -100,7 +89,7 @@ fn run_claude(args: &ClaudeArgs) -> ExitCode {
         }
     };
     let decision = runtime.block_on(async {
-        let hub = hub::Hub::new(hub_url, "askd hook claude");
+        let hub = hub::Hub::new(claude::ASKER, "askd hook claude", hub::Unattended::GiveUp);
         claude::decide(&input, &hub, budget, interrupted()).await
     });
     match decision {
