@@ -26,7 +26,7 @@ export {
   splitWide,
 } from "./askd-lines.js";
 export { keyFromEvent, textToKeys } from "./askd-keys.js";
-export { Form, countdownText, hintText, outcomeText } from "./askd-form.js";
+export { Form, canActivate, countdownText, hintText, outcomeText } from "./askd-form.js";
 
 /** The JSON-RPC error code of `insert` while no editor is open. */
 const NO_EDITOR = -32003;
