@@ -266,9 +266,9 @@ export class Form {
     this.questionNoteButton.type = "button";
     this.questionNoteButton.dataset.target = JSON.stringify({ editor: "questionNote" });
     this.questionNote.append(this.questionNoteText, this.questionNoteButton);
-    const filterLine = make(doc, "div", "askd-filter-line");
-    filterLine.append(this.filter, this.filterButton);
-    this.question.append(this.prompt, this.detail, filterLine, body, this.questionNote);
+    this.filterLine = make(doc, "div", "askd-filter-line");
+    this.filterLine.append(this.filter, this.filterButton);
+    this.question.append(this.prompt, this.detail, this.filterLine, body, this.questionNote);
 
     // The open editor: a real text area, and its buttons.
     this.editor = make(doc, "div", "askd-editor");
@@ -497,6 +497,7 @@ export class Form {
     // The filter opens (a keyboard then types it) and, once applied, clears.
     const filtering = filter != null;
     show(this.filterButton, canActivate(view, "filter"));
+    show(this.filterLine, filtering || !this.filterButton.hidden);
     setText(this.filterButton, filtering ? "Clear the filter" : "Filter the options");
     this.filterButton.dataset.target = JSON.stringify({ filter: !filtering });
     show(this.above, question.rowsAbove > 0);
