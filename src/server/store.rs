@@ -224,6 +224,12 @@ impl Store {
         limits: &Limits,
         max_request_bytes: usize,
     ) -> io::Result<(Store, Vec<Recovered>)> {
+        // A write past a file-size limit (RLIMIT_FSIZE) then fails like one on a full disk, and
+        // is reported, instead of ending the process with SIGXFSZ.
+        // SAFETY: setting a signal's disposition to "ignore" involves no handler code.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        }
         DirBuilder::new().recursive(true).mode(0o700).create(root)?;
         fs::set_permissions(root, fs::Permissions::from_mode(0o700))?;
         let life = Life::read();
@@ -363,8 +369,10 @@ impl Store {
         }
     }
 
-    /// Moves `path` to `<dir>.<name><ending>` in the state directory (or removes it when it
-    /// cannot be moved), saying in the log that it `why`.
+    /// Moves `path` to `<dir>.<name><ending>` in the state directory, saying in the log that it
+    /// `why`. A name too long for the file system is shortened (its start, then a hash of the
+    /// whole, so that two long names stay apart); a file that cannot be moved is left where it
+    /// is, and the log says so: askd never deletes a file it set aside.
     fn move_aside(&self, path: &Path, ending: &str, why: &str) {
         let dir = path
             .parent()
@@ -375,14 +383,18 @@ impl Store {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let aside = self.root.join(format!("{dir}.{name}{ending}"));
-        tracing::warn!(
-            "{} {why}; it is set aside as {}",
-            path.display(),
-            aside.display()
-        );
-        if fs::rename(path, &aside).is_err() {
-            let _ = fs::remove_file(path);
+        let aside = self.root.join(aside_name(&dir, &name, ending));
+        match fs::rename(path, &aside) {
+            Ok(()) => tracing::warn!(
+                "{} {why}; it is set aside as {}",
+                path.display(),
+                aside.display()
+            ),
+            Err(e) => tracing::warn!(
+                "{} {why}; it cannot be set aside as {} ({e}) and is left where it is",
+                path.display(),
+                aside.display()
+            ),
         }
     }
 
@@ -471,7 +483,15 @@ impl Store {
             }
         };
         self.logs[..=at].rotate_right(1);
-        self.logs[0].1.write_all(&self.buffer)?;
+        if let Err(e) = self.logs[0].1.write_all(&self.buffer) {
+            // Undo what was written of the line (a full disk writes part of it): the log ends
+            // at its last whole line again, so that the next state is not appended onto a torn
+            // one. A log that cannot be cut back is replaced whole by the next write.
+            if self.logs[0].1.set_len(stored.logged as u64).is_err() {
+                stored.logged = usize::MAX;
+            }
+            return Err(e);
+        }
         stored.logged += line;
         self.syncer.mark(Some(&stored.flow), &stored.dir);
         Ok(())
@@ -536,6 +556,28 @@ impl Store {
     }
 }
 
+/// The longest file name askd makes (most file systems allow 255 bytes).
+const MAX_NAME: usize = 255;
+
+/// The name a file `name` of directory `dir` is set aside as: `<dir>.<name><ending>`, or, when
+/// that is longer than a file name may be, the start of it, `~`, and a hash of the whole.
+fn aside_name(dir: &str, name: &str, ending: &str) -> String {
+    let whole = format!("{dir}.{name}");
+    if whole.len() + ending.len() <= MAX_NAME {
+        return format!("{whole}{ending}");
+    }
+    // FNV-1a: stable across builds, enough to keep two long names of one directory apart.
+    let hash = whole.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let suffix = format!("~{hash:016x}{ending}");
+    let mut keep = MAX_NAME - suffix.len();
+    while !whole.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    format!("{}{suffix}", &whole[..keep])
+}
+
 /// Writes a whole file, readable and writable by its owner only.
 fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = OpenOptions::new()
@@ -547,31 +589,41 @@ fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)
 }
 
-/// Reads at most `limit` bytes of a regular file; a longer file is an error.
-fn read_capped(path: &Path, limit: usize) -> Result<String, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+/// Reads at most `limit` bytes of a regular file; a longer file is an error. The file is opened
+/// without blocking and without following a link, and checked to be a regular file before it
+/// is read: a FIFO, a device or a link in the state directory is refused, never waited on.
+fn read_capped(path: &Path, limit: usize) -> Result<Vec<u8>, String> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => "it is a symbolic link".to_owned(),
+            _ => format!("it cannot be read: {e}"),
+        })?;
     let meta = file
         .metadata()
-        .map_err(|e| format!("cannot read it: {e}"))?;
+        .map_err(|e| format!("it cannot be read: {e}"))?;
     if !meta.is_file() {
         return Err("it is not a regular file".into());
     }
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     file.take(limit as u64 + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read it as text: {e}"))?;
-    if text.len() > limit {
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("it cannot be read: {e}"))?;
+    if bytes.len() > limit {
         return Err(format!("it is longer than {limit} bytes"));
     }
-    Ok(text)
+    Ok(bytes)
 }
 
 /// The last whole line of a flow log (when it was written, and what changes of the flow): a
-/// line cut short by a crash of the machine (no line end, or not a time and JSON) is passed
-/// over.
-fn last_state(log: &str) -> Option<(u64, Box<RawValue>)> {
-    let whole = &log[..log.rfind('\n')?];
-    whole.rsplit('\n').find_map(|line| {
+/// line cut short by a crash of the machine or a full disk (no line end, not UTF-8, or not a
+/// time and JSON) is passed over, whatever bytes it holds.
+fn last_state(log: &[u8]) -> Option<(u64, Box<RawValue>)> {
+    let end = log.iter().rposition(|&b| b == b'\n')?;
+    log[..end].rsplit(|&b| b == b'\n').find_map(|line| {
+        let line = std::str::from_utf8(line).ok()?;
         let (at, state) = line.split_once(' ')?;
         Some((at.parse().ok()?, serde_json::from_str(state).ok()?))
     })
@@ -586,8 +638,9 @@ fn read_session(
     max_request_bytes: usize,
     max_flow_bytes: usize,
 ) -> Result<(String, Restored, u64), String> {
-    let request_text = read_capped(request, max_request_bytes.saturating_add(64 * 1024))?;
-    let file: RequestFile = serde_json::from_str(&request_text)
+    let request_bytes = read_capped(request, max_request_bytes.saturating_add(64 * 1024))
+        .map_err(|e| format!("its request file: {e}"))?;
+    let file: RequestFile = serde_json::from_slice(&request_bytes)
         .map_err(|_| "its request file is not one askd writes".to_owned())?;
     if file.format != FORMAT || file.version != VERSION {
         return Err(format!(
@@ -599,7 +652,8 @@ fn read_session(
     let log = read_capped(
         flow,
         COMPACT_AT.max(4 * max_flow_bytes) + 2 * max_flow_bytes,
-    )?;
+    )
+    .map_err(|e| format!("its flow log: {e}"))?;
     let (at, changing) =
         last_state(&log).ok_or_else(|| "its flow log holds no whole state".to_owned())?;
     // The flow of the snapshot: the members kept in the request file, then those of the log.
@@ -730,7 +784,7 @@ mod tests {
     /// The last whole JSON line of a log is its state; a line cut short is passed over.
     #[test]
     fn the_last_whole_line_is_the_state() {
-        let state = |log: &str| last_state(log).map(|(at, s)| (at, s.get().to_owned()));
+        let state = |log: &str| last_state(log.as_bytes()).map(|(at, s)| (at, s.get().to_owned()));
         let two = Some((2, "{\"a\":2}".to_owned()));
         let one = Some((1, "{\"a\":1}".to_owned()));
         assert_eq!(state("1 {\"a\":1}\n2 {\"a\":2}\n"), two);
@@ -740,6 +794,31 @@ mod tests {
         assert_eq!(state("1 {\"a\":1}\n{\"a\":2}\n"), one);
         assert_eq!(state("1 {\"a\":"), None);
         assert_eq!(state(""), None);
+        // A last line torn inside a character is passed over like any other.
+        let mut torn = b"1 {\"a\":1}\n2 {\"a\":\"\xc3".to_vec();
+        assert_eq!(
+            last_state(&torn).map(|(at, s)| (at, s.get().to_owned())),
+            one
+        );
+        torn.extend_from_slice(b"\xa9\"}\n3 {\"a\":\"\xe2\x82");
+        assert_eq!(
+            last_state(&torn).map(|(at, s)| (at, s.get().to_owned())),
+            Some((2, "{\"a\":\"é\"}".to_owned()))
+        );
+    }
+
+    #[test]
+    fn set_aside_names_fit_a_file_name() {
+        assert_eq!(aside_name("d", "notes.txt", CORRUPT), "d.notes.txt.corrupt");
+        let long = "x".repeat(300);
+        let one = aside_name("1-2-ab.1", &long, CORRUPT);
+        let other = aside_name("1-2-ab.1", &format!("{long}y"), CORRUPT);
+        assert_eq!(one.len(), MAX_NAME);
+        assert!(one.starts_with("1-2-ab.1.xxx"), "{one}");
+        assert!(one.ends_with(CORRUPT), "{one}");
+        assert_ne!(one, other);
+        let wide = "é".repeat(200);
+        assert!(aside_name("d", &wide, SUPERSEDED).len() <= MAX_NAME);
     }
 
     /// However many changes a flow takes, its log stays bounded and ends with its state.
@@ -767,7 +846,7 @@ mod tests {
         assert!(40_000 * line.len() > 2 * COMPACT_AT, "{}", line.len());
         assert_eq!(log.len(), stored.logged);
         assert_eq!(
-            last_state(&log).unwrap().1.get().as_bytes(),
+            last_state(log.as_bytes()).unwrap().1.get().as_bytes(),
             line.as_slice()
         );
     }

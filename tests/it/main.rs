@@ -65,6 +65,8 @@ mod persistence;
 mod robustness;
 /// The generated protocol documents against the code and the binary.
 mod schema;
+/// The state directory's faults: FIFOs, torn lines, failed writes, long names.
+mod state_faults;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
 mod terminal;
 /// The WebSocket listener and `askd web` over real WebSocket connections.

@@ -3269,7 +3269,18 @@ case("attach: a flow answered or withdrawn elsewhere leaves the float", function
     ask_request(2, "a2", "Second", "Second question?"),
   })
   wait_screen("First question?")
-  wait_screen("+1 waiting")
+  wait_for(function()
+    return "+1 waiting; it shows "
+      .. fmt(screen())
+      .. "; waiting "
+      .. askd.waiting()
+      .. "; agent "
+      .. vim.inspect(agent)
+      .. "; focus in the float "
+      .. tostring(vim.api.nvim_get_current_win() == floats()[1])
+  end, function()
+    return (screen() or ""):find("+1 waiting", 1, true) ~= nil
+  end)
   -- The waiting flow is answered in a browser: the count goes.
   keys_from_browser(url, "a2", { "1", "1" })
   wait_no_screen("waiting")
@@ -3286,6 +3297,26 @@ case("attach: a flow answered or withdrawn elsewhere leaves the float", function
   end)
   eq(agent.responses[1].result.content[1].text, "Q1: No", "the first answer")
   eq(askd.waiting(), 0, "nothing waits")
+  -- A float the person closes leaves this editor, and stays off it when another flow
+  -- arrives; `:Askd` lists the hub's flows again.
+  local later = agent_requests(url, { ask_request(3, "a3", "Third", "Third question?") })
+  wait_screen("Third question?")
+  vim.api.nvim_win_close(floats()[1], true)
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  local other = agent_requests(url, { ask_request(4, "a4", "Fourth", "Fourth question?") })
+  wait_screen("Fourth question?")
+  sleep(300)
+  eq(askd.waiting(), 0, "the closed flow does not come back with the next")
+  vim.api.nvim_win_close(floats()[1], true)
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  vim.cmd("Askd")
+  wait_screen("Third question?")
+  wait_screen("+1 waiting")
+  eq({ later.code, other.code }, { nil, nil }, "both agents still wait")
   -- Detached, a new flow shows nowhere here.
   eq(askd.detach(), true, "detach()")
   eq(askd.detach(), false, "detach() again")

@@ -11,8 +11,13 @@ local rpc = require("askd.rpc")
 
 local M = {}
 
---- The hub connection while attached: `{ client }`; nil otherwise.
+--- The hub connection while attached: `{ client, dismissed, reconciling? }` (`dismissed`:
+--- the ids of the flows whose float the person closed); nil otherwise.
 local hub = nil
+
+--- How long after a flow arrives or ends the hub's list is read again, for flows whose
+--- `session/opened` did not come (two flows opened at once by another connection).
+local RECONCILE_MS = 100
 
 local function askd()
   return require("askd")
@@ -66,6 +71,9 @@ local function on_show(F, focus)
   end
 end
 
+local list_waiting
+local reconcile
+
 --- Queues a flow of the hub (an entry of `sessions` or `session/opened`) unless it is known
 --- or not open.
 local function arrived(entry)
@@ -76,11 +84,12 @@ local function arrived(entry)
     return
   end
   local I = internal()
-  if I.flow_of(entry.session, hub.client) then
+  if I.flow_of(entry.session, hub.client) or hub.dismissed[entry.session] then
     return
   end
   local config = askd().config
-  local F = {
+  local F
+  F = {
     id = entry.session,
     own = false,
     entry = entry,
@@ -91,10 +100,13 @@ local function arrived(entry)
     finished = false,
     closing = false,
     on_show = on_show,
-    on_done = function(result)
-      if result == nil then
-        return
+    on_done = function()
+      -- A float the person closed stays off this editor until `:Askd` lists the hub again.
+      if F.dismissed and hub then
+        hub.dismissed[F.id] = true
       end
+      -- A flow that ends here may have hidden one whose notice the hub did not send.
+      reconcile()
     end,
   }
   I.enqueue(F, false)
@@ -108,6 +120,9 @@ local function on_notify(method, params)
   local I = internal()
   if method == "session/opened" then
     arrived(params)
+    -- Flows opened at once by other connections: the list catches any whose own
+    -- `session/opened` did not come.
+    reconcile()
     return
   end
   local F = hub and I.flow_of(params.session, hub.client)
@@ -142,7 +157,7 @@ local function by_opening(list)
 end
 
 --- Asks the hub for the flows it holds and queues the open ones not shown.
-local function list_waiting()
+list_waiting = function()
   if not hub then
     return
   end
@@ -153,6 +168,20 @@ local function list_waiting()
       end
     end
   end)
+end
+
+--- Lists the hub's flows again shortly (once for a burst of events).
+reconcile = function()
+  if not hub or hub.reconciling then
+    return
+  end
+  hub.reconciling = true
+  vim.defer_fn(function()
+    if hub then
+      hub.reconciling = false
+      list_waiting()
+    end
+  end, RECONCILE_MS)
 end
 
 --- Connects to the hub and shows the flows waiting there and every one that arrives; true,
@@ -190,7 +219,7 @@ function M.attach(opts)
     notify(err, vim.log.levels.ERROR)
     return false, err
   end
-  hub = { client = client }
+  hub = { client = client, dismissed = {} }
   local config = askd().config
   local width = I.engine_width(require("askd.ui").width(config.width, config.border))
   client:request("initialize", { clientInfo = { name = "neovim" } }, function() end)
@@ -264,6 +293,7 @@ function M.command(args)
     M.attach()
     return
   end
+  hub.dismissed = {}
   list_waiting()
   notify("askd: attached to the hub; no question waits", vim.log.levels.INFO)
 end

@@ -450,6 +450,7 @@ local function gone(F)
   else
     -- A flow of another client (attached): its asker still waits for an answer; it is
     -- only taken off this editor.
+    F.dismissed = true
     deliver(F, nil, nil)
   end
 end
@@ -790,6 +791,11 @@ show = function(F, focus)
     F.on_show(F, focus)
   end
   local params = { session = F.id, width = engine_width(F.frame.width) }
+  if F.asked_width ~= params.width then
+    -- The Steps of this connection come at the float's width (a flow of the hub, or one that
+    -- waited while the editor was resized).
+    F.client:request("subscribe", params, function() end)
+  end
   F.client:request("getView", params, function(err, view)
     if err or not live(F) then
       return
@@ -851,6 +857,7 @@ local function start(F, payload, opts)
   for key, value in pairs(opts.params or {}) do
     params[key] = value
   end
+  F.asked_width = params.width
   engine:request("ask", params, function(err, result)
     if F.finished then
       return
