@@ -26,27 +26,6 @@ const CALL_LABELS_WIDTH: usize = 50;
 /// What ends labels cut to fit the call line.
 const ELLIPSIS: &str = "...";
 
-/// One field of a JSON object, classified by what validation needs to know about it.
-pub enum Field<'a> {
-    /// Missing or JSON null.
-    Absent,
-    /// A string, as given.
-    Text(&'a str),
-    /// Any other JSON value.
-    Other(&'a Value),
-}
-
-impl<'a> Field<'a> {
-    /// Classifies `object[key]`.
-    pub fn of(object: &'a Map<String, Value>, key: &str) -> Self {
-        match object.get(key) {
-            None | Some(Value::Null) => Field::Absent,
-            Some(Value::String(text)) => Field::Text(text),
-            Some(other) => Field::Other(other),
-        }
-    }
-}
-
 /// An issue at `path`.
 pub fn issue(path: &str, message: impl Into<String>) -> Issue {
     Issue {
@@ -94,64 +73,29 @@ impl Place {
         issues.push(issue(&self.path, format!("{}: {what}", self.prefix)));
     }
 
-    /// A required string field that must not be blank; returns it as given.
-    pub fn text<'a>(
-        &self,
-        object: &'a Map<String, Value>,
-        key: &str,
-        issues: &mut Vec<Issue>,
-    ) -> Option<&'a str> {
-        match Field::of(object, key) {
-            Field::Text(text) if !text.trim().is_empty() => Some(text),
-            Field::Absent | Field::Text(_) => {
-                self.report(issues, key, &format!("{key} is required"));
-                None
-            }
-            Field::Other(_) => {
-                self.report(issues, key, &format!("{key} must be a string"));
-                None
-            }
-        }
-    }
-
-    /// A required string field that may be blank; returns it as given.
+    /// A required string field, which may be empty; returns it as given (`null` is not a
+    /// string).
     pub fn string<'a>(
         &self,
         object: &'a Map<String, Value>,
         key: &str,
         issues: &mut Vec<Issue>,
     ) -> Option<&'a str> {
-        match Field::of(object, key) {
-            Field::Text(text) => Some(text),
-            Field::Absent => {
+        match object.get(key) {
+            Some(Value::String(text)) => Some(text),
+            None => {
                 self.report(issues, key, &format!("{key} is required"));
                 None
             }
-            Field::Other(_) => {
+            Some(_) => {
                 self.report(issues, key, &format!("{key} must be a string"));
                 None
             }
         }
     }
 
-    /// An optional string field; `Err(())` after recording an issue when it is not a string.
-    pub fn optional_string<'a>(
-        &self,
-        object: &'a Map<String, Value>,
-        key: &str,
-        issues: &mut Vec<Issue>,
-    ) -> Result<Option<&'a str>, ()> {
-        match Field::of(object, key) {
-            Field::Absent => Ok(None),
-            Field::Text(text) => Ok(Some(text)),
-            Field::Other(_) => {
-                self.report(issues, key, &format!("{key} must be a string"));
-                Err(())
-            }
-        }
-    }
-
-    /// An optional boolean field; `None` when absent, or after recording an issue.
+    /// An optional boolean field; `None` when absent, or after recording an issue (`null` is
+    /// not a boolean).
     pub fn flag(
         &self,
         object: &Map<String, Value>,
@@ -159,7 +103,7 @@ impl Place {
         issues: &mut Vec<Issue>,
     ) -> Option<bool> {
         match object.get(key) {
-            None | Some(Value::Null) => None,
+            None => None,
             Some(Value::Bool(flag)) => Some(*flag),
             Some(_) => {
                 self.report(issues, key, &format!("{key} must be a boolean"));
@@ -169,15 +113,16 @@ impl Place {
     }
 }
 
-/// The array of questions of a request, or the issue that it has none.
+/// The `questions` array of a request (it may be empty), or the issue that it is missing or
+/// not an array.
 pub fn questions<'a>(root: &'a Map<String, Value>, issues: &mut Vec<Issue>) -> &'a [Value] {
-    match Field::of(root, "questions") {
-        Field::Other(Value::Array(items)) if !items.is_empty() => items,
-        Field::Absent | Field::Other(Value::Array(_)) => {
-            issues.push(issue("questions", "At least one question is required"));
+    match root.get("questions") {
+        Some(Value::Array(items)) => items,
+        None => {
+            issues.push(issue("questions", "questions is required"));
             &[]
         }
-        Field::Text(_) | Field::Other(_) => {
+        Some(_) => {
             issues.push(issue("questions", "questions must be an array"));
             &[]
         }
@@ -349,4 +294,21 @@ pub fn issue_list(heading: &str, issues: &[Issue]) -> String {
         text.push_str(&format!("\n- {}: {}", i.path, i.message));
     }
     text
+}
+
+/// Whether `c` is white space as a JavaScript regular expression's `\s` and `trim()` take it:
+/// the Unicode space separators, tab, vertical tab, form feed, the byte order mark and the
+/// line terminators.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
 }

@@ -75,42 +75,40 @@ impl<'a> Unique<'a> {
         }
     }
 
-    /// The field of `object` at `place`, read as [`Place::text`] reads it; a text an earlier
-    /// object had is also `<prefix>: duplicate <noun> "<text>"`.
-    pub fn text(
-        &mut self,
-        place: &Place,
-        object: &'a Map<String, Value>,
-        issues: &mut Vec<Issue>,
-    ) -> Option<&'a str> {
-        let text = place.text(object, self.key, issues)?;
+    /// Notes `text`, the field of the object at `place` (read by the caller, blank or not):
+    /// a text an earlier object had is `<prefix>: duplicate <noun> "<text>"`.
+    pub fn note(&mut self, place: &Place, text: &'a str, issues: &mut Vec<Issue>) {
         if !self.seen.insert(text) {
             let what = format!("duplicate {} {}", self.noun, quoted(text));
             place.report(issues, self.key, &what);
         }
-        Some(text)
     }
 }
 
 /// The options `items` of the question at `question`, as every question tool has them: `label`
-/// required, non-blank and unique (both what is shown and what is answered, exactly as given),
-/// `description` a string (kept when not blank); then `preview` reads what the dialect keeps as
-/// the option's preview, recording its issues.
+/// and `description` strings (a label may be empty; it is shown and answered exactly as given,
+/// and the description kept when not blank); `label` checks what the dialect adds of a label
+/// right after it is read, and `preview` reads what the dialect keeps as the option's preview,
+/// each recording its issues.
 pub fn options<'a>(
     items: &'a [Value],
     question: &Place,
     issues: &mut Vec<Issue>,
+    mut label: impl FnMut(&Place, &'a str, &mut Vec<Issue>),
     mut preview: impl FnMut(&'a Map<String, Value>, &Place, &mut Vec<Issue>) -> Option<String>,
 ) -> Vec<OptionItem> {
-    let mut labels = Unique::new("label", "option label");
     objects(
         items,
         |index| question.option(index),
         issues,
         |object, place, _, issues| {
-            let label = labels.text(place, object, issues);
+            let text = place.string(object, "label", issues);
+            if let Some(text) = text {
+                label(place, text, issues);
+            }
             let description = place.string(object, "description", issues);
             let preview = preview(object, place, issues);
+            let label = text;
             let label = label?;
             Some(OptionItem {
                 value: label.to_owned(),
@@ -131,20 +129,24 @@ mod tests {
 
     #[test]
     fn an_item_with_an_issue_is_left_out_and_a_repeated_text_is_named() {
-        let items = json!([{ "id": "a" }, { "id": " " }, 7, { "id": "a" }, { "id": "b" }]);
+        let items = json!([{ "id": "a" }, { "id": 1 }, 7, { "id": "a" }, { "id": "" }]);
         let mut ids = Unique::new("id", "question id");
         let mut issues = Vec::new();
         let kept = objects(
             items.as_array().unwrap(),
             Place::question,
             &mut issues,
-            |object, place, index, issues| ids.text(place, object, issues).map(|id| (index, id)),
+            |object, place, index, issues| {
+                let id = place.string(object, "id", issues)?;
+                ids.note(place, id, issues);
+                Some((index, id))
+            },
         );
-        assert_eq!(kept, [(0, "a"), (4, "b")]);
+        assert_eq!(kept, [(0, "a"), (4, "")]);
         assert_eq!(
             issues,
             [
-                issue("questions[1].id", "Question 2: id is required"),
+                issue("questions[1].id", "Question 2: id must be a string"),
                 issue("questions[2]", "Question 3: must be an object"),
                 issue("questions[3].id", "Question 4: duplicate question id \"a\""),
             ]

@@ -238,6 +238,13 @@ async fn upgrade(
             .get(name)
             .and_then(|v: &HeaderValue| v.to_str().ok())
     };
+    // A request naming two origins says nothing trustworthy about where it comes from.
+    if headers.get_all(header::ORIGIN).iter().nth(1).is_some() {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "the request has more than one Origin header; send one",
+        );
+    }
     let origin = headers
         .get(header::ORIGIN)
         .map(|v| v.to_str().unwrap_or(""));

@@ -230,8 +230,7 @@ impl Store {
         unsafe {
             libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
         }
-        DirBuilder::new().recursive(true).mode(0o700).create(root)?;
-        fs::set_permissions(root, fs::Permissions::from_mode(0o700))?;
+        prepare_root(root)?;
         let life = Life::read();
         let instance = life.instance();
         let dir: Arc<Path> = root.join(&instance).into();
@@ -260,12 +259,26 @@ impl Store {
             let entry = entry?;
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            if name == store.instance || !entry.file_type()?.is_dir() {
+            if name == store.instance {
                 continue;
             }
             let Some(owner) = Owner::parse(name) else {
                 continue;
             };
+            let kind = entry.file_type()?;
+            if !kind.is_dir() {
+                // Named as a process's directory, but a link or a file: askd made none such.
+                tracing::warn!(
+                    "{} is named as the directory of an askd process but is {}; it is left alone",
+                    entry.path().display(),
+                    if kind.is_symlink() {
+                        "a symbolic link"
+                    } else {
+                        "not a directory"
+                    }
+                );
+                continue;
+            }
             if life.is_alive(&owner) {
                 continue;
             }
@@ -556,6 +569,37 @@ impl Store {
     }
 }
 
+/// Makes the state directory `root` (0700) when it is missing. One that exists is used as it
+/// is, never changed: it must be a directory (a link to one is followed) of this user that no
+/// one else may read or write; any other is refused with the reason.
+fn prepare_root(root: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    match fs::metadata(root) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            DirBuilder::new().recursive(true).mode(0o700).create(root)
+        }
+        Err(e) => Err(e),
+        Ok(meta) if !meta.is_dir() => Err(io::Error::other("it is not a directory")),
+        Ok(meta) => {
+            // SAFETY: getuid() cannot fail and touches no memory.
+            let me = unsafe { libc::getuid() };
+            if meta.uid() != me {
+                return Err(io::Error::other(format!(
+                    "it belongs to user {}, not to this one ({me})",
+                    meta.uid()
+                )));
+            }
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                return Err(io::Error::other(format!(
+                    "other users may use it (mode {mode:04o}); make it 0700 (chmod 700) or name another"
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
 /// The longest file name askd makes (most file systems allow 255 bytes).
 const MAX_NAME: usize = 255;
 
@@ -824,8 +868,9 @@ mod tests {
     /// However many changes a flow takes, its log stays bounded and ends with its state.
     #[test]
     fn a_log_is_compacted() {
-        let root = tempfile::tempdir().unwrap();
-        let (mut store, recovered) = Store::open(root.path(), &Limits::default(), 1 << 20).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().join("state");
+        let (mut store, recovered) = Store::open(&root, &Limits::default(), 1 << 20).unwrap();
         assert!(recovered.is_empty());
         let payload = crate::dialect::pi::EXAMPLE;
         let request: Box<RawValue> = serde_json::from_str(payload).unwrap();

@@ -170,6 +170,10 @@ fn every_validation_rule_has_its_path_and_message() {
     );
     assert_eq!(
         issues_of(json!({})),
+        pairs(&[("questions", "questions is required")])
+    );
+    assert_eq!(
+        issues_of(json!({ "questions": [] })),
         pairs(&[("questions", "At least one question is required")])
     );
     assert_eq!(
@@ -198,7 +202,7 @@ fn every_validation_rule_has_its_path_and_message() {
         ])
     );
     assert_eq!(
-        issues_of(json!({ "questions": [{ "question": " ", "header": 1, "multiSelect": "yes" }] })),
+        issues_of(json!({ "questions": [{ "header": 1, "multiSelect": "yes" }] })),
         pairs(&[
             ("questions[0].question", "Question 1: question is required"),
             ("questions[0].header", "Question 1: header must be a string"),
@@ -240,7 +244,7 @@ fn every_validation_rule_has_its_path_and_message() {
             json!([
                 { "label": "A", "description": "" },
                 { "label": "A", "description": "" },
-                { "label": "", "description": "d" },
+                { "description": "d" },
                 { "label": "D" },
                 { "label": "E", "description": 3, "preview": 4 }
             ]),
@@ -280,13 +284,10 @@ fn every_validation_rule_has_its_path_and_message() {
             "Question 1, option 1: must be an object"
         )])
     );
-    // Unknown keys, at every level, are accepted and change nothing: not the flow, not the
-    // answers (a key named like an option of `open` is not that option); the questions are
-    // echoed exactly as asked, their unknown keys included, as Claude Code wants them back.
+    // Unknown keys inside questions and options are accepted and change nothing: not the flow,
+    // not the answers; the questions are echoed exactly as asked, their unknown keys included,
+    // as Claude Code wants them back.
     let mut extra = example();
-    extra["unansweredV1"] = json!(true);
-    extra["afkTimeoutMs"] = json!(1000);
-    extra["x-origin"] = json!({ "tool": "plan" });
     extra["questions"][0]["x-weight"] = json!(2);
     extra["questions"][1]["options"][0]["x-tag"] = json!("security");
     let keys = "NUse the existing cluster<CR><Space><Tab>12<Down><Down><Down>Audit trail<CR>";
@@ -309,6 +310,119 @@ fn every_validation_rule_has_its_path_and_message() {
     assert_eq!(s.result().unwrap(), answered(&extra["questions"]));
     assert_eq!(plain.result().unwrap(), answered(&example()["questions"]));
     assert_eq!(s.transcript(), plain.transcript());
+}
+
+/// Claude Code's input object takes no other fields than `questions`, `answers`, `annotations`
+/// and `metadata` (its schema is strict there), and `null` is the value of no field: both are
+/// refused, naming the field.
+#[test]
+fn unknown_top_level_fields_and_nulls_are_refused_as_claude_code_refuses_them() {
+    let mut extra = example();
+    extra["afkTimeoutMs"] = json!(1000);
+    extra["unansweredV1"] = json!(true);
+    assert_eq!(
+        issues_of(extra),
+        pairs(&[
+            (
+                "afkTimeoutMs",
+                "unknown field \"afkTimeoutMs\": the input takes questions, answers, annotations and metadata"
+            ),
+            (
+                "unansweredV1",
+                "unknown field \"unansweredV1\": the input takes questions, answers, annotations and metadata"
+            ),
+        ])
+    );
+    let nulls = json!({ "questions": [{ "question": "Q?", "header": "H", "multiSelect": null, "options": [
+        { "label": "A", "description": "", "preview": null }, { "label": "B", "description": null } ] }] });
+    assert_eq!(
+        issues_of(nulls),
+        pairs(&[
+            (
+                "questions[0].multiSelect",
+                "Question 1: multiSelect must be a boolean"
+            ),
+            (
+                "questions[0].options[0].preview",
+                "Question 1, option 1: preview must be a string"
+            ),
+            (
+                "questions[0].options[1].description",
+                "Question 1, option 2: description must be a string"
+            ),
+        ])
+    );
+    let mut model = example();
+    model["answers"] = json!({ "Which database should we use?": 3 });
+    model["annotations"] = json!({ "Which database should we use?": { "notes": 1 }, "x": 2 });
+    model["metadata"] = json!({ "source": false });
+    assert_eq!(
+        issues_of(model),
+        pairs(&[
+            (
+                "answers.Which database should we use?",
+                "answers must be strings or lists of strings"
+            ),
+            (
+                "annotations.Which database should we use?.notes",
+                "notes must be a string"
+            ),
+            ("annotations.x", "an annotation must be an object"),
+            ("metadata.source", "source must be a string"),
+        ])
+    );
+    // What a model may send in those fields, well typed, is accepted (and not read).
+    let mut model = example();
+    model["answers"] = json!({ "Which database should we use?": ["SQLite"] });
+    model["annotations"] = json!({ "x": { "notes": "n", "other": 1 } });
+    model["metadata"] = json!({ "source": "remember", "other": 1 });
+    assert_eq!(open_in("claude", &model).status(), Status::Open);
+}
+
+/// Claude Code's schema takes any string as a question or a label, the empty one included;
+/// its `validateInput` refuses an option labelled `[No preference]` (the text it writes for a
+/// skipped question), its white space folded: both ways.
+#[test]
+fn empty_texts_are_asked_and_the_reserved_label_is_refused() {
+    let input = json!({ "questions": [
+        { "question": "", "header": "", "multiSelect": false, "options": [
+            { "label": "", "description": "" }, { "label": "B", "description": "" } ] },
+        { "question": " ", "header": "H", "multiSelect": false, "options": [
+            { "label": "[No preference", "description": "" }, { "label": "No preference", "description": "" },
+            { "label": "[No preference]x", "description": "" } ] } ] });
+    let mut s = open_in("claude", &input);
+    assert_eq!(s.status(), Status::Open);
+    assert_eq!(flow(&s).spec().questions[0].id, "");
+    assert_eq!(flow(&s).spec().questions[0].label, "Q1");
+    press(&mut s, "111");
+    assert_eq!(
+        s.result().unwrap()["updatedInput"]["answers"],
+        json!({ "": "", " ": "[No preference" })
+    );
+    for label in [
+        "[No preference]",
+        "  [No \t\u{a0}\u{3000}preference]\n",
+        "\u{feff}[No\u{2028}preference]",
+    ] {
+        let input = one(
+            json!([{ "label": label, "description": "" }, { "label": "B", "description": "" }]),
+            false,
+        );
+        assert_eq!(
+            issues_of(input),
+            pairs(&[(
+                "questions[0].options[0].label",
+                "Question 1, option 1: the label \"[No preference]\" is reserved for a skipped question"
+            )]),
+            "{label:?}"
+        );
+    }
+    // NEL is no white space to JavaScript: the label is asked.
+    let input = one(
+        json!([{ "label": "[No\u{85}preference]", "description": "" }, { "label": "B", "description": "" }]),
+        false,
+    );
+    assert_eq!(open_in("claude", &input).status(), Status::Open);
 }
 
 #[test]
@@ -373,10 +487,10 @@ fn an_invalid_input_is_a_deny_listing_the_issues() {
 fn html_previews_are_checked_only_in_html_mode() {
     let input = one(
         json!([
-            { "label": "A", "description": "", "preview": "<html><p>x</p></html>" },
-            { "label": "B", "description": "", "preview": "<p>x</p><script>1</script>" },
-            { "label": "C", "description": "", "preview": "no tags" },
-            { "label": "D", "description": "", "preview": "<p>fine</p>" }
+            { "label": "A", "description": "", "preview": "<div>a</div>< html>" },
+            { "label": "B", "description": "", "preview": "<p>x</p><  SCRIPT >1</script>" },
+            { "label": "C", "description": "", "preview": "no tags <1> < p>" },
+            { "label": "D", "description": "", "preview": "<bodyguard>fine</bodyguard>" }
         ]),
         false,
     );
@@ -393,15 +507,15 @@ fn html_previews_are_checked_only_in_html_mode() {
         pairs(&[
             (
                 "questions[0].options[0].preview",
-                "Question 1, option 1: preview must be an HTML fragment, not a whole document (no <html>, <body> or <!DOCTYPE>)"
+                "Question 1, option 1: preview must be an HTML fragment, not a full document (no <html>, <body>, or <!DOCTYPE>)"
             ),
             (
                 "questions[0].options[1].preview",
-                "Question 1, option 2: preview must not hold <script> or <style> elements"
+                "Question 1, option 2: preview must not contain <script> or <style> tags; use inline styles through the style attribute"
             ),
             (
                 "questions[0].options[2].preview",
-                "Question 1, option 3: preview must hold at least one HTML tag"
+                "Question 1, option 3: preview must contain HTML (previewFormat is \"html\"): wrap the content in a tag such as <div> or <pre>"
             ),
         ])
     );
@@ -446,7 +560,7 @@ fn cancel_abort_and_no_ui_deny() {
     s.flow_mut().unwrap().cancel(CancelReason::Aborted).unwrap();
     assert_eq!(
         s.result().unwrap(),
-        json!({ "behavior": "deny", "message": "The request was withdrawn before the user answered", "interrupt": true })
+        json!({ "behavior": "deny", "message": "The request was withdrawn before the user answered" })
     );
     assert_eq!(
         s.transcript().unwrap().result,

@@ -42,6 +42,12 @@ fn documented_response() -> Value {
         "deploy_target": { "answers": ["None of the above", "user_note: our own Kubernetes"] } } })
 }
 
+/// `questions` as an app-server request (the model's bare arguments need options on every
+/// question).
+fn envelope(questions: Value) -> Value {
+    json!({ "threadId": "t", "turnId": "u", "itemId": "i", "isBlocking": true, "questions": questions })
+}
+
 fn issues_of(request: Value) -> Vec<(String, String)> {
     let session = open_in("codex", &request);
     assert_eq!(session.status(), Status::Done, "{request}");
@@ -118,13 +124,13 @@ fn the_other_row_comes_from_is_other_and_bare_arguments_get_it() {
 
 #[test]
 fn answer_lists_for_every_kind_of_answer() {
-    let request = json!({ "questions": [
-        { "id": "a", "header": "A", "question": "A?", "options": [{ "label": "X", "description": "" }] },
-        { "id": "b", "header": "B", "question": "B?", "options": [{ "label": "X", "description": "" }] },
-        { "id": "c", "header": "C", "question": "C?", "options": [{ "label": "X", "description": "" }] },
+    let request = envelope(json!([
+        { "id": "a", "header": "A", "question": "A?", "isOther": true, "options": [{ "label": "X", "description": "" }] },
+        { "id": "b", "header": "B", "question": "B?", "isOther": true, "options": [{ "label": "X", "description": "" }] },
+        { "id": "c", "header": "C", "question": "C?", "isOther": true, "options": [{ "label": "X", "description": "" }] },
         { "id": "d", "header": "D", "question": "Tell me?", "options": null },
         { "id": "e", "header": "E", "question": "E?", "options": [] }
-    ] });
+    ]));
     let mut s = open_in("codex", &request);
     // a: X alone; b: the other row without a note; c: a note and nothing chosen;
     // d: free text and a note; e: skipped.
@@ -147,9 +153,9 @@ fn answer_lists_for_every_kind_of_answer() {
 
 #[test]
 fn secret_questions_are_masked_in_views_and_transcripts() {
-    let request = json!({ "questions": [
+    let request = envelope(json!([
         { "id": "token", "header": "Token", "question": "Paste the token?", "isSecret": true }
-    ] });
+    ]));
     let mut s = open_in("codex", &request);
     assert_eq!(flow(&s).focus(), Focus::Input);
     press(&mut s, "s3cr");
@@ -179,6 +185,10 @@ fn secret_questions_are_masked_in_views_and_transcripts() {
     assert_eq!(s.transcript().unwrap().result, "✓ Token: (wrote) [hidden]");
 }
 
+/// What `codex app-server generate-json-schema` (0.171.0) writes for
+/// `ToolRequestUserInputParams`, and what the tool's handler checks of the model's arguments:
+/// types, the envelope's required fields, `autoResolutionMs` a whole number of 0 or more or
+/// `null`, and non-empty options on a model call. Both ways: what Codex takes opens.
 #[test]
 fn every_validation_rule_has_its_path_and_message() {
     assert_eq!(
@@ -186,65 +196,89 @@ fn every_validation_rule_has_its_path_and_message() {
         pairs(&[("request", "request must be an object")])
     );
     assert_eq!(
-        issues_of(json!({ "questions": [] })),
-        pairs(&[("questions", "At least one question is required")])
+        issues_of(json!({})),
+        pairs(&[("questions", "questions is required")])
     );
     assert_eq!(
         issues_of(
             json!({ "itemId": 1, "isBlocking": "no", "autoResolutionMs": "x", "questions": 1 })
         ),
         pairs(&[
-            ("threadId", "threadId must be a string"),
-            ("turnId", "turnId must be a string"),
+            ("threadId", "threadId is required"),
+            ("turnId", "turnId is required"),
             ("itemId", "itemId must be a string"),
             ("isBlocking", "isBlocking must be a boolean"),
-            ("autoResolutionMs", "autoResolutionMs must be a number"),
+            (
+                "autoResolutionMs",
+                "autoResolutionMs must be a whole number of milliseconds, 0 or more"
+            ),
             ("questions", "questions must be an array"),
         ])
     );
+    for ms in [json!(-1), json!(2.5), json!("5")] {
+        let mut request = app_server_request();
+        request["autoResolutionMs"] = ms;
+        assert_eq!(
+            issues_of(request),
+            pairs(&[(
+                "autoResolutionMs",
+                "autoResolutionMs must be a whole number of milliseconds, 0 or more"
+            )])
+        );
+    }
+    let mut request = app_server_request();
+    request["threadId"] = Value::Null;
+    request["isBlocking"] = Value::Null;
     assert_eq!(
-        issues_of(json!({ "questions": [
-            { "id": "a", "header": "A", "question": "A?" },
-            { "id": "a", "header": 1, "question": " ", "isOther": 1, "isSecret": "x", "options": "y" },
-            { "header": "C" },
-            "no"
-        ] })),
+        issues_of(request),
         pairs(&[
-            ("questions[1].id", "Question 2: duplicate question id \"a\""),
-            ("questions[1].header", "Question 2: header must be a string"),
-            ("questions[1].question", "Question 2: question is required"),
-            (
-                "questions[1].isOther",
-                "Question 2: isOther must be a boolean"
-            ),
-            (
-                "questions[1].isSecret",
-                "Question 2: isSecret must be a boolean"
-            ),
-            (
-                "questions[1].options",
-                "Question 2: options must be an array or null"
-            ),
-            ("questions[2].id", "Question 3: id is required"),
-            ("questions[2].question", "Question 3: question is required"),
-            ("questions[3]", "Question 4: must be an object"),
+            ("threadId", "threadId must be a string"),
+            ("isBlocking", "isBlocking must be a boolean"),
         ])
     );
     assert_eq!(
-        issues_of(json!({ "questions": [
-            { "id": "a", "header": "A", "question": "A?", "options": [
-                { "label": "X", "description": "" }, { "label": "X", "description": "" },
-                { "label": " " }, 7
-            ] }
-        ] })),
+        issues_of(envelope(json!([
+            { "id": "a", "header": 1, "question": null, "isOther": 1, "isSecret": null, "options": "y" },
+            { "header": "C" },
+            "no"
+        ]))),
         pairs(&[
+            ("questions[0].header", "Question 1: header must be a string"),
             (
-                "questions[0].options[1].label",
-                "Question 1, option 2: duplicate option label \"X\""
+                "questions[0].question",
+                "Question 1: question must be a string"
             ),
             (
-                "questions[0].options[2].label",
-                "Question 1, option 3: label is required"
+                "questions[0].isOther",
+                "Question 1: isOther must be a boolean"
+            ),
+            (
+                "questions[0].isSecret",
+                "Question 1: isSecret must be a boolean"
+            ),
+            (
+                "questions[0].options",
+                "Question 1: options must be an array or null"
+            ),
+            ("questions[1].id", "Question 2: id is required"),
+            ("questions[1].question", "Question 2: question is required"),
+            ("questions[2]", "Question 3: must be an object"),
+        ])
+    );
+    assert_eq!(
+        issues_of(envelope(json!([
+            { "id": "a", "header": "A", "question": "A?", "options": [
+                { "label": 1, "description": "" }, { "description": "" }, { "label": "" }, 7
+            ] }
+        ]))),
+        pairs(&[
+            (
+                "questions[0].options[0].label",
+                "Question 1, option 1: label must be a string"
+            ),
+            (
+                "questions[0].options[1].label",
+                "Question 1, option 2: label is required"
             ),
             (
                 "questions[0].options[2].description",
@@ -256,6 +290,20 @@ fn every_validation_rule_has_its_path_and_message() {
             ),
         ])
     );
+    // The model's arguments: every question needs options, as the tool's handler says.
+    for options in [None, Some(json!(null)), Some(json!([]))] {
+        let mut question = json!({ "id": "a", "header": "A", "question": "A?" });
+        if let Some(options) = options {
+            question["options"] = options;
+        }
+        assert_eq!(
+            issues_of(json!({ "questions": [question] })),
+            pairs(&[(
+                "questions[0].options",
+                "Question 1: request_user_input requires non-empty options for every question"
+            )])
+        );
+    }
     // Unknown keys, at every level, are accepted and change nothing: not the flow, not the
     // response, not the transcript.
     let mut extra = app_server_request();
@@ -269,6 +317,44 @@ fn every_validation_rule_has_its_path_and_message() {
     assert_eq!(s.transcript(), plain.transcript());
 }
 
+/// What Codex takes and askd asks: no questions (Codex sends `questions: []`), empty texts,
+/// repeated ids and labels, a request without `isBlocking` (what Codex sent before it had the
+/// field), and `autoResolutionMs: null`. Questions that share an id share its answer list.
+#[test]
+fn what_codex_takes_is_asked() {
+    for questions in [json!([]), json!({ "questions": [] })] {
+        let request = if questions.is_array() {
+            envelope(questions)
+        } else {
+            questions
+        };
+        let mut s = open_in("codex", &request);
+        assert_eq!(s.status(), Status::Open, "{request}");
+        assert_eq!(flow(&s).focus(), Focus::Review);
+        press(&mut s, "1");
+        assert_eq!(s.result().unwrap(), json!({ "answers": {} }));
+    }
+    let mut request = envelope(json!([
+        { "id": "a", "header": "", "question": "", "options": [
+            { "label": "X", "description": "" }, { "label": "X", "description": "" }, { "label": "", "description": "" } ] },
+        { "id": "a", "header": "Again", "question": "Again?", "isOther": true, "options": [
+            { "label": "Y", "description": "" } ] },
+        { "id": "", "header": "", "question": "Free?" }
+    ]));
+    request.as_object_mut().unwrap().remove("isBlocking");
+    request["autoResolutionMs"] = Value::Null;
+    let mut s = open_in("codex", &request);
+    assert_eq!(s.status(), Status::Open);
+    assert_eq!(s.time_limit(), None);
+    press(&mut s, "2<Down>more<CR>typed<CR>1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "answers": {
+            "a": { "answers": ["X", "None of the above", "user_note: more"] },
+            "": { "answers": ["user_note: typed"] } } })
+    );
+}
+
 #[test]
 fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
     let call = |headers: &[&str]| {
@@ -277,7 +363,7 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
             .enumerate()
             .map(|(i, h)| json!({ "id": format!("q{i}"), "header": h, "question": "Q?", "options": [{ "label": "A", "description": "" }] }))
             .collect();
-        let mut s = open_in("codex", &json!({ "questions": questions }));
+        let mut s = open_in("codex", &envelope(json!(questions)));
         s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
         s.transcript().unwrap().call
     };
@@ -302,11 +388,10 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
         )
     );
     // A request without questions has no parenthesised part.
+    let mut s = open_in("codex", &json!({ "questions": [] }));
+    s.flow_mut().unwrap().cancel(CancelReason::User).unwrap();
     assert_eq!(
-        open_in("codex", &json!({ "questions": [] }))
-            .transcript()
-            .unwrap()
-            .call,
+        s.transcript().unwrap().call,
         "request_user_input 0 questions"
     );
 }
@@ -407,15 +492,16 @@ fn the_app_server_envelope_is_recognised_and_bare_arguments_are_dsh() {
 #[test]
 fn snapshots_keep_secret_questions_and_invalid_requests() {
     let request =
-        json!({ "questions": [{ "id": "t", "header": "T", "question": "T?", "isSecret": true }] });
+        envelope(json!([{ "id": "t", "header": "T", "question": "T?", "isSecret": true }]));
     let mut s = open_in("codex", &request);
     press(&mut s, "abc");
     let restored = round_trip(&s, &request, &Value::Null);
     assert_eq!(restored, s);
     assert_eq!(view::build("s", &restored).editor.unwrap().text, "•••");
-    let empty = json!({ "questions": [] });
-    let invalid = open_in("codex", &empty);
-    assert_eq!(round_trip(&invalid, &empty, &Value::Null), invalid);
+    let malformed = json!({ "questions": 1 });
+    let invalid = open_in("codex", &malformed);
+    assert_eq!(invalid.status(), Status::Done);
+    assert_eq!(round_trip(&invalid, &malformed, &Value::Null), invalid);
 }
 
 /// Opens `request` in codex with a deadline at 10,000 ms.
@@ -475,12 +561,6 @@ fn auto_resolution_ms_makes_a_request_non_blocking_with_its_own_time_limit() {
     let mut both = legacy.clone();
     both["isBlocking"] = json!(true);
     assert_eq!(limit(&both), Some(5000));
-    let mut fractional = app_server_request();
-    fractional["autoResolutionMs"] = json!(2.5);
-    assert_eq!(limit(&fractional), Some(2));
-    let mut negative = app_server_request();
-    negative["autoResolutionMs"] = json!(-1);
-    assert_eq!(limit(&negative), Some(0));
     // Non-blocking without a time: the host's timeoutMs is its deadline.
     let mut non_blocking = app_server_request();
     non_blocking["isBlocking"] = json!(false);

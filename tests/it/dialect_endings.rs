@@ -105,15 +105,19 @@ fn cancelled(reason: &str) -> Value {
     json!({ "outcome": "cancelled", "cancelReason": reason, "deadline": null })
 }
 
+/// Claude Code replaces the message of a deny with `interrupt: true` by its own rejection
+/// text: only the user's cancel and dismiss, which that text describes, stop the turn; a
+/// timeout, a withdrawn request and a closed client deny without it, so the model reads why.
 #[test]
 fn claude_denies_with_a_message_that_says_why() {
     let timeout = "The user did not answer before the question timed out, and nothing was chosen on their behalf. Do not assume an answer: STOP what you are doing and wait for the user to tell you how to proceed.";
     let closed = "The question was closed before the user answered. STOP what you are doing and wait for the user to tell you how to proceed.";
     let deny = |message: &str| json!({ "behavior": "deny", "message": message, "interrupt": true });
+    let told = |message: &str| json!({ "behavior": "deny", "message": message });
     assert_eq!(
         ending("claude", End::Timeout),
         (
-            deny(timeout),
+            told(timeout),
             "Cancelled (timed out)".to_owned(),
             cancelled("timeout")
         )
@@ -137,7 +141,7 @@ fn claude_denies_with_a_message_that_says_why() {
     assert_eq!(
         ending("claude", End::Abort),
         (
-            deny("The request was withdrawn before the user answered"),
+            told("The request was withdrawn before the user answered"),
             "Cancelled (withdrawn by the asker)".to_owned(),
             json!({ "outcome": "aborted", "cancelReason": "aborted", "deadline": null })
         )
@@ -145,7 +149,7 @@ fn claude_denies_with_a_message_that_says_why() {
     assert_eq!(
         ending("claude", End::Closed),
         (
-            deny(closed),
+            told(closed),
             "Cancelled (closed)".to_owned(),
             cancelled("closed")
         )

@@ -80,8 +80,7 @@ fn ask_resolves_with_each_agents_own_value() {
 #[test]
 fn an_elicitation_the_engine_cannot_ask_fails_with_invalid_params_and_opens_nothing() {
     let mut s = Server::start(&[]);
-    let url =
-        json!({ "mode": "url", "message": "Sign in", "elicitationId": "e", "url": "https://x" });
+    let url = json!({ "mode": "url", "message": "Sign in", "url": "https://x" });
     for method in ["open", "ask"] {
         let error = s.err(
             method,
@@ -89,11 +88,24 @@ fn an_elicitation_the_engine_cannot_ask_fails_with_invalid_params_and_opens_noth
         );
         assert_eq!(
             error,
-            json!({ "code": -32602, "message": "Invalid params: elicitation mode \"url\" is not supported",
-                    "data": { "issues": [{ "path": "mode", "message": "elicitation mode \"url\" is not supported" }] } })
+            json!({ "code": -32602, "message": "Invalid params: elicitationId: is required",
+                    "data": { "issues": [{ "path": "elicitationId", "message": "is required" }] } })
         );
     }
     assert_eq!(s.ok("sessions", json!({})), json!([]));
+    // A URL elicitation the SDK takes is asked, and accepting it answers no content.
+    let url =
+        json!({ "mode": "url", "message": "Sign in", "elicitationId": "e", "url": "https://x" });
+    s.send(&request(
+        json!("u"),
+        "ask",
+        json!({ "session": "u", "payload": url, "dialect": "mcp" }),
+    ));
+    s.ok("keys", json!({ "session": "u", "keys": "1" }));
+    assert_eq!(
+        s.reply_to(&json!("u"))["result"],
+        json!({ "action": "accept" })
+    );
 }
 
 #[test]
@@ -121,7 +133,7 @@ fn a_withdrawn_ask_resolves_with_the_dialects_negative_value() {
     s.notify("$/cancelRequest", json!({ "id": "c" }));
     assert_eq!(
         s.reply_to(&json!("c"))["result"],
-        json!({ "behavior": "deny", "message": "The request was withdrawn before the user answered", "interrupt": true })
+        json!({ "behavior": "deny", "message": "The request was withdrawn before the user answered" })
     );
 }
 

@@ -2048,11 +2048,12 @@ fn snapshots_of_every_dialect_are_checked_by_their_dialect() {
     );
 
     // codex and opencode: a request their validation refuses opens no flow.
-    let codex = json!({ "questions": [{ "id": "t", "header": "T", "question": "T?" }] });
+    let codex = json!({ "questions": [{ "id": "t", "header": "T", "question": "T?",
+        "options": [{ "label": "A", "description": "" }] }] });
     let s = open_in("codex", &codex);
     let mut state = save_with(&s, &codex, &Value::Null);
     assert_eq!(restore(&state).unwrap(), s);
-    state["request"]["questions"][0]["id"] = json!("");
+    state["request"]["questions"][0]["id"] = json!(7);
     assert_eq!(
         restore_err(&state),
         "the request fails validation, so its session has no flow"
@@ -2062,7 +2063,7 @@ fn snapshots_of_every_dialect_are_checked_by_their_dialect() {
     let s = open_in("opencode", &opencode);
     let mut state = save_with(&s, &opencode, &Value::Null);
     assert_eq!(restore(&state).unwrap(), s);
-    state["request"]["questions"][0]["question"] = json!(" ");
+    state["request"]["questions"][0]["question"] = Value::Null;
     assert_eq!(
         restore_err(&state),
         "the request fails validation, so its session has no flow"

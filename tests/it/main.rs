@@ -59,6 +59,8 @@ mod dialects_e2e;
 mod docs;
 /// `askd serve` end to end.
 mod e2e_server;
+/// Hostile peers of the WebSocket listener.
+mod listener_faults;
 /// Crash safety: the state directory, recovered and resumed flows, files set aside.
 mod persistence;
 /// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.

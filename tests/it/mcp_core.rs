@@ -258,12 +258,55 @@ fn every_check_of_a_typed_value() {
             "2024-02-29",
             None,
         ),
+        // As the SDK's validator reads a date-time: a space may stand for the `T`.
         (
             json!({ "type": "string", "format": "date-time" }),
             "2025-06-01 10:00:00Z",
+            None,
+        ),
+        (
+            json!({ "type": "string", "format": "date-time" }),
+            "2025-06-01T10:00:00",
             Some(
                 "Enter a date and time as YYYY-MM-DDThh:mm:ssZ (or with an offset, such as +02:00)",
             ),
+        ),
+        // The SDK's email: ASCII, and a domain of two labels at least.
+        (
+            json!({ "type": "string", "format": "email" }),
+            "a@b",
+            Some("Enter an email address, such as name@example.com"),
+        ),
+        (
+            json!({ "type": "string", "format": "email" }),
+            "jörg@example.com",
+            Some("Enter an email address, such as name@example.com"),
+        ),
+        (
+            json!({ "type": "string", "format": "email" }),
+            "jorg@example.com",
+            None,
+        ),
+        // ECMA-262 as the SDK's validator compiles it: `\d` and `\w` are ASCII.
+        (
+            json!({ "type": "string", "pattern": "^\\d+$" }),
+            "١٢٣",
+            Some("Enter a value that matches the pattern ^\\d+$"),
+        ),
+        (
+            json!({ "type": "string", "pattern": "^\\d+$" }),
+            "123",
+            None,
+        ),
+        (
+            json!({ "type": "string", "pattern": "^\\w+$" }),
+            "café",
+            Some("Enter a value that matches the pattern ^\\w+$"),
+        ),
+        (
+            json!({ "type": "string", "pattern": "^\\w+$" }),
+            "cafe",
+            None,
         ),
         (
             json!({ "type": "string", "format": "date-time" }),
@@ -428,60 +471,222 @@ fn a_pattern_describes_its_row_refuses_in_the_editor_and_checks_defaults_and_ans
     assert_eq!(s, before);
 }
 
+/// The problems the review shows for each field, in order.
+fn problems(s: &Session) -> Vec<(String, Option<String>)> {
+    view::build("s", s)
+        .review
+        .unwrap()
+        .questions
+        .iter()
+        .map(|q| (q.id.clone(), q.problem.clone()))
+        .collect()
+}
+
+/// Moves to tab `tab` (0-based; the review after the fields) with Tab, closing an editor first.
+fn go_to(s: &mut Session, tab: usize) {
+    while flow(s).tab() != tab {
+        if flow(s).editor().is_some() {
+            press(s, "<C-u><Esc>");
+        } else {
+            press(s, "<Tab>");
+        }
+    }
+    if flow(s).editor().is_some() {
+        press(s, "<C-u><Esc>");
+    }
+}
+
+/// The description of the row of field `tab` (0-based).
+fn row_description(s: &mut Session, tab: usize) -> Option<String> {
+    go_to(s, tab);
+    view::build("s", s).question.unwrap().rows[0]
+        .description
+        .clone()
+}
+
+/// A pattern the SDK's validator cannot compile (not a valid ECMA-262 expression, or not a
+/// string) fails every accept of the form: the form opens, the field says why and takes no
+/// value, and Accept waits forever while Decline and Cancel answer. A valid pattern askd cannot
+/// match in linear time (a backreference, a lookaround) makes a field that takes no value: the
+/// form can be accepted without it unless it is required.
 #[test]
-fn an_invalid_pattern_is_refused_with_invalid_params_naming_the_property() {
+fn a_pattern_that_cannot_be_checked_opens_with_the_reason() {
     let params = json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {
         "a": { "type": "string", "pattern": "(" },
-        "b": { "type": "string", "pattern": 5 },
-        "c": { "type": "string", "pattern": "\\q" },
         "d": { "type": "string", "pattern": "^ok$" },
-        "e": { "type": "string", "pattern": "^(a)\\1$" }
-    } } });
-    let (code, message, data) = refused(&params, Value::Null);
-    assert_eq!(code, -32602);
+        "e": { "type": "string", "pattern": "^(a)\\1$" },
+        "f": { "type": "string", "pattern": "^(?=.*\\d).{8,}$" }
+    }, "required": ["f"] } });
+    let mut s = open_form(&params);
+    assert_eq!(s.status(), Status::Open);
     assert_eq!(
-        message,
-        "Invalid params: requestedSchema.properties.a: pattern \"(\" is not a valid ECMA-262 regular expression: Unbalanced parenthesis; requestedSchema.properties.b: pattern must be a string; requestedSchema.properties.c: pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape; requestedSchema.properties.e: pattern \"^(a)\\\\1$\" uses what askd does not check (a backreference, lookaround, or syntax beyond what a linear-time match supports)"
+        row_description(&mut s, 0).as_deref(),
+        Some(
+            "Its pattern \"(\" is not a valid regular expression (Unbalanced parenthesis), so the server cannot check any answer to this form"
+        )
     );
     assert_eq!(
-        data,
-        Some(json!({ "issues": [
-            { "path": "requestedSchema.properties.a", "message": "pattern \"(\" is not a valid ECMA-262 regular expression: Unbalanced parenthesis" },
-            { "path": "requestedSchema.properties.b", "message": "pattern must be a string" },
-            { "path": "requestedSchema.properties.c", "message": "pattern \"\\\\q\" is not a valid ECMA-262 regular expression: Invalid character escape" },
-            { "path": "requestedSchema.properties.e", "message": "pattern \"^(a)\\\\1$\" uses what askd does not check (a backreference, lookaround, or syntax beyond what a linear-time match supports)" }
-        ] }))
+        row_description(&mut s, 2).as_deref(),
+        Some("askd cannot check its pattern \"^(a)\\\\1$\": it uses a backreference")
+    );
+    press(&mut s, "<CR>x<CR>");
+    assert_eq!(
+        view::build("s", &s).editor.unwrap().error.as_deref(),
+        Some(
+            "This field cannot be answered: askd cannot check its pattern \"^(a)\\\\1$\": it uses a backreference"
+        )
+    );
+    press(&mut s, "<C-u><Esc>");
+    go_to(&mut s, 4);
+    assert_eq!(
+        problems(&s),
+        [
+            ("a".to_owned(), Some("The form cannot be accepted: this field cannot be answered (its pattern \"(\" is not a valid regular expression (Unbalanced parenthesis), so the server cannot check any answer to this form)".to_owned())),
+            ("d".to_owned(), None),
+            ("e".to_owned(), None),
+            ("f".to_owned(), Some("The form cannot be accepted: this field cannot be answered (askd cannot check its pattern \"^(?=.*\\\\d).{8,}$\": it uses a lookaround)".to_owned())),
+        ]
+    );
+    press(&mut s, "1");
+    assert_eq!(s.status(), Status::Open);
+    press(&mut s, "2");
+    assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
+    let mut s = open_form(&field(json!({ "type": "string", "pattern": 5 })));
+    press(&mut s, "<Esc><Tab>");
+    assert_eq!(
+        problems(&s)[0].1.as_deref(),
+        Some(
+            "The form cannot be accepted: this field cannot be answered (its pattern is not a string, so the server cannot check any answer to this form)"
+        )
+    );
+    press(&mut s, "3");
+    assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
+    // A backreference pattern on an optional field: the form is accepted without it.
+    let mut s = open_form(&field(json!({ "type": "string", "pattern": "^(a)\\1$" })));
+    press(&mut s, "<Esc><Tab>1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": {} })
     );
 }
 
+/// The forms the MCP SDK accepts though no answer (or no answer with that field) can satisfy
+/// them open, each such field saying why, with Decline and Cancel available; a required one
+/// keeps Accept waiting. Fields the SDK reads as given keep their answerable part: duplicate
+/// values are offered once, names missing from `enumNames` show the value, `enum` with `oneOf`
+/// offers the values both allow.
+#[test]
+fn forms_no_answer_can_satisfy_open_with_the_reason_shown() {
+    let params = json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {
+        "empty": { "type": "string", "enum": [] },
+        "short": { "type": "string", "minLength": 4, "maxLength": 2 },
+        "range": { "type": "integer", "minimum": 5, "maximum": 1 },
+        "twice": { "type": "string", "enum": ["x", "x", "y"] },
+        "names": { "type": "string", "enum": ["x", "y"], "enumNames": ["X"] },
+        "both": { "type": "string", "enum": ["a", "b", "c"], "oneOf": [
+            { "const": "b", "title": "Bee" }, { "const": "c", "title": "Sea" }, { "const": "c", "title": "See" }, { "const": "d", "title": "Dee" } ] },
+        "none": { "type": "string", "enum": ["a"], "oneOf": [{ "const": "b", "title": "B" }] },
+        "many": { "type": "array", "minItems": 3, "items": { "anyOf": [{ "const": "x", "title": "X" }, { "const": "y", "title": "Y" }] } },
+        "fits": { "type": "string", "enum": ["a", "bb"], "minLength": 2 }
+    }, "required": ["short", "gone", "gone"] } });
+    let mut s = open_form(&params);
+    assert_eq!(s.status(), Status::Open);
+    let spec = flow(&s).spec().clone();
+    let ids: Vec<&str> = spec.questions.iter().map(|q| q.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "empty", "short", "range", "twice", "names", "both", "none", "many", "fits", "gone"
+        ]
+    );
+    let labels = |i: usize| -> Vec<(String, String)> {
+        spec.questions[i]
+            .options
+            .iter()
+            .map(|o| (o.value.clone(), o.label.clone()))
+            .collect()
+    };
+    let pair = |v: &str, l: &str| (v.to_owned(), l.to_owned());
+    assert_eq!(labels(3), [pair("x", "x"), pair("y", "y")]);
+    assert_eq!(labels(4), [pair("x", "X"), pair("y", "y")]);
+    assert_eq!(labels(5), [pair("b", "Bee")]);
+    assert_eq!(labels(8), [pair("bb", "bb")]);
+    for (tab, reason) in [
+        (0, "Its list of values is empty"),
+        (1, "It asks for at least 4 and at most 2 characters"),
+        (2, "It asks for a whole number of at least 5 and at most 1"),
+        (6, "No value is in both its enum and its oneOf"),
+        (7, "It asks for at least 3 choices of 2 values"),
+        (9, "The form requires it but does not describe it"),
+    ] {
+        let row = {
+            go_to(&mut s, tab);
+            view::build("s", &s).question.unwrap().rows[0].clone()
+        };
+        assert_eq!(
+            (row.label.as_str(), row.description.as_deref()),
+            ("Cannot be answered", Some(reason)),
+            "{tab}"
+        );
+    }
+    go_to(&mut s, 10);
+    let blocked: Vec<(String, Option<String>)> = problems(&s)
+        .into_iter()
+        .filter(|(_, p)| p.is_some())
+        .collect();
+    assert_eq!(
+        blocked,
+        [
+            ("short".to_owned(), Some("The form cannot be accepted: this field cannot be answered (it asks for at least 4 and at most 2 characters)".to_owned())),
+            ("gone".to_owned(), Some("The form cannot be accepted: this field cannot be answered (the form requires it but does not describe it)".to_owned())),
+        ]
+    );
+    press(&mut s, "1");
+    assert_eq!(s.status(), Status::Open);
+    press(&mut s, "2");
+    assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
+    // Without the required ones, the answerable fields are accepted.
+    let mut optional = params.clone();
+    optional["requestedSchema"]["required"] = json!([]);
+    let mut s = open_form(&optional);
+    go_to(&mut s, 3);
+    press(&mut s, "2");
+    go_to(&mut s, 5);
+    press(&mut s, "1");
+    go_to(&mut s, 9);
+    press(&mut s, "1");
+    assert_eq!(
+        s.result().unwrap(),
+        json!({ "action": "accept", "content": { "twice": "y", "both": "b" } })
+    );
+}
+
+/// What the MCP SDK's request schema refuses is refused, naming the field; `task` and `_meta`
+/// of the shapes it reads are taken and never echoed.
 #[test]
 fn task_and_meta_are_not_read_and_not_echoed() {
     let mut with = form();
     with["task"] = json!({ "ttl": 60000 });
     with["_meta"] = json!({ "progressToken": "p1", "io.modelcontextprotocol/related-task": { "taskId": "t1" } });
-    let mut odd = form();
-    odd["task"] = json!("not an object");
-    odd["_meta"] = json!(7);
     let keys = "<C-u>shop<CR><Tab><C-u>3<CR>1122<Tab>";
     let expected = json!({ "action": "accept", "content": {
         "name": "shop", "replicas": 3, "public": true, "region": "eu-west-1", "size": "m", "features": ["logs", "metrics"] } });
     let mut plain = open_form(&form());
-    for params in [with, odd] {
-        let mut s = open_form(&params);
-        assert_eq!(screen(&s, 70), screen(&plain, 70), "{params}");
-        press(&mut s, keys);
-        press(&mut s, "1");
-        assert_eq!(s.result().unwrap(), expected, "{params}");
-        let mut s = open_form(&params);
-        press(&mut s, "<Esc><S-Tab>2");
-        assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
-        let mut s = open_form(&params);
-        press(&mut s, "<Esc><Esc>");
-        assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
-    }
+    let mut s = open_form(&with);
+    assert_eq!(screen(&s, 70), screen(&plain, 70));
+    press(&mut s, keys);
+    press(&mut s, "1");
+    assert_eq!(s.result().unwrap(), expected);
     press(&mut plain, keys);
     press(&mut plain, "1");
     assert_eq!(plain.result().unwrap(), expected);
+    let mut odd = form();
+    odd["task"] = json!({ "ttl": "soon" });
+    odd["_meta"] = json!(7);
+    assert_eq!(
+        refused(&odd, Value::Null).1,
+        "Invalid params: _meta: must be an object; task.ttl: must be a number"
+    );
 }
 
 #[test]
@@ -536,17 +741,35 @@ fn the_call_line_cuts_labels_to_47_columns_and_an_ellipsis() {
     assert_eq!(call(&[]), "elicitation/create from deploy-server: 0 fields");
 }
 
+/// The formats as the MCP SDK's validator (ajv-formats, full mode) checks them.
 #[test]
 fn the_formats() {
     for good in [
-        "a@b.c",
+        "a@b.co",
         "first.last+tag@sub.example.org",
-        "x@[127.0.0.1]",
-        "u@localhost",
+        "x{y}@a-b.c9",
+        "UPPER@EXAMPLE.COM",
     ] {
         assert!(is_email(good), "{good}");
     }
-    for bad in ["", "a", "@b.c", "a@", "a b@c.d", "a@-b.c", "a@b..c"] {
+    for bad in [
+        "",
+        "a",
+        "@b.c",
+        "a@",
+        "a b@c.d",
+        "a@-b.c",
+        "a@b..c",
+        "a@b",
+        "u@localhost",
+        "x@[127.0.0.1]",
+        "ü@b.c",
+        "a@ü.de",
+        ".a@b.c",
+        "a..b@c.d",
+        "a@b.c.",
+        "\"a\"@b.c",
+    ] {
         assert!(!is_email(bad), "{bad}");
     }
     for good in [
@@ -554,6 +777,9 @@ fn the_formats() {
         "mailto:a@b.c",
         "urn:isbn:0451450523",
         "file:///tmp/x",
+        "http://[::1]:8080/a?b#c",
+        "http:/example.com",
+        "HTTP://EXAMPLE.COM/%7E",
     ] {
         assert!(is_uri(good), "{good}");
     }
@@ -564,6 +790,7 @@ fn the_formats() {
         "http://a b",
         "http://x/%zz",
         "https://é.fr",
+        "http://[::g]/",
     ] {
         assert!(!is_uri(bad), "{bad}");
     }
@@ -577,6 +804,7 @@ fn the_formats() {
         "25-01-01",
         "2025-1-01",
         "2025/01/01",
+        "٢٠٢٥-01-01",
     ] {
         assert!(!is_date(bad), "{bad}");
     }
@@ -584,6 +812,10 @@ fn the_formats() {
         "2025-06-01T23:59:60Z",
         "2025-06-01t00:00:00z",
         "2025-06-01T10:00:00.123-05:30",
+        "2025-06-01 10:00:00Z",
+        "2025-06-01T10:00:00+0530",
+        "2025-06-01T10:00:00+05",
+        "2025-06-01T01:59:60+02:00",
     ] {
         assert!(is_date_time(good), "{good}");
     }
@@ -593,6 +825,9 @@ fn the_formats() {
         "2025-06-01T10:00:00",
         "2025-06-01T10:00:00.Z",
         "2025-06-01T10:00:00+5:00",
+        "2025-06-01T10:00:60Z",
+        "2025-06-01  10:00:00Z",
+        "2025-06-01T10:00:00Z ",
     ] {
         assert!(!is_date_time(bad), "{bad}");
     }
@@ -658,8 +893,9 @@ fn accept_waits_for_required_values_and_the_number_of_choices() {
 
 #[test]
 fn min_items_counts_only_when_something_is_chosen_or_required() {
-    let params =
-        field(json!({ "type": "array", "minItems": 2, "items": { "enum": ["a", "b", "c"] } }));
+    let params = field(
+        json!({ "type": "array", "minItems": 2, "items": { "type": "string", "enum": ["a", "b", "c"] } }),
+    );
     let mut s = open_form(&params);
     press(&mut s, "<Tab>1");
     assert_eq!(
@@ -687,9 +923,9 @@ fn defaults_of_the_wrong_kind_are_left_out() {
         "a": { "type": "string", "minLength": 5, "default": "abc" },
         "b": { "type": "integer", "default": 2.5 },
         "c": { "type": "string", "enum": ["x"], "default": "y" },
-        "d": { "type": "array", "items": { "enum": ["x", "y"] }, "default": ["x", "z"] },
-        "e": { "type": "array", "maxItems": 1, "items": { "enum": ["x", "y"] }, "default": ["x", "y"] },
-        "f": { "type": "boolean", "default": "yes" },
+        "d": { "type": "array", "items": { "type": "string", "enum": ["x", "y"] }, "default": ["x", "z"] },
+        "e": { "type": "array", "maxItems": 1, "items": { "type": "string", "enum": ["x", "y"] }, "default": ["x", "y"] },
+        "f": { "type": "boolean" },
         "g": { "type": "number", "maximum": 1, "default": 3 },
         "h": { "type": "number", "default": 1.5 }
     } } });
@@ -714,31 +950,64 @@ fn a_form_without_fields_is_its_review() {
     assert_eq!(s.transcript().unwrap().result, "Accepted");
 }
 
+/// A URL elicitation (2025-11-25) is asked: its message, the URL to open and its host,
+/// Accept, Decline and Cancel; accepting answers no content (the host then opens the URL).
 #[test]
-fn url_mode_and_malformed_forms_are_refused_with_invalid_params() {
+fn a_url_elicitation_shows_its_message_and_address() {
+    let params = json!({ "mode": "url", "message": "Sign in to continue", "elicitationId": "e1",
+        "url": "https://auth.example.com/login?state=x" });
+    let mut s = open_form(&params);
+    assert_eq!(s.status(), Status::Open);
+    let v = view::build("s", &s);
     assert_eq!(
-        refused(
-            &json!({ "mode": "url", "message": "Sign in", "elicitationId": "e1", "url": "https://x" }),
-            Value::Null
-        ),
-        (
-            -32602,
-            "Invalid params: elicitation mode \"url\" is not supported".to_owned(),
-            Some(
-                json!({ "issues": [{ "path": "mode", "message": "elicitation mode \"url\" is not supported" }] })
-            )
+        v.title.as_deref(),
+        Some(
+            "Sign in to continue — Accept to open https://auth.example.com/login?state=x (on auth.example.com)"
         )
     );
+    let review = v.review.unwrap();
+    let actions: Vec<&str> = review.actions.iter().map(|a| a.label.as_str()).collect();
+    assert_eq!(actions, ["Accept", "Decline", "Cancel"]);
+    assert_eq!(round_trip(&s, &params, &requester()), s);
+    press(&mut s, "1");
+    assert_eq!(s.result().unwrap(), json!({ "action": "accept" }));
+    assert_eq!(
+        s.transcript().unwrap().call,
+        "elicitation/create from deploy-server: open https://auth.example.com/login?state=x"
+    );
+    let mut s = open_form(&params);
+    press(&mut s, "2");
+    assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
+    let mut s = open_form(&params);
+    press(&mut s, "<Esc>");
+    assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
+    // What the SDK refuses: a missing id, a URL that does not parse.
+    assert_eq!(
+        refused(
+            &json!({ "mode": "url", "message": "m", "url": "not a url" }),
+            Value::Null
+        )
+        .1,
+        "Invalid params: elicitationId: is required; url: is not a URL: relative URL without a base"
+    );
+}
+
+/// What the MCP SDK's request schema refuses is refused with -32602, every issue named: a form
+/// that fits none of its primitive schemas, fields of the wrong type (`null` included), an
+/// unknown mode.
+#[test]
+fn malformed_forms_are_refused_with_invalid_params() {
     let (code, message, data) = refused(
         &json!({ "mode": 1, "requestedSchema": { "type": "array", "properties": {
             "a": { "type": "object" },
-            "b": { "type": "string", "minLength": 4, "maxLength": 2, "format": "phone" },
-            "c": { "type": "string", "enum": ["x", "x"] },
-            "d": { "type": "string", "enum": ["x", "y"], "enumNames": ["X"] },
-            "e": { "type": "integer", "minimum": 5, "maximum": 1 },
+            "b": { "type": "string", "minLength": 4, "format": "phone" },
+            "e": { "type": "integer", "minimum": "5" },
             "f": { "type": "array", "items": { "anyOf": [{ "const": "x" }] }, "minItems": -1 },
             "g": 3,
-            "h": { "title": 1 }
+            "h": { "title": 1 },
+            "i": { "type": "string", "title": null },
+            "j": { "type": "boolean", "default": null },
+            "k": { "type": "array", "items": { "enum": ["x"] } }
         }, "required": ["a", "zz", 4] } }),
         Value::Null,
     );
@@ -761,7 +1030,6 @@ fn url_mode_and_malformed_forms_are_refused_with_invalid_params() {
             p("mode", "must be a string"),
             p("message", "is required"),
             p("requestedSchema.type", "must be \"object\""),
-            p("requestedSchema.required[1]", "\"zz\" is not a property"),
             p("requestedSchema.required[2]", "must be a string"),
             p(
                 "requestedSchema.properties.a",
@@ -769,31 +1037,12 @@ fn url_mode_and_malformed_forms_are_refused_with_invalid_params() {
             ),
             p(
                 "requestedSchema.properties.b",
-                "minLength (4) is greater than maxLength (2)"
-            ),
-            p(
-                "requestedSchema.properties.b",
                 "unsupported format \"phone\"; expected \"email\", \"uri\", \"date\" or \"date-time\""
             ),
-            p(
-                "requestedSchema.properties.c",
-                "value \"x\" is listed twice"
-            ),
-            p(
-                "requestedSchema.properties.d",
-                "enumNames must hold one name per enum value (2 values, 1 names)"
-            ),
-            p(
-                "requestedSchema.properties.e",
-                "minimum (5) is greater than maximum (1)"
-            ),
+            p("requestedSchema.properties.e", "minimum must be a number"),
             p(
                 "requestedSchema.properties.f",
-                "items.anyOf[0] must be an object with string const and title"
-            ),
-            p(
-                "requestedSchema.properties.f",
-                "minItems must be a non-negative integer"
+                "items.anyOf must be an array of objects with string const and title"
             ),
             p("requestedSchema.properties.g", "must be a schema object"),
             p("requestedSchema.properties.h", "title must be a string"),
@@ -801,11 +1050,43 @@ fn url_mode_and_malformed_forms_are_refused_with_invalid_params() {
                 "requestedSchema.properties.h",
                 "type is required (\"string\", \"number\", \"integer\", \"boolean\" or \"array\")"
             ),
+            p("requestedSchema.properties.i", "title must be a string"),
+            p("requestedSchema.properties.j", "default must be a boolean"),
+            p(
+                "requestedSchema.properties.k",
+                "items.type must be \"string\""
+            ),
         ]
     );
     assert!(message.starts_with(
         "Invalid params: mode: must be a string; message: is required; requestedSchema.type: must be \"object\"; "
     ));
+    // The SDK tries its schemas in turn and drops the fields a schema does not know: an
+    // `enum` with a number fits as free text, `enumNames` of numbers as an untitled `enum`.
+    let s = open_form(
+        &json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {
+        "c": { "type": "string", "enum": ["x", 1] },
+        "d": { "type": "string", "enum": ["x", "y"], "enumNames": [1] } } } }),
+    );
+    let labels: Vec<Vec<&str>> = flow(&s)
+        .spec()
+        .questions
+        .iter()
+        .map(|q| q.options.iter().map(|o| o.label.as_str()).collect())
+        .collect();
+    assert_eq!(labels, [vec!["x"], vec!["x", "y"]]);
+    assert_eq!(
+        refused(&json!({ "mode": "dialog", "message": "m", "requestedSchema": { "type": "object", "properties": {} } }), Value::Null).1,
+        "Invalid params: mode: unknown elicitation mode \"dialog\"; expected \"form\" or \"url\""
+    );
+    assert_eq!(
+        refused(
+            &json!({ "message": null, "requestedSchema": { "type": "object", "properties": {} } }),
+            Value::Null
+        )
+        .1,
+        "Invalid params: message: must be a string"
+    );
     assert_eq!(
         refused(&json!({ "message": "m" }), Value::Null).1,
         "Invalid params: requestedSchema: must be an object"
@@ -818,7 +1099,7 @@ fn url_mode_and_malformed_forms_are_refused_with_invalid_params() {
 
 #[test]
 fn a_2025_06_18_session_has_no_multi_select() {
-    let params = field(json!({ "type": "array", "items": { "enum": ["a"] } }));
+    let params = field(json!({ "type": "array", "items": { "type": "string", "enum": ["a"] } }));
     assert_eq!(
         refused(
             &params,

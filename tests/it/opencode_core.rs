@@ -68,9 +68,21 @@ fn the_documented_example_replies_as_opencode_expects() {
     }
 }
 
+/// `custom` turns the custom row off in a `QuestionRequest`; the tool's input has no such field
+/// (opencode drops it, so that a model cannot turn the row off), and there it changes nothing.
 #[test]
 fn questions_are_keyed_by_position_with_the_custom_row_unless_turned_off() {
-    let mut payload = input();
+    let mut bare = input();
+    bare["questions"][1]["custom"] = json!(false);
+    let s = open_in("opencode", &bare);
+    assert_eq!(
+        flow(&s).spec().questions[1].custom_row,
+        CustomRow::Labelled {
+            label: "Type your own answer".to_owned(),
+            description: None
+        }
+    );
+    let mut payload = request();
     payload["questions"][1]["custom"] = json!(false);
     let s = open_in("opencode", &payload);
     let spec = flow(&s).spec();
@@ -150,6 +162,8 @@ fn multi_select_answers_come_in_option_order_then_the_typed_text() {
     );
 }
 
+/// What opencode's schemas (1.18.33) check: types, `null` for no field, and ids with their
+/// prefixes (`que`, `ses`, `msg`). Both ways: what opencode takes opens.
 #[test]
 fn every_validation_rule_has_its_path_and_message() {
     assert_eq!(
@@ -157,21 +171,31 @@ fn every_validation_rule_has_its_path_and_message() {
         pairs(&[("request", "request must be an object")])
     );
     assert_eq!(
-        issues_of(json!({ "sessionID": 1, "tool": { "callID": 2 }, "questions": [] })),
+        issues_of(json!({ "sessionID": 1, "tool": { "callID": 2 }, "questions": null })),
         pairs(&[
-            ("id", "id must be a string"),
+            ("id", "id is required"),
             ("sessionID", "sessionID must be a string"),
-            ("tool.messageID", "tool.messageID must be a string"),
+            ("tool.messageID", "tool.messageID is required"),
             ("tool.callID", "tool.callID must be a string"),
-            ("questions", "At least one question is required"),
+            ("questions", "questions must be an array"),
         ])
     );
     assert_eq!(
-        issues_of(json!({ "questions": [
-            { "question": "", "header": 3, "multiple": "y", "custom": "n" },
-            { "question": "Q?", "header": "", "options": [], "custom": false },
+        issues_of(
+            json!({ "id": "q_1", "sessionID": "s_1", "tool": { "messageID": "prt_1", "callID": "" },
+            "questions": [] })
+        ),
+        pairs(&[
+            ("id", "id must start with \"que\""),
+            ("sessionID", "sessionID must start with \"ses\""),
+            ("tool.messageID", "tool.messageID must start with \"msg\""),
+        ])
+    );
+    assert_eq!(
+        issues_of(json!({ "id": "que_1", "sessionID": "ses_1", "questions": [
+            { "header": 3, "multiple": "y", "custom": null },
             { "question": "Q?", "header": "", "options": [
-                { "label": "A", "description": "" }, { "label": "A", "description": "" }, { "label": "B" }, []
+                { "label": null, "description": "" }, { "label": "B" }, []
             ] }
         ] })),
         pairs(&[
@@ -187,20 +211,16 @@ fn every_validation_rule_has_its_path_and_message() {
             ),
             ("questions[0].options", "Question 1: options is required"),
             (
-                "questions[1].options",
-                "Question 2: at least one option is required when custom is false"
+                "questions[1].options[0].label",
+                "Question 2, option 1: label must be a string"
             ),
             (
-                "questions[2].options[1].label",
-                "Question 3, option 2: duplicate option label \"A\""
+                "questions[1].options[1].description",
+                "Question 2, option 2: description is required"
             ),
             (
-                "questions[2].options[2].description",
-                "Question 3, option 3: description is required"
-            ),
-            (
-                "questions[2].options[3]",
-                "Question 3, option 4: must be an object"
+                "questions[1].options[2]",
+                "Question 2, option 3: must be an object"
             ),
         ])
     );
@@ -223,6 +243,46 @@ fn every_validation_rule_has_its_path_and_message() {
     assert_eq!(s.result().unwrap(), reply);
     assert_eq!(plain.result().unwrap(), reply);
     assert_eq!(s.transcript(), plain.transcript());
+}
+
+/// What opencode takes and askd asks: no questions, empty texts, repeated labels, and a
+/// question with no options and no custom answer, which can only be left unanswered (its row
+/// says why and takes no text).
+#[test]
+fn what_opencode_takes_is_asked() {
+    for payload in [
+        json!({ "questions": [] }),
+        json!({ "id": "que", "sessionID": "ses", "questions": [] }),
+    ] {
+        let mut s = open_in("opencode", &payload);
+        assert_eq!(s.status(), Status::Open);
+        press(&mut s, "1");
+        assert_eq!(s.result().unwrap(), json!({ "answers": [] }));
+    }
+    let payload = json!({ "id": "que_1", "sessionID": "ses_1", "questions": [
+        { "question": "", "header": "", "options": [
+            { "label": "X", "description": "" }, { "label": "X", "description": "" } ] },
+        { "question": "Nothing?", "header": "None", "custom": false, "options": [] }
+    ] });
+    let mut s = open_in("opencode", &payload);
+    assert_eq!(s.status(), Status::Open);
+    press(&mut s, "2");
+    let v = view::build("s", &s);
+    let row = &v.question.unwrap().rows[0];
+    assert_eq!(
+        (row.label.as_str(), row.description.as_deref()),
+        (
+            "No answer possible",
+            Some("This question offers no options and no answer of your own: leave it unanswered.")
+        )
+    );
+    press(&mut s, "x<CR>");
+    assert_eq!(
+        view::build("s", &s).editor.unwrap().error.as_deref(),
+        Some("This question offers no options and no answer of your own: leave it unanswered.")
+    );
+    press(&mut s, "<C-u><Esc><Tab>1");
+    assert_eq!(s.result().unwrap(), json!({ "answers": [["X"], []] }));
 }
 
 #[test]

@@ -395,8 +395,9 @@ fn arb_spec_session() -> impl Strategy<Value = Session> {
 }
 
 /// A request in each of the other agents' dialects: previews and multi-select (claude), the
-/// `None of the above` row, a free-text and a secret question (codex), a question without the
-/// custom row (opencode), and a form with defaults, checks and required fields (mcp).
+/// `None of the above` row, a free-text and a secret question, a repeated id (codex), a question
+/// without the custom row and one that cannot be answered (opencode), and a form with defaults,
+/// checks, required fields and fields that take no value (mcp).
 fn other_dialect_requests() -> Vec<(&'static str, Value)> {
     vec![
         (
@@ -414,11 +415,14 @@ fn other_dialect_requests() -> Vec<(&'static str, Value)> {
             { "id": "a", "header": "A", "question": "A?", "isOther": true, "options": [
                 { "label": "X", "description": "" }, { "label": "Y", "description": "" } ] },
             { "id": "b", "header": "B", "question": "B?", "options": null },
-            { "id": "c", "header": "C", "question": "C?", "isSecret": true } ] }),
+            { "id": "c", "header": "C", "question": "C?", "isSecret": true },
+            { "id": "a", "header": "", "question": "", "options": [
+                { "label": "X", "description": "" }, { "label": "X", "description": "" } ] } ] }),
         ),
         (
             "opencode",
-            json!({ "questions": [
+            json!({ "id": "que_1", "sessionID": "ses_1", "questions": [
+            { "question": "None?", "header": "None", "custom": false, "options": [] },
             { "question": "One?", "header": "One", "custom": false, "options": [
                 { "label": "X", "description": "" }, { "label": "Y", "description": "" } ] },
             { "question": "Many?", "header": "Many", "multiple": true, "options": [
@@ -433,8 +437,10 @@ fn other_dialect_requests() -> Vec<(&'static str, Value)> {
             "n": { "type": "integer", "minimum": 1, "maximum": 3 },
             "ok": { "type": "boolean", "default": true },
             "pick": { "type": "string", "enum": ["a", "b"] },
-            "many": { "type": "array", "minItems": 1, "maxItems": 2, "items": { "enum": ["x", "y", "z"] } }
-        }, "required": ["name", "many"] } }),
+            "many": { "type": "array", "minItems": 1, "maxItems": 2, "items": { "type": "string", "enum": ["x", "y", "z"] } },
+            "none": { "type": "string", "enum": [] },
+            "odd": { "type": "string", "minLength": 3, "maxLength": 1 }
+        }, "required": ["name", "many", "gone"] } }),
         ),
     ]
 }

@@ -260,3 +260,66 @@ fn a_foreign_file_with_a_long_name_is_set_aside_under_a_shorter_one_never_delete
         second.stderr_text()
     );
 }
+
+#[test]
+fn a_state_directory_others_may_use_is_refused_and_left_as_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let open = scratch.path().join("shared");
+    fs::create_dir(&open).expect("mkdir");
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let link = scratch.path().join("link");
+    std::os::unix::fs::symlink(&open, &link).expect("symlink");
+    for dir in [&open, &link] {
+        let mut server = Server::start(&["--state-dir", dir.to_str().expect("UTF-8")]);
+        // It serves all the same, keeping nothing.
+        server.ok("open", json!({ "session": "s", "payload": payload() }));
+        server.kill();
+        assert!(
+            server.stderr_text().contains(&format!(
+                "the state directory {} cannot be used (other users may use it (mode 0755); make \
+                 it 0700 (chmod 700) or name another); open flows will not survive a crash",
+                dir.display()
+            )),
+            "{}",
+            server.stderr_text()
+        );
+        let mode = fs::metadata(&open).expect("there").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755, "left as it was");
+        assert_eq!(
+            fs::read_dir(&open).expect("readable").count(),
+            0,
+            "nothing written"
+        );
+    }
+}
+
+#[test]
+fn a_process_directory_that_is_a_link_is_left_alone_with_a_log_line() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    typed(&mut first, "kept");
+    first.kill();
+    // Another user's (or anyone's) directory, linked in under the name of an ended process.
+    let elsewhere = tempfile::tempdir().expect("a temporary directory");
+    fs::write(elsewhere.path().join("s1.request.json"), "{}").expect("write");
+    let name = "1-2-ab";
+    std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(name)).expect("symlink");
+    let mut second = dir.start();
+    second.ok("sessions", json!({}));
+    second.kill();
+    assert!(
+        second.stderr_text().contains(&format!(
+            "{} is named as the directory of an askd process but is a symbolic link; it is left \
+             alone",
+            dir.path().join(name).display()
+        )),
+        "{}",
+        second.stderr_text()
+    );
+    assert!(dir.path().join(name).is_symlink());
+    assert_eq!(
+        fs::read_to_string(elsewhere.path().join("s1.request.json")).expect("untouched"),
+        "{}"
+    );
+}

@@ -80,7 +80,7 @@ fn submitted_result() -> Value {
 const ANSWER_KEYS: &str = "2<Down><Space><Tab><CR>";
 
 /// Polls `done` until it answers `Some`, failing after [`GUARD`].
-fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + GUARD;
     loop {
         if let Some(value) = done() {
@@ -93,7 +93,7 @@ fn eventually<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
 
 /// The `host:port` and token a listener printed on stderr (`askd: WebSocket endpoint
 /// ws://HOST:PORT/rpc?token=TOKEN`).
-fn printed_endpoint(stderr: &str) -> Option<(String, String)> {
+pub(crate) fn printed_endpoint(stderr: &str) -> Option<(String, String)> {
     let line = stderr
         .lines()
         .find_map(|line| line.strip_prefix("askd: WebSocket endpoint ws://"))?;
@@ -1418,9 +1418,10 @@ fn askd_web_refuses_an_invalid_payload_with_status_2() {
         result["details"]["error"],
         json!({ "kind": "invalid_input", "issues": [{ "path": "questions", "message": "At least one question is required" }] })
     );
+    // A request without questions is one Codex sends: the hint names that dialect.
     assert_eq!(
         String::from_utf8(output.stderr).unwrap(),
-        "askd: invalid payload:\n- questions: At least one question is required\n"
+        "askd: invalid payload:\n- questions: At least one question is required\nIt was read as a pi request; it looks like a codex one: try --dialect codex\n"
     );
     std::fs::write(&path, "{").unwrap();
     let output = Command::new(ASKD)

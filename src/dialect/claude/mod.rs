@@ -28,10 +28,12 @@ use crate::dialect::{
 pub use answers::split;
 pub use result::{
     ABORT_MESSAGE, CANCEL_MESSAGE, CLOSED_MESSAGE, INVALID_HEADING, NO_UI_HEADING, NOTES_ONLY,
-    TIMEOUT_MESSAGE, answer_value, cancel_message, flow_result, invalid_result, join, no_ui_result,
-    transcript_call, transcript_result,
+    TIMEOUT_MESSAGE, answer_value, cancel_message, flow_result, interrupts, invalid_result, join,
+    no_ui_result, transcript_call, transcript_result,
 };
-pub use validate::{MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, html_problem, validate};
+pub use validate::{
+    MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, RESERVED_LABEL, html_problem, validate,
+};
 
 /// What claude flows offer: a note per question, the `Type your own` row on every question,
 /// and Submit and Cancel on the review tab.
@@ -184,7 +186,7 @@ static SCHEMAS: Schemas = Schemas {
     files: &[
         SchemaFile {
             name: "claude-request.json",
-            exact: false,
+            exact: true,
             shape: Shape::of::<schema::AskUserQuestionInput>(),
         },
         SchemaFile {

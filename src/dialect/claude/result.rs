@@ -60,10 +60,18 @@ pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Val
     match outcome {
         Outcome::Submit | Outcome::Elaborate => allow(spec, answers),
         Outcome::Cancelled(CancelReason::NoUi) => no_ui_result(spec),
-        Outcome::Cancelled(reason) => deny(cancel_message(reason), true),
+        Outcome::Cancelled(reason) => deny(cancel_message(reason), interrupts(reason)),
         // The tool offers no Decline; a decline would be the user's cancel.
         Outcome::Declined => deny(CANCEL_MESSAGE, true),
     }
+}
+
+/// Whether the deny of a flow cancelled for `reason` stops the turn (`interrupt: true`). Claude
+/// Code replaces the message of such a deny with its own rejection text, so only the user's
+/// own cancel and dismiss, which that text describes, stop it; a timeout, a withdrawn request
+/// and a closed client deny without it, so that the model reads what happened.
+pub fn interrupts(reason: CancelReason) -> bool {
+    matches!(reason, CancelReason::User | CancelReason::Dismissed)
 }
 
 /// The `deny` message of a flow cancelled for `reason` (the user's cancel and dismiss, and an

@@ -7,33 +7,54 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde_json::Value;
 
-/// Matches a string holding at least one non-whitespace character.
-const NON_BLANK: &str = r"\S";
-
 /// An `AskUserQuestion` tool input (claude dialect), as `canUseTool` receives it.
 ///
-/// `null` counts as absent and unknown fields are ignored. The engine also checks what a schema
-/// cannot: question texts are unique, option labels are unique within a question, and with
-/// `previewFormat: "html"` every preview is an HTML fragment. An input breaking any rule is
-/// not an error: it completes at once with a `deny` result listing the issues.
+/// As Claude Code checks it: the input takes no other fields (a question or an option drops
+/// those it does not know), and `null` is the value of no field. The engine also checks what a
+/// schema cannot: question texts are unique, option labels are unique within a question and
+/// none is `[No preference]` (its spaces folded), and with `previewFormat: "html"` every
+/// preview is an HTML fragment. An input breaking any rule is not an error: it completes at
+/// once with a `deny` result listing the issues.
 #[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AskUserQuestionInput {
     /// The questions, one tab each, in order (1 to 4).
     #[schemars(length(min = 1, max = 4))]
     pub questions: Vec<ClaudeQuestion>,
-    /// Answers a model may send; never read.
-    pub answers: Option<Value>,
+    /// Answers a model may send (strings or lists of strings by question text); never read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answers: Option<BTreeMap<String, ClaudeAnswer>>,
     /// Annotations a model may send; never read.
-    pub annotations: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<BTreeMap<String, ModelAnnotation>>,
     /// Echoed unchanged in the result.
-    pub metadata: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+/// What a model may send as an annotation.
+#[derive(JsonSchema)]
+pub struct ModelAnnotation {
+    /// A preview.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+    /// Notes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// The input's metadata.
+#[derive(JsonSchema)]
+pub struct Metadata {
+    /// Where the question comes from (e.g. `remember`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// One question of an `AskUserQuestion` input.
 #[derive(JsonSchema)]
 pub struct ClaudeQuestion {
-    /// The question text: the prompt, and the key of its answer (non-blank, unique).
-    #[schemars(pattern(NON_BLANK))]
+    /// The question text: the prompt, and the key of its answer (unique; it may be empty).
     pub question: String,
     /// The tab label (`Q1`, `Q2`, … by position when blank).
     pub header: String,
@@ -41,19 +62,19 @@ pub struct ClaudeQuestion {
     #[schemars(length(min = 2, max = 4))]
     pub options: Vec<ClaudeOption>,
     /// More than one option may be chosen (default `false`).
-    #[serde(rename = "multiSelect")]
+    #[serde(rename = "multiSelect", skip_serializing_if = "Option::is_none")]
     pub multi_select: Option<bool>,
 }
 
 /// One option of an `AskUserQuestion` question: its label is also the value answered.
 #[derive(JsonSchema)]
 pub struct ClaudeOption {
-    /// Shown and answered exactly as given (non-blank).
-    #[schemars(pattern(NON_BLANK))]
+    /// Shown and answered exactly as given (it may be empty; not `[No preference]`).
     pub label: String,
     /// Help text shown under the label.
     pub description: String,
     /// Shown beside the options while this one is active (single-select questions only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
 }
 
@@ -144,7 +165,7 @@ pub struct Deny {
     pub behavior: String,
     /// What the model reads.
     pub message: String,
-    /// `true` when the turn should stop (the user cancelled, or the asker withdrew).
+    /// `true` when the turn should stop (the user cancelled or dismissed the question).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(extend("const" = true))]
     pub interrupt: Option<bool>,

@@ -27,10 +27,10 @@ use crate::dialect::{Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Tra
 pub use result::{
     NOTE_PREFIX, empty_response, entries, flow_result, response, transcript_call, transcript_result,
 };
-pub use validate::{OTHER_DESCRIPTION, OTHER_LABEL, is_envelope, validate};
+pub use validate::{NO_OPTIONS, OTHER_DESCRIPTION, OTHER_LABEL, is_envelope, validate};
 
-/// What codex flows offer: a note per question, free-text questions, and Submit and Cancel on
-/// the review tab.
+/// What codex flows offer: a note per question, free-text questions, requests without
+/// questions (Codex sends `questions: []`), and Submit and Cancel on the review tab.
 pub const RULES: Rules = Rules {
     dialect: "codex",
     notes: true,
@@ -40,7 +40,7 @@ pub const RULES: Rules = Rules {
     option_notes: false,
     review_labels: &[],
     checker: None,
-    empty: false,
+    empty: true,
 };
 
 /// OpenAI Codex's `request_user_input`.
@@ -49,16 +49,12 @@ pub struct Codex;
 
 /// What a spec keeps of an app-server request that does not wait for its answer
 /// (`isBlocking: false`, or `autoResolutionMs` given): `{ nonBlocking: true,
-/// autoResolutionMs? }`, the milliseconds as a whole number (a negative or fractional number
-/// is brought to one). `None` for a blocking request and for bare arguments.
+/// autoResolutionMs? }`. `None` for a blocking request and for bare arguments.
 fn pacing(request: &Value) -> Option<Value> {
     if !is_envelope(request) {
         return None;
     }
-    let ms = request.get("autoResolutionMs").and_then(|ms| {
-        ms.as_u64()
-            .or_else(|| ms.as_f64().map(|f| f.max(0.0) as u64))
-    });
+    let ms = request.get("autoResolutionMs").and_then(Value::as_u64);
     let blocking = request
         .get("isBlocking")
         .and_then(Value::as_bool)

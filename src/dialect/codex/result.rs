@@ -55,14 +55,23 @@ pub fn entries(q: &Question, a: &Answer) -> Vec<String> {
     entries
 }
 
-/// `{ answers: { "<id>": { answers: [ … ] } } }`, one key per question in the order asked.
+/// `{ answers: { "<id>": { answers: [ … ] } } }`, one key per question id in the order asked;
+/// questions that share an id (Codex does not forbid it) share its list, their entries in the
+/// order asked, so that no answer is lost.
 pub fn response(spec: &FlowSpec, answers: &[Answer]) -> Value {
-    let map: Map<String, Value> = spec
-        .questions
-        .iter()
-        .zip(answers)
-        .map(|(q, a)| (q.id.clone(), json!({ "answers": entries(q, a) })))
-        .collect();
+    let mut map: Map<String, Value> = Map::new();
+    for (q, a) in spec.questions.iter().zip(answers) {
+        let entries = entries(q, a).into_iter().map(Value::String);
+        match map.get_mut(&q.id).and_then(|v| v["answers"].as_array_mut()) {
+            Some(list) => list.extend(entries),
+            None => {
+                map.insert(
+                    q.id.clone(),
+                    json!({ "answers": entries.collect::<Vec<_>>() }),
+                );
+            }
+        }
+    }
     json!({ "answers": map })
 }
 

@@ -6,16 +6,14 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 
-/// Matches a string holding at least one non-whitespace character.
-const NON_BLANK: &str = r"\S";
-
 /// A `request_user_input` request (codex dialect): the Codex app-server's
 /// `ToolRequestUserInputParams`, or the bare model arguments `{ questions }`.
 ///
-/// `null` counts as absent and unknown fields are ignored. The engine also checks what a schema
-/// cannot: question ids are unique, option labels are unique within a question. A request
-/// breaking any rule is not an error: it completes at once with empty answers and the issues in
-/// the Step's `error`.
+/// As Codex 0.171.0 reads it: an app-server request has `threadId`, `turnId` and `itemId`
+/// (`isBlocking` too, but a request of an older Codex without it blocks); `null` is a value of
+/// `options` and `autoResolutionMs` only; unknown fields are ignored. The model's bare arguments
+/// need options on every question. A request breaking any rule is not an error: it completes
+/// at once with empty answers and the issues in the Step's `error`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolRequestUserInputParams {
@@ -25,8 +23,7 @@ pub struct ToolRequestUserInputParams {
     pub turn_id: Option<String>,
     /// The tool call (app-server requests).
     pub item_id: Option<String>,
-    /// The questions, one tab each, in order (at least one).
-    #[schemars(length(min = 1))]
+    /// The questions, one tab each, in order (there may be none).
     pub questions: Vec<CodexQuestion>,
     /// Whether the turn waits for the answers (default: it does). A request that does not
     /// wait is submitted at its deadline (`timeoutMs` of `open`) with what the user committed.
@@ -40,28 +37,25 @@ pub struct ToolRequestUserInputParams {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CodexQuestion {
-    /// Stable id, the key of its answers (non-blank, unique).
-    #[schemars(pattern(NON_BLANK))]
+    /// Stable id, the key of its answers (it may be empty or repeat another).
     pub id: String,
     /// The tab label (`Q1`, `Q2`, … by position when blank).
     pub header: String,
-    /// The question text (non-blank).
-    #[schemars(pattern(NON_BLANK))]
+    /// The question text (it may be empty).
     pub question: String,
     /// Offer a `None of the above` row after the options (default `false` in an app-server
     /// request, `true` in bare model arguments).
     pub is_other: Option<bool>,
     /// The typed answer is secret: masked while typed, `[hidden]` in views and transcripts.
     pub is_secret: Option<bool>,
-    /// The choices (labels unique); absent, `null` or empty makes a free-text question.
+    /// The choices (labels may repeat); absent, `null` or empty makes a free-text question.
     pub options: Option<Vec<CodexOption>>,
 }
 
 /// One option of a codex question: its label is also the value answered.
 #[derive(JsonSchema)]
 pub struct CodexOption {
-    /// Shown and answered exactly as given (non-blank).
-    #[schemars(pattern(NON_BLANK))]
+    /// Shown and answered exactly as given (it may be empty).
     pub label: String,
     /// Help text shown under the label.
     pub description: String,

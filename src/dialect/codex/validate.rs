@@ -1,18 +1,20 @@
-//! Validation of a `request_user_input` request and its mapping onto questions: the Codex
-//! app-server's `ToolRequestUserInputParams` (with `threadId`, `turnId`, `itemId`), or the bare
-//! model arguments `{ questions }`, whose questions get the `None of the above` row unless they
-//! say otherwise (the Codex core forces `isOther` on them).
+//! Validation of a `request_user_input` request and its mapping onto questions, as Codex
+//! 0.171.0 reads it: the app-server's `ToolRequestUserInputParams` (with `threadId`, `turnId`,
+//! `itemId`), checked as the JSON Schema `codex app-server generate-json-schema` writes, or the
+//! model's bare arguments `{ questions }`, as the tool's handler reads them (every question
+//! needs options; each gets the `None of the above` row unless it says otherwise).
 //!
-//! Every issue is collected: the envelope's fields, then question by question its shape, `id`
-//! (required, then unique), `header`, `question`, `isOther`, `isSecret`, `options`, then per
-//! option `label` (required, then unique) and `description`. `null` counts as absent; unknown
-//! fields are ignored.
+//! Every issue is collected: the envelope's fields, then question by question its shape, `id`,
+//! `header`, `question`, `isOther`, `isSecret`, `options`, then per option `label` and
+//! `description`. Codex checks types only: texts may be empty, ids and labels may repeat, and
+//! a request may ask no question. `null` is not a value but where the schema says so
+//! (`options`, `autoResolutionMs`); unknown fields are ignored.
 
 use serde_json::{Map, Value};
 
 use crate::core::{Answer, CustomRow, Issue, Question, QuestionType};
-use crate::dialect::shape::{Field, Place, issue, questions, tab_label};
-use crate::dialect::walk::{self, Unique};
+use crate::dialect::shape::{Place, issue, questions, tab_label};
+use crate::dialect::walk;
 
 /// The label of the row that answers none of the options.
 pub const OTHER_LABEL: &str = "None of the above";
@@ -27,6 +29,9 @@ pub fn is_envelope(request: &Value) -> bool {
     ENVELOPE.iter().any(|key| request.get(key).is_some())
 }
 
+/// What the handler answers a model call one of whose questions has no options.
+pub const NO_OPTIONS: &str = "request_user_input requires non-empty options for every question";
+
 /// Validates a request given as arbitrary JSON and maps its questions.
 pub fn validate(request: &Value) -> Result<Vec<Question>, Vec<Issue>> {
     let mut issues = Vec::new();
@@ -36,59 +41,62 @@ pub fn validate(request: &Value) -> Result<Vec<Question>, Vec<Issue>> {
     let envelope = is_envelope(request);
     if envelope {
         for key in ENVELOPE {
-            if !matches!(Field::of(root, key), Field::Text(_)) {
-                issues.push(issue(key, format!("{key} must be a string")));
+            match root.get(key) {
+                Some(Value::String(_)) => {}
+                None => issues.push(issue(key, format!("{key} is required"))),
+                Some(_) => issues.push(issue(key, format!("{key} must be a string"))),
             }
         }
-        if !matches!(
-            root.get("isBlocking"),
-            None | Some(Value::Null | Value::Bool(_))
-        ) {
+        // Codex before `isBlocking` sent none: a request without it blocks.
+        if root.get("isBlocking").is_some_and(|b| !b.is_boolean()) {
             issues.push(issue("isBlocking", "isBlocking must be a boolean"));
         }
-        if !matches!(
-            root.get("autoResolutionMs"),
-            None | Some(Value::Null | Value::Number(_))
-        ) {
-            issues.push(issue(
+        match root.get("autoResolutionMs") {
+            None | Some(Value::Null) => {}
+            Some(Value::Number(n)) if n.is_u64() => {}
+            Some(_) => issues.push(issue(
                 "autoResolutionMs",
-                "autoResolutionMs must be a number",
-            ));
+                "autoResolutionMs must be a whole number of milliseconds, 0 or more",
+            )),
         }
     }
     let items = questions(root, &mut issues);
-    let mut ids = Unique::new("id", "question id");
     walk::questions(items, issues, |object, place, index, issues| {
-        check_question(object, place, index, !envelope, &mut ids, issues)
+        check_question(object, place, index, !envelope, issues)
     })
 }
 
 /// Validates question `index` (0-based) at `place`, recording issues, and maps it (the walk
-/// leaves it out when it recorded any); `other_by_default` is `isOther` when absent.
-fn check_question<'a>(
-    object: &'a Map<String, Value>,
+/// leaves it out when it recorded any); `model` is true for the model's bare arguments, whose
+/// questions need options and offer `None of the above` unless `isOther` says otherwise.
+fn check_question(
+    object: &Map<String, Value>,
     place: &Place,
     index: usize,
-    other_by_default: bool,
-    ids: &mut Unique<'a>,
+    model: bool,
     issues: &mut Vec<Issue>,
 ) -> Option<Question> {
-    let id = ids.text(place, object, issues);
+    let id = place.string(object, "id", issues);
     let header = place.string(object, "header", issues);
-    let prompt = place.text(object, "question", issues);
+    let prompt = place.string(object, "question", issues);
     let is_other = place.flag(object, "isOther", issues);
     let is_secret = place.flag(object, "isSecret", issues).unwrap_or(false);
-    let options = match Field::of(object, "options") {
-        Field::Absent => Vec::new(),
-        Field::Other(Value::Array(items)) => walk::options(items, place, issues, |_, _, _| None),
-        Field::Text(_) | Field::Other(_) => {
+    let options = match object.get("options") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            walk::options(items, place, issues, |_, _, _| {}, |_, _, _| None)
+        }
+        Some(_) => {
             place.report(issues, "options", "options must be an array or null");
             Vec::new()
         }
     };
+    if model && !matches!(object.get("options"), Some(Value::Array(items)) if !items.is_empty()) {
+        place.report(issues, "options", NO_OPTIONS);
+    }
     let custom_row = if options.is_empty() {
         CustomRow::Standard
-    } else if is_other.unwrap_or(other_by_default) {
+    } else if is_other.unwrap_or(model) {
         CustomRow::Labelled {
             label: OTHER_LABEL.to_owned(),
             description: Some(OTHER_DESCRIPTION.to_owned()),

@@ -4,6 +4,8 @@
 //! before Accept (required properties, the number of choices). They read the properties as
 //! [`Fields`] kept them when the flow opened, and parse or compile nothing.
 
+use std::sync::LazyLock;
+
 use serde_json::{Number, Value};
 
 use crate::core::{Answer, FlowSpec};
@@ -26,6 +28,12 @@ pub fn check_answer(spec: &FlowSpec, index: usize, answer: &Answer) -> Result<()
     let Some(q) = spec.questions.get(index) else {
         return Ok(());
     };
+    let kind = Fields::of(spec, index);
+    if let Some(Kind::Blocked { reason, whole_form }) = kind
+        && (*whole_form || q.required)
+    {
+        return Err(blocked_problem(reason));
+    }
     if !answer.is_answered() {
         return if q.required {
             Err(REQUIRED.to_owned())
@@ -33,7 +41,7 @@ pub fn check_answer(spec: &FlowSpec, index: usize, answer: &Answer) -> Result<()
             Ok(())
         };
     }
-    let Some(kind) = Fields::of(spec, index) else {
+    let Some(kind) = kind else {
         return Ok(());
     };
     if let Some(text) = answer.chosen_custom()
@@ -51,6 +59,12 @@ pub fn check_answer(spec: &FlowSpec, index: usize, answer: &Answer) -> Result<()
         }
     }
     Ok(())
+}
+
+/// What the review says of a field that takes no value and keeps the form from being
+/// accepted.
+fn blocked_problem(reason: &str) -> String {
+    format!("The form cannot be accepted: this field cannot be answered ({reason})")
 }
 
 /// `1 option`, `<n> options`.
@@ -141,6 +155,7 @@ pub fn text_problem(kind: &Kind, text: &str) -> Option<String> {
         Kind::Boolean { .. } | Kind::One { .. } | Kind::Many { .. } => {
             Some("Choose one of the options".to_owned())
         }
+        Kind::Blocked { reason, .. } => Some(format!("This field cannot be answered: {reason}")),
     }
 }
 
@@ -205,7 +220,9 @@ pub fn hint(kind: &Kind) -> Option<String> {
                 format!("{what} {range}")
             }
         }
-        Kind::Boolean { .. } | Kind::One { .. } | Kind::Many { .. } => return None,
+        Kind::Boolean { .. } | Kind::One { .. } | Kind::Many { .. } | Kind::Blocked { .. } => {
+            return None;
+        }
     };
     let mut chars = text.chars();
     chars
@@ -213,61 +230,82 @@ pub fn hint(kind: &Kind) -> Option<String> {
         .map(|first| first.to_uppercase().chain(chars).collect())
 }
 
-/// An email address: a local part and a domain of letters, digits and hyphens (or an address
-/// in brackets) around one `@`, without spaces or control characters.
+/// The characters of an email address's local part besides ASCII letters and digits.
+const LOCAL_EXTRA: &str = "!#$%&'*+/=?^_`{|}~-";
+
+/// An email address as the SDK's validator checks one: a local part of ASCII letters, digits
+/// and `!#$%&'*+/=?^_`{|}~-` in dot-separated runs, `@`, and a domain of at least two
+/// dot-separated labels of ASCII letters, digits and inner hyphens.
 pub fn is_email(text: &str) -> bool {
-    let Some((local, domain)) = text.rsplit_once('@') else {
+    let Some((local, domain)) = text.split_once('@') else {
         return false;
     };
-    let plain = |s: &str| !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || c.is_control());
-    if !plain(local) || local.contains('@') && !local.starts_with('"') {
-        return false;
-    }
-    if domain.starts_with('[') && domain.ends_with(']') {
-        return domain.len() > 2;
-    }
-    !domain.is_empty()
-        && domain.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+    let local_ok = local.split('.').all(|run| {
+        !run.is_empty()
+            && run
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || LOCAL_EXTRA.contains(c))
+    });
+    let labels: Vec<&str> = domain.split('.').collect();
+    local_ok
+        && labels.len() >= 2
+        && labels.iter().all(|label| {
+            label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .next()
+                    .is_some_and(|b| b.is_ascii_alphanumeric())
+                && label
+                    .bytes()
+                    .last()
+                    .is_some_and(|b| b.is_ascii_alphanumeric())
         })
 }
 
-/// An absolute URI (RFC 3986): a scheme, `:`, and ASCII characters a URI may hold, `%`
-/// followed by two hexadecimal digits.
+/// RFC 3986's URI grammar in the `regex` engine's syntax, ASCII only and case-insensitive, with
+/// the two liberties the SDK's validator takes: an authority may follow a single `/`, and the
+/// path after the scheme may not be empty.
+static URI: LazyLock<regex::Regex> = LazyLock::new(|| {
+    let pct = "%[0-9a-f]{2}";
+    let sub = r"!$&'()*+,;=";
+    let unreserved = r"a-z0-9\-._~";
+    let h16 = "[0-9a-f]{1,4}";
+    let octet = r"(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)";
+    let ipv4 = format!(r"(?:{octet}\.){{3}}{octet}");
+    let ls32 = format!("(?:{h16}:{h16}|{ipv4})");
+    let before = |n: usize| format!("(?:(?:{h16}:){{0,{n}}}{h16})?");
+    let ipv6 = [
+        format!("(?:{h16}:){{6}}{ls32}"),
+        format!("::(?:{h16}:){{5}}{ls32}"),
+        format!("(?:{h16})?::(?:{h16}:){{4}}{ls32}"),
+        format!("{}::(?:{h16}:){{3}}{ls32}", before(1)),
+        format!("{}::(?:{h16}:){{2}}{ls32}", before(2)),
+        format!("{}::{h16}:{ls32}", before(3)),
+        format!("{}::{ls32}", before(4)),
+        format!("{}::{h16}", before(5)),
+        format!("{}::", before(6)),
+    ]
+    .join("|");
+    let future = format!(r"v[0-9a-f]+\.[{unreserved}{sub}:]+");
+    let pchar = format!("(?:[{unreserved}{sub}:@]|{pct})");
+    let authority = format!(
+        r"/?/(?:(?:[{unreserved}{sub}:]|{pct})*@)?(?:\[(?:{ipv6}|{future})\]|{ipv4}|(?:[{unreserved}{sub}]|{pct})*)(?::[0-9]*)?(?:/{pchar}*)*"
+    );
+    let absolute = format!("/(?:{pchar}+(?:/{pchar}*)*)?");
+    let rootless = format!("{pchar}+(?:/{pchar}*)*");
+    let tail = format!("(?:{pchar}|[/?])*");
+    let uri = format!(
+        r"(?i-u)^[a-z][a-z0-9+\-.]*:(?:{authority}|{absolute}|{rootless})(?:\?{tail})?(?:#{tail})?$"
+    );
+    regex::Regex::new(&uri).expect("the URI grammar compiles")
+});
+
+/// An absolute URI as the SDK's validator checks one: RFC 3986's grammar (ASCII only), a
+/// scheme and a path that is not empty.
 pub fn is_uri(text: &str) -> bool {
-    let Some((scheme, rest)) = text.split_once(':') else {
-        return false;
-    };
-    let mut scheme_chars = scheme.chars();
-    let scheme_ok = scheme_chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && scheme_chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
-    if !scheme_ok || rest.is_empty() {
-        return false;
-    }
-    let bytes = rest.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'%' {
-            if !(bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
-                && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
-            {
-                return false;
-            }
-            i += 3;
-            continue;
-        }
-        let allowed = b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&b);
-        if !allowed {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    URI.is_match(text)
 }
 
 /// The value of `digits` (ASCII digits only), or `None`.
@@ -301,47 +339,52 @@ pub fn is_date(text: &str) -> bool {
     (1..=days).contains(&day)
 }
 
-/// `hh:mm` with hours up to 23 and minutes up to 59.
-fn is_hours_minutes(text: &str) -> bool {
-    match text.split_once(':') {
-        Some((h, m)) if h.len() == 2 && m.len() == 2 => {
-            number_of(h).is_some_and(|h| h <= 23) && number_of(m).is_some_and(|m| m <= 59)
-        }
-        _ => false,
+/// A time of an RFC 3339 date-time as the SDK's validator reads one: `hh:mm:ss`, an optional
+/// fraction, then `Z` or an offset of hours with optional minutes (`+02`, `+0200`, `+02:00`).
+static TIME: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i-u)^([0-9]{2}):([0-9]{2}):([0-9]{2}(?:\.[0-9]+)?)(?:z|([+-])([0-9]{2})(?::?([0-9]{2}))?)$",
+    )
+    .expect("the time grammar compiles")
+});
+
+/// The time part of a date-time: hours to 23, minutes to 59, seconds below 60, or a leap
+/// second (60) at 23:59 UTC once the offset is applied.
+fn is_time(text: &str) -> bool {
+    let Some(parts) = TIME.captures(text) else {
+        return false;
+    };
+    let number = |i: usize| {
+        parts
+            .get(i)
+            .map_or(0.0, |m| m.as_str().parse().unwrap_or(0.0))
+    };
+    let (hours, minutes, seconds) = (number(1), number(2), number(3));
+    let sign = if parts.get(4).is_some_and(|m| m.as_str() == "-") {
+        -1.0
+    } else {
+        1.0
+    };
+    let (offset_hours, offset_minutes) = (number(5), number(6));
+    if offset_hours > 23.0 || offset_minutes > 59.0 {
+        return false;
     }
+    if hours <= 23.0 && minutes <= 59.0 && seconds < 60.0 {
+        return true;
+    }
+    let utc_minutes = minutes - offset_minutes * sign;
+    let utc_hours = hours - offset_hours * sign - if utc_minutes < 0.0 { 1.0 } else { 0.0 };
+    (utc_hours == 23.0 || utc_hours == -1.0)
+        && (utc_minutes == 59.0 || utc_minutes == -1.0)
+        && seconds < 61.0
 }
 
-/// An RFC 3339 date-time: a full-date, `T`, `hh:mm:ss` with an optional fraction, and `Z` or
-/// an offset `+hh:mm` / `-hh:mm`.
+/// An RFC 3339 date-time as the SDK's validator checks one: a full-date and a time with `Z` or
+/// an offset, separated by one `T` or one white space character (either case), and by nothing
+/// else that splits them.
 pub fn is_date_time(text: &str) -> bool {
-    let Some((date, time)) = text.split_once(['T', 't']) else {
-        return false;
-    };
-    if !is_date(date) {
-        return false;
-    }
-    let (clock, offset) = if let Some(clock) = time.strip_suffix(['Z', 'z']) {
-        (clock, None)
-    } else {
-        match time.rfind(['+', '-']) {
-            Some(at) => (&time[..at], Some(&time[at + 1..])),
-            None => return false,
-        }
-    };
-    if offset.is_some_and(|o| !is_hours_minutes(o)) {
-        return false;
-    }
-    let (clock, fraction) = match clock.split_once('.') {
-        Some((clock, fraction)) => (clock, Some(fraction)),
-        None => (clock, None),
-    };
-    if fraction.is_some_and(|f| f.is_empty() || !f.bytes().all(|b| b.is_ascii_digit())) {
-        return false;
-    }
-    match clock.rsplit_once(':') {
-        Some((hours_minutes, seconds)) if seconds.len() == 2 => {
-            is_hours_minutes(hours_minutes) && number_of(seconds).is_some_and(|s| s <= 60)
-        }
-        _ => false,
-    }
+    let parts: Vec<&str> = text
+        .split(|c: char| c == 't' || c == 'T' || crate::dialect::shape::is_js_space(c))
+        .collect();
+    matches!(parts.as_slice(), [date, time] if is_date(date) && is_time(time))
 }

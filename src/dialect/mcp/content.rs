@@ -12,6 +12,18 @@ use crate::dialect::shape::{Reported, answer_text, result_lines};
 /// The value of option `row` of a boolean question.
 pub const TRUE: &str = "true";
 
+/// What an mcp flow keeps of a URL elicitation, as its
+/// [`FlowSpec::source`](crate::core::FlowSpec::source): accepting it answers no content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlElicitation {
+    /// The URL to open, as the request gave it.
+    pub url: String,
+    /// Its host, shown before the person agrees.
+    pub host: String,
+    /// The request's `elicitationId`.
+    pub elicitation_id: String,
+}
+
 /// The typed text, trimmed, when it is not blank.
 fn typed(a: &Answer) -> Option<&str> {
     a.chosen_custom().map(str::trim).filter(|t| !t.is_empty())
@@ -48,6 +60,7 @@ fn value(kind: &Kind, q: &Question, a: &Answer) -> Option<Value> {
                 .map(|row| Value::String(option_value(row)))
                 .collect(),
         ),
+        Kind::Blocked { .. } => return None,
     })
 }
 
@@ -68,9 +81,13 @@ pub fn action(name: &str) -> Value {
     json!({ "action": name })
 }
 
-/// The result of a finished flow: accept with the content, decline, or cancel.
+/// The result of a finished flow: accept with the content (without any for a URL
+/// elicitation), decline, or cancel.
 pub fn flow_result(spec: &FlowSpec, answers: &[Answer], outcome: Outcome) -> Value {
     match outcome {
+        Outcome::Submit | Outcome::Elaborate if spec.kept::<UrlElicitation>().is_some() => {
+            action("accept")
+        }
         Outcome::Submit | Outcome::Elaborate => accept(spec, answers),
         Outcome::Declined => action("decline"),
         Outcome::Cancelled(_) => action("cancel"),
@@ -185,12 +202,15 @@ fn parse_value(q: &Question, kind: &Kind, given: &Value, at: &str) -> Result<Ans
                 answer.selected.push(row);
             }
         }
+        (Kind::Blocked { reason, .. }, _) => {
+            return Err(format!("{at}: the field takes no value: {reason}"));
+        }
         (kind, _) => {
             let expected = match kind {
                 Kind::Text { .. } | Kind::One { .. } => "a string",
                 Kind::Number { .. } => "a number",
                 Kind::Boolean { .. } => "a boolean",
-                Kind::Many { .. } => "a list of strings",
+                Kind::Many { .. } | Kind::Blocked { .. } => "a list of strings",
             };
             return Err(format!("{at}: expected {expected}"));
         }

@@ -1,16 +1,26 @@
 //! The fields of an elicitation form: each property of `requestedSchema` read into a
-//! [`Property`], with every problem found in it; and the request's own checks (`mode`,
-//! `message`, `requestedSchema`, `required`).
+//! [`Property`], as the MCP SDK (1.32.2) reads it and as its validator then checks an answer;
+//! and the request's own checks (`mode`, `message`, `requestedSchema`, `required`).
+//!
+//! A property is refused only when the SDK's request schema refuses it: it must fit one of the
+//! primitive schemas (a string, a number or an integer, a boolean, an enumeration of strings
+//! titled or not, a multiple choice of them), whose fields have their types (`null` is the
+//! value of none). A property that fits but that no value can satisfy (an empty enumeration,
+//! `minLength` above `maxLength`, a pattern that is not valid, …) is asked all the same, as a
+//! field that takes no value and says why ([`Kind::Blocked`]).
 
 use serde_json::{Map, Number, Value};
 
 use crate::core::{FlowSpec, Issue, quoted};
+use crate::dialect::mcp::check::text_problem;
 use crate::dialect::shape::issue;
+
+pub use crate::dialect::mcp::pattern::{Pattern, Unchecked};
 
 /// The protocol revision without multi-select schemas.
 pub const VERSION_WITHOUT_ARRAYS: &str = "2025-06-18";
 
-/// A string format the engine checks values against.
+/// A string format the engine checks values against, as the SDK's validator checks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// An email address.
@@ -35,54 +45,6 @@ impl Format {
         }
     }
 }
-
-/// A string `pattern`: an ECMA-262 regular expression, compiled with the `u` flag as JSON
-/// Schema asks, and not anchored (a value matches when the expression matches some part of it).
-///
-/// The expression is checked as ECMA-262 (`regress`) but matched by a linear-time engine
-/// (`regex`): a backtracking match of an expression a server sent could take exponential time
-/// on what the user typed and stall every session. Backreferences and lookaround, which no
-/// linear-time engine has, are refused; `\d`, `\w` and `\b` follow Unicode.
-#[derive(Debug, Clone)]
-pub struct Pattern {
-    /// The expression as the schema gave it.
-    pub source: String,
-    /// The compiled expression.
-    regex: regex::Regex,
-}
-
-impl Pattern {
-    /// Compiles `source`; the error, which follows the quoted expression in a sentence, says
-    /// why it cannot be checked.
-    pub fn new(source: &str) -> Result<Pattern, String> {
-        count_compiled();
-        regress::Regex::with_flags(source, "u")
-            .map_err(|e| format!("is not a valid ECMA-262 regular expression: {e}"))?;
-        let regex = regex::Regex::new(source).map_err(|_| {
-            "uses what askd does not check (a backreference, lookaround, or syntax beyond \
-             what a linear-time match supports)"
-                .to_owned()
-        })?;
-        Ok(Pattern {
-            source: source.to_owned(),
-            regex,
-        })
-    }
-
-    /// Whether the expression matches some part of `text`, in time linear in its length.
-    pub fn matches(&self, text: &str) -> bool {
-        self.regex.is_match(text)
-    }
-}
-
-/// Two patterns are equal when they were compiled from the same expression.
-impl PartialEq for Pattern {
-    fn eq(&self, other: &Pattern) -> bool {
-        self.source == other.source
-    }
-}
-
-impl Eq for Pattern {}
 
 /// One choice of an enumeration: the value answered and the label shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,6 +105,14 @@ pub enum Kind {
         /// The default, when it is a list of the values.
         default: Option<Vec<String>>,
     },
+    /// A field no value can satisfy, or whose value askd cannot check: it takes none.
+    Blocked {
+        /// Why, in words for the person.
+        reason: String,
+        /// No accept can pass the server's check at all (its validator cannot compile the
+        /// schema), whether the field is answered or not.
+        whole_form: bool,
+    },
 }
 
 /// One property of a form.
@@ -170,8 +140,9 @@ impl Fields {
     }
 }
 
-/// Reads the property schema `schema`, appending a message per problem to `problems`; `None`
-/// when it has one.
+/// Reads the property schema `schema` as the SDK reads it, appending a message per problem to
+/// `problems` when it fits none of the primitive schemas (`None` then); otherwise what it asks
+/// for, as the SDK's validator will check its value (a field no value can satisfy included).
 pub fn property(schema: &Value, arrays: bool, problems: &mut Vec<String>) -> Option<Property> {
     let Some(object) = schema.as_object() else {
         problems.push("must be a schema object".to_owned());
@@ -181,7 +152,7 @@ pub fn property(schema: &Value, arrays: bool, problems: &mut Vec<String>) -> Opt
     let title = text_field(object, "title", problems);
     let description = text_field(object, "description", problems);
     let kind = match object.get("type") {
-        None | Some(Value::Null) => {
+        None => {
             problems.push(
                 "type is required (\"string\", \"number\", \"integer\", \"boolean\" or \"array\")"
                     .to_owned(),
@@ -191,9 +162,7 @@ pub fn property(schema: &Value, arrays: bool, problems: &mut Vec<String>) -> Opt
         Some(Value::String(t)) => match t.as_str() {
             "string" => string_kind(object, problems),
             "number" | "integer" => number_kind(object, t == "integer", problems),
-            "boolean" => Some(Kind::Boolean {
-                default: object.get("default").and_then(Value::as_bool),
-            }),
+            "boolean" => boolean_kind(object, problems),
             "array" if !arrays => {
                 problems.push(format!(
                     "multi-select (array) schemas are not part of protocol version {VERSION_WITHOUT_ARRAYS}"
@@ -231,7 +200,7 @@ fn text_field(
     problems: &mut Vec<String>,
 ) -> Option<Option<String>> {
     match object.get(key) {
-        None | Some(Value::Null) => Some(None),
+        None => Some(None),
         Some(Value::String(text)) => Some(Some(text.clone())),
         Some(_) => {
             problems.push(format!("{key} must be a string"));
@@ -240,217 +209,296 @@ fn text_field(
     }
 }
 
-/// A non-negative integer field (`minLength`, `maxItems`, …).
-fn count(object: &Map<String, Value>, key: &str, problems: &mut Vec<String>) -> Option<u64> {
-    match object.get(key) {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
-        Some(_) => {
-            problems.push(format!("{key} must be a non-negative integer"));
-            None
-        }
-    }
-}
-
-/// A number field (`minimum`, `maximum`).
-fn number(object: &Map<String, Value>, key: &str, problems: &mut Vec<String>) -> Option<Number> {
-    match object.get(key) {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => Some(n.clone()),
-        Some(_) => {
-            problems.push(format!("{key} must be a number"));
-            None
-        }
-    }
-}
-
-/// Checks that a lower bound is not above an upper one.
-fn ordered(
-    low: Option<f64>,
-    high: Option<f64>,
-    names: (&str, &str),
-    shown: (String, String),
+/// Records that the optional field `key` of `object` is not what `fits` takes.
+fn optional(
+    object: &Map<String, Value>,
+    key: &str,
+    what: &str,
+    fits: impl Fn(&Value) -> bool,
     problems: &mut Vec<String>,
 ) {
-    if let (Some(low), Some(high)) = (low, high)
-        && low > high
+    if object.get(key).is_some_and(|v| !fits(v)) {
+        problems.push(format!("{key} must be {what}"));
+    }
+}
+
+/// Whether `value` is an array of strings.
+fn strings(value: &Value) -> bool {
+    value
+        .as_array()
+        .is_some_and(|v| v.iter().all(Value::is_string))
+}
+
+/// Whether `value` is an array of `{ const, title }` objects with string members.
+fn titled_list(value: &Value) -> bool {
+    value.as_array().is_some_and(|v| {
+        v.iter().all(|o| {
+            o.get("const").is_some_and(Value::is_string)
+                && o.get("title").is_some_and(Value::is_string)
+        })
+    })
+}
+
+/// The problems that keep `object` from fitting one of the SDK's string schemas, those of the
+/// one it means (`enum` with `enumNames`, `oneOf`, or free text); empty when one fits.
+fn string_misfits(object: &Map<String, Value>) -> Vec<String> {
+    let default = |problems: &mut Vec<String>| {
+        optional(object, "default", "a string", Value::is_string, problems);
+    };
+    let mut legacy = Vec::new();
+    if !object.get("enum").is_some_and(strings) {
+        legacy.push("enum must be an array of strings".to_owned());
+    }
+    optional(
+        object,
+        "enumNames",
+        "an array of strings",
+        strings,
+        &mut legacy,
+    );
+    default(&mut legacy);
+    let mut titled = Vec::new();
+    if !object.get("oneOf").is_some_and(titled_list) {
+        titled.push("oneOf must be an array of objects with string const and title".to_owned());
+    }
+    default(&mut titled);
+    let mut plain = Vec::new();
+    optional(
+        object,
+        "minLength",
+        "a number",
+        Value::is_number,
+        &mut plain,
+    );
+    optional(
+        object,
+        "maxLength",
+        "a number",
+        Value::is_number,
+        &mut plain,
+    );
+    if let Some(format) = object.get("format")
+        && format.as_str().is_none_or(|f| Format::named(f).is_none())
     {
-        problems.push(format!(
-            "{} ({}) is greater than {} ({})",
-            names.0, shown.0, names.1, shown.1
+        plain.push(match format.as_str() {
+            Some(name) => format!(
+                "unsupported format {}; expected \"email\", \"uri\", \"date\" or \"date-time\"",
+                quoted(name)
+            ),
+            None => "format must be a string".to_owned(),
+        });
+    }
+    default(&mut plain);
+    if legacy.is_empty() || titled.is_empty() || plain.is_empty() {
+        Vec::new()
+    } else if object.contains_key("enum") {
+        legacy
+    } else if object.contains_key("oneOf") {
+        titled
+    } else {
+        plain
+    }
+}
+
+/// A count bound (`minLength`, `minItems`) as the validator applies it to a whole count: the
+/// least count that passes; `None` when every count does.
+fn least(object: &Map<String, Value>, key: &str) -> Option<u64> {
+    let n = object.get(key)?.as_f64()?;
+    (n > 0.0).then(|| n.ceil() as u64)
+}
+
+/// A count bound (`maxLength`, `maxItems`): the greatest count that passes, `Err` when none
+/// does (a negative bound).
+fn most(object: &Map<String, Value>, key: &str) -> Result<Option<u64>, ()> {
+    match object.get(key).and_then(Value::as_f64) {
+        None => Ok(None),
+        Some(n) if n < 0.0 => Err(()),
+        Some(n) => Ok(Some(n.floor() as u64)),
+    }
+}
+
+/// A field that takes no value, for `reason`.
+fn blocked(reason: impl Into<String>) -> Kind {
+    Kind::Blocked {
+        reason: reason.into(),
+        whole_form: false,
+    }
+}
+
+/// A field whose schema the server's validator cannot compile, so that no accept passes.
+fn breaks_form(reason: impl Into<String>) -> Kind {
+    Kind::Blocked {
+        reason: reason.into(),
+        whole_form: true,
+    }
+}
+
+/// The choices of `list` (`{ const, title }` objects), each with its title (its value when the
+/// title is blank); with `once`, only the values listed exactly once (what `oneOf` matches).
+fn titled_choices(list: &[Value], once: bool) -> Vec<Choice> {
+    let values: Vec<&str> = list
+        .iter()
+        .filter_map(|o| o.get("const").and_then(Value::as_str))
+        .collect();
+    let mut choices: Vec<Choice> = Vec::new();
+    for o in list {
+        let Some(value) = o.get("const").and_then(Value::as_str) else {
+            continue;
+        };
+        if (once && values.iter().filter(|v| **v == value).count() != 1)
+            || choices.iter().any(|c| c.value == value)
+        {
+            continue;
+        }
+        let title = o.get("title").and_then(Value::as_str).unwrap_or("");
+        choices.push(Choice {
+            value: value.to_owned(),
+            label: if title.trim().is_empty() {
+                value
+            } else {
+                title
+            }
+            .to_owned(),
+        });
+    }
+    choices
+}
+
+/// The choices of an `enum` (its strings, each once), labelled by `enumNames` where it names
+/// them (by position, when not blank), else by the value.
+fn enum_choices(values: &[Value], names: Option<&Value>) -> Vec<Choice> {
+    let names = names.and_then(Value::as_array);
+    let mut choices: Vec<Choice> = Vec::new();
+    for (i, value) in values.iter().enumerate() {
+        let Some(value) = value.as_str() else {
+            continue;
+        };
+        if choices.iter().any(|c| c.value == value) {
+            continue;
+        }
+        let name = names
+            .and_then(|n| n.get(i))
+            .and_then(Value::as_str)
+            .filter(|n| !n.trim().is_empty());
+        choices.push(Choice {
+            value: value.to_owned(),
+            label: name.unwrap_or(value).to_owned(),
+        });
+    }
+    choices
+}
+
+/// A `string` property: free text with its checks, or one of an enumeration; the checks the
+/// validator applies (length, format, pattern) hold for the values of an enumeration too.
+fn string_kind(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Kind> {
+    let misfits = string_misfits(object);
+    if !misfits.is_empty() {
+        problems.extend(misfits);
+        return None;
+    }
+    let pattern = match object.get("pattern") {
+        None => None,
+        Some(Value::String(source)) => match Pattern::new(source) {
+            Ok(pattern) => Some(pattern),
+            Err(Unchecked::Invalid(why)) => {
+                return Some(breaks_form(format!(
+                    "its pattern {} is not a valid regular expression ({why}), so the server cannot check any answer to this form",
+                    quoted(source)
+                )));
+            }
+            Err(Unchecked::Unsupported(why)) => {
+                return Some(blocked(format!(
+                    "askd cannot check its pattern {}: {why}",
+                    quoted(source)
+                )));
+            }
+        },
+        Some(_) => {
+            return Some(breaks_form(
+                "its pattern is not a string, so the server cannot check any answer to this form",
+            ));
+        }
+    };
+    let min = least(object, "minLength");
+    let Ok(max) = most(object, "maxLength") else {
+        return Some(blocked("it asks for a text of a negative length"));
+    };
+    if let (Some(min), Some(max)) = (min, max)
+        && min > max
+    {
+        return Some(blocked(format!(
+            "it asks for at least {min} and at most {max} characters"
+        )));
+    }
+    let format = object
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(Format::named);
+    let text = Kind::Text {
+        min,
+        max,
+        format,
+        pattern,
+        default: object
+            .get("default")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    };
+    let listed = match (object.get("enum"), object.get("oneOf")) {
+        (None, None) => return Some(text),
+        (Some(Value::Array(values)), None) => {
+            let choices = enum_choices(values, object.get("enumNames"));
+            if choices.is_empty() {
+                return Some(blocked("its list of values is empty"));
+            }
+            choices
+        }
+        (None, Some(Value::Array(list))) => {
+            let choices = titled_choices(list, true);
+            if choices.is_empty() {
+                return Some(blocked(if list.is_empty() {
+                    "its list of values is empty"
+                } else {
+                    "every value of its oneOf is listed twice, and a value must match exactly one"
+                }));
+            }
+            choices
+        }
+        (Some(Value::Array(values)), Some(Value::Array(list))) => {
+            let titled = titled_choices(list, true);
+            let choices: Vec<Choice> = enum_choices(values, None)
+                .into_iter()
+                .filter_map(|c| titled.iter().find(|t| t.value == c.value).cloned())
+                .collect();
+            if choices.is_empty() {
+                return Some(blocked("no value is in both its enum and its oneOf"));
+            }
+            choices
+        }
+        _ => {
+            return Some(breaks_form(
+                "its enum or oneOf is not a list, so the server cannot check any answer to this form",
+            ));
+        }
+    };
+    let passing: Vec<Choice> = listed
+        .into_iter()
+        .filter(|c| text_problem(&text, &c.value).is_none())
+        .collect();
+    if passing.is_empty() {
+        return Some(blocked(
+            "none of its values passes its own checks (length, format or pattern)",
         ));
     }
-}
-
-/// The choices of `enum` (values as labels, or `enumNames`) or of `oneOf`/`anyOf`
-/// (`{ const, title }`), under `at` for messages.
-fn choices(
-    object: &Map<String, Value>,
-    titled_key: &str,
-    at: &str,
-    problems: &mut Vec<String>,
-) -> Option<Vec<Choice>> {
-    let list = match (object.get("enum"), object.get(titled_key)) {
-        (Some(_), Some(_)) => {
-            problems.push(format!(
-                "{at}enum and {at}{titled_key} cannot both be given"
-            ));
-            return None;
-        }
-        (Some(values), None) => {
-            let Some(values) = values
-                .as_array()
-                .filter(|v| !v.is_empty() && v.iter().all(Value::is_string))
-            else {
-                problems.push(format!("{at}enum must be a non-empty array of strings"));
-                return None;
-            };
-            let values: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
-            let labels: Vec<String> = match object.get("enumNames") {
-                None | Some(Value::Null) => values.iter().map(|v| (*v).to_owned()).collect(),
-                Some(Value::Array(names))
-                    if names.iter().all(Value::is_string) && names.len() == values.len() =>
-                {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                }
-                Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
-                    problems.push(format!(
-                        "enumNames must hold one name per enum value ({} values, {} names)",
-                        values.len(),
-                        names.len()
-                    ));
-                    return None;
-                }
-                Some(_) => {
-                    problems.push("enumNames must be an array of strings".to_owned());
-                    return None;
-                }
-            };
-            values
-                .iter()
-                .zip(labels)
-                .map(|(value, label)| Choice {
-                    value: (*value).to_owned(),
-                    label,
-                })
-                .collect::<Vec<_>>()
-        }
-        (None, Some(options)) => {
-            let Some(options) = options.as_array().filter(|o| !o.is_empty()) else {
-                problems.push(format!("{at}{titled_key} must be a non-empty array"));
-                return None;
-            };
-            let mut list = Vec::with_capacity(options.len());
-            for (i, option) in options.iter().enumerate() {
-                match (
-                    option.get("const").and_then(Value::as_str),
-                    option.get("title").and_then(Value::as_str),
-                ) {
-                    (Some(value), Some(label)) => list.push(Choice {
-                        value: value.to_owned(),
-                        label: label.to_owned(),
-                    }),
-                    _ => {
-                        problems.push(format!(
-                            "{at}{titled_key}[{i}] must be an object with string const and title"
-                        ));
-                        return None;
-                    }
-                }
-            }
-            list
-        }
-        (None, None) => return Some(Vec::new()),
-    };
-    for (i, choice) in list.iter().enumerate() {
-        if list[..i].iter().any(|c| c.value == choice.value) {
-            problems.push(format!(
-                "{at}value {} is listed twice",
-                quoted(&choice.value)
-            ));
-            return None;
-        }
-        if choice.label.trim().is_empty() {
-            problems.push(format!(
-                "{at}the label of value {} must not be blank",
-                quoted(&choice.value)
-            ));
-            return None;
-        }
-    }
-    Some(list)
-}
-
-/// A `string` property: free text with its checks, or one of an enumeration.
-fn string_kind(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Kind> {
-    let before = problems.len();
-    if object.get("enumNames").is_some() && object.get("enum").is_none() {
-        problems.push("enumNames needs enum".to_owned());
-    }
-    let choices = choices(object, "oneOf", "", problems);
-    let default = object.get("default").and_then(Value::as_str);
-    match choices {
-        Some(choices) if !choices.is_empty() => {
-            let default = default
-                .filter(|d| choices.iter().any(|c| c.value == *d))
-                .map(str::to_owned);
-            (problems.len() == before).then_some(Kind::One { choices, default })
-        }
-        Some(_) => {
-            let min = count(object, "minLength", problems);
-            let max = count(object, "maxLength", problems);
-            ordered(
-                min.map(|n| n as f64),
-                max.map(|n| n as f64),
-                ("minLength", "maxLength"),
-                (min.unwrap_or(0).to_string(), max.unwrap_or(0).to_string()),
-                problems,
-            );
-            let format = match object.get("format") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(name)) => {
-                    let format = Format::named(name);
-                    if format.is_none() {
-                        problems.push(format!(
-                            "unsupported format {}; expected \"email\", \"uri\", \"date\" or \"date-time\"",
-                            quoted(name)
-                        ));
-                    }
-                    format
-                }
-                Some(_) => {
-                    problems.push("format must be a string".to_owned());
-                    None
-                }
-            };
-            let pattern = match object.get("pattern") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(source)) => match Pattern::new(source) {
-                    Ok(pattern) => Some(pattern),
-                    Err(why) => {
-                        problems.push(format!("pattern {} {why}", quoted(source)));
-                        None
-                    }
-                },
-                Some(_) => {
-                    problems.push("pattern must be a string".to_owned());
-                    None
-                }
-            };
-            (problems.len() == before).then(|| Kind::Text {
-                min,
-                max,
-                format,
-                pattern,
-                default: default.map(str::to_owned),
-            })
-        }
-        None => None,
-    }
+    let default = object
+        .get("default")
+        .and_then(Value::as_str)
+        .filter(|d| passing.iter().any(|c| c.value == *d))
+        .map(str::to_owned);
+    Some(Kind::One {
+        choices: passing,
+        default,
+    })
 }
 
 /// A `number` or `integer` property.
@@ -460,27 +508,59 @@ fn number_kind(
     problems: &mut Vec<String>,
 ) -> Option<Kind> {
     let before = problems.len();
-    let min = number(object, "minimum", problems);
-    let max = number(object, "maximum", problems);
-    ordered(
+    for key in ["minimum", "maximum", "default"] {
+        optional(object, key, "a number", Value::is_number, problems);
+    }
+    if problems.len() != before {
+        return None;
+    }
+    let bound = |key: &str| match object.get(key) {
+        Some(Value::Number(n)) => Some(n.clone()),
+        _ => None,
+    };
+    let (min, max) = (bound("minimum"), bound("maximum"));
+    if let (Some(low), Some(high)) = (
         min.as_ref().and_then(Number::as_f64),
         max.as_ref().and_then(Number::as_f64),
-        ("minimum", "maximum"),
-        (
-            min.as_ref().map(Number::to_string).unwrap_or_default(),
-            max.as_ref().map(Number::to_string).unwrap_or_default(),
-        ),
-        problems,
-    );
+    ) {
+        let what = if integer {
+            "a whole number"
+        } else {
+            "a number"
+        };
+        if low > high {
+            return Some(blocked(format!(
+                "it asks for {what} of at least {} and at most {}",
+                min.as_ref().map(Number::to_string).unwrap_or_default(),
+                max.as_ref().map(Number::to_string).unwrap_or_default()
+            )));
+        }
+        if integer && low.ceil() > high.floor() {
+            return Some(blocked(format!(
+                "no whole number lies from {} to {}",
+                min.as_ref().map(Number::to_string).unwrap_or_default(),
+                max.as_ref().map(Number::to_string).unwrap_or_default()
+            )));
+        }
+    }
     let default = match object.get("default") {
         Some(Value::Number(n)) if !integer || is_integral(n) => Some(n.clone()),
         _ => None,
     };
-    (problems.len() == before).then_some(Kind::Number {
+    Some(Kind::Number {
         integer,
         min,
         max,
         default,
+    })
+}
+
+/// A `boolean` property.
+fn boolean_kind(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Kind> {
+    let before = problems.len();
+    optional(object, "default", "a boolean", Value::is_boolean, problems);
+    (problems.len() == before).then(|| Kind::Boolean {
+        default: object.get("default").and_then(Value::as_bool),
     })
 }
 
@@ -492,29 +572,67 @@ pub fn is_integral(n: &Number) -> bool {
 /// An `array` property: any of an enumeration (`items.enum` or `items.anyOf`).
 fn array_kind(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Kind> {
     let before = problems.len();
-    let Some(items) = object.get("items").and_then(Value::as_object) else {
-        problems.push("items must be an object with enum or anyOf".to_owned());
+    optional(object, "minItems", "a number", Value::is_number, problems);
+    optional(object, "maxItems", "a number", Value::is_number, problems);
+    optional(object, "default", "an array of strings", strings, problems);
+    let items = object.get("items").and_then(Value::as_object);
+    let untitled = items.is_some_and(|i| {
+        i.get("type").and_then(Value::as_str) == Some("string")
+            && i.get("enum").is_some_and(strings)
+    });
+    let titled = items.is_some_and(|i| i.get("anyOf").is_some_and(titled_list));
+    if !untitled && !titled {
+        problems.push(match items {
+            None => "items must be an object with enum or anyOf".to_owned(),
+            Some(i) if i.contains_key("anyOf") => {
+                "items.anyOf must be an array of objects with string const and title".to_owned()
+            }
+            Some(i) if i.get("type").and_then(Value::as_str) != Some("string") => {
+                "items.type must be \"string\"".to_owned()
+            }
+            Some(_) => "items.enum must be an array of strings".to_owned(),
+        });
+    }
+    if problems.len() != before {
         return None;
+    }
+    let items = items?;
+    let choices: Vec<Choice> = match (items.get("enum"), items.get("anyOf")) {
+        (Some(Value::Array(values)), None) => enum_choices(values, None),
+        (None, Some(Value::Array(list))) => titled_choices(list, false),
+        (Some(Value::Array(values)), Some(Value::Array(list))) => {
+            let titled = titled_choices(list, false);
+            enum_choices(values, None)
+                .into_iter()
+                .filter_map(|c| titled.iter().find(|t| t.value == c.value).cloned())
+                .collect()
+        }
+        _ => {
+            return Some(breaks_form(
+                "its items' enum or anyOf is not a list, so the server cannot check any answer to this form",
+            ));
+        }
     };
-    if !matches!(items.get("type"), None | Some(Value::Null))
-        && items.get("type").and_then(Value::as_str) != Some("string")
+    let min = least(object, "minItems");
+    let Ok(max) = most(object, "maxItems") else {
+        return Some(blocked("it asks for a negative number of choices"));
+    };
+    if let (Some(min), Some(max)) = (min, max)
+        && min > max
     {
-        problems.push("items.type must be \"string\"".to_owned());
+        return Some(blocked(format!(
+            "it asks for at least {min} and at most {max} choices"
+        )));
     }
-    let choices = choices(items, "anyOf", "items.", problems);
-    if choices.as_ref().is_some_and(Vec::is_empty) {
-        problems.push("items must have enum or anyOf".to_owned());
+    if choices.is_empty() {
+        return Some(blocked("its list of values is empty"));
     }
-    let min = count(object, "minItems", problems);
-    let max = count(object, "maxItems", problems);
-    ordered(
-        min.map(|n| n as f64),
-        max.map(|n| n as f64),
-        ("minItems", "maxItems"),
-        (min.unwrap_or(0).to_string(), max.unwrap_or(0).to_string()),
-        problems,
-    );
-    let choices = choices?;
+    if let Some(min) = min.filter(|&min| min > choices.len() as u64) {
+        return Some(blocked(format!(
+            "it asks for at least {min} choices of {} values",
+            choices.len()
+        )));
+    }
     let default = object
         .get("default")
         .and_then(Value::as_array)
@@ -527,7 +645,7 @@ fn array_kind(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option
                 })
                 .collect::<Option<Vec<String>>>()
         });
-    (problems.len() == before).then_some(Kind::Many {
+    Some(Kind::Many {
         choices,
         min,
         max,
@@ -539,8 +657,10 @@ fn array_kind(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option
 pub struct Form<'a> {
     /// Every property in the order received.
     pub properties: &'a Map<String, Value>,
-    /// The names of the required properties.
+    /// The names of the required properties (those named but not described included).
     pub required: Vec<&'a str>,
+    /// The required names that are not properties, each once, in order.
+    pub missing: Vec<&'a str>,
 }
 
 /// The path of property `key` in messages.
@@ -552,7 +672,7 @@ pub fn property_path(key: &str) -> String {
 pub fn message<'a>(root: &'a Map<String, Value>, issues: &mut Vec<Issue>) -> Option<&'a str> {
     match root.get("message") {
         Some(Value::String(text)) => Some(text.as_str()),
-        None | Some(Value::Null) => {
+        None => {
             issues.push(issue("message", "is required"));
             None
         }
@@ -579,15 +699,18 @@ pub fn form<'a>(root: &'a Map<String, Value>, issues: &mut Vec<Issue>) -> Option
         return None;
     };
     let mut required = Vec::new();
+    let mut missing = Vec::new();
     match schema.get("required") {
-        None | Some(Value::Null) => {}
+        None => {}
         Some(Value::Array(names)) => {
             for (i, name) in names.iter().enumerate() {
                 let at = format!("requestedSchema.required[{i}]");
                 match name.as_str() {
-                    Some(name) if properties.contains_key(name) => required.push(name),
                     Some(name) => {
-                        issues.push(issue(&at, format!("{} is not a property", quoted(name))))
+                        required.push(name);
+                        if !properties.contains_key(name) && !missing.contains(&name) {
+                            missing.push(name);
+                        }
                     }
                     None => issues.push(issue(&at, "must be a string")),
                 }
@@ -601,21 +724,6 @@ pub fn form<'a>(root: &'a Map<String, Value>, issues: &mut Vec<Issue>) -> Option
     Some(Form {
         properties,
         required,
+        missing,
     })
-}
-
-/// Counts a compiled pattern, in the crate's own tests only.
-#[cfg(not(test))]
-fn count_compiled() {}
-
-#[cfg(test)]
-thread_local! {
-    /// The patterns compiled on this thread.
-    pub static COMPILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Counts a compiled pattern in [`COMPILED`].
-#[cfg(test)]
-fn count_compiled() {
-    COMPILED.with(|n| n.set(n.get() + 1));
 }

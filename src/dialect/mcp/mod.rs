@@ -23,9 +23,10 @@
 mod check;
 mod content;
 mod form;
+mod pattern;
 pub mod schema;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::core::{
     Answer, Behaviour, Checker, CustomRow, FlowSpec, Issue, OptionItem, Question, QuestionType,
@@ -39,15 +40,19 @@ use crate::dialect::{
 pub use check::{
     REQUIRED, hint, is_date, is_date_time, is_email, is_uri, parse_number, text_problem,
 };
-pub use content::{accept, action, flow_result, transcript_result};
+pub use content::{UrlElicitation, accept, action, flow_result, transcript_result};
 use form::Fields;
-pub use form::{Choice, Format, Kind, Pattern, Property, VERSION_WITHOUT_ARRAYS, property};
+pub use form::{
+    Choice, Format, Kind, Pattern, Property, Unchecked, VERSION_WITHOUT_ARRAYS, property,
+};
 
 /// The JSON-RPC error code of a request the engine cannot ask, and of invalid options.
 pub const INVALID_PARAMS: i32 = -32602;
 
 /// The label of the row where a string or number is typed.
 pub const VALUE_LABEL: &str = "Enter a value";
+/// The label of the row of a field that takes no value; its description says why.
+pub const BLOCKED_LABEL: &str = "Cannot be answered";
 
 /// What mcp flows offer: no notes, free-text questions, pre-filled defaults, values checked
 /// against the schema, forms without fields, and Accept, Decline and Cancel on the review tab.
@@ -170,31 +175,95 @@ pub fn refusal(issues: &[Issue]) -> AskError {
     }
 }
 
-/// What URL mode answers: the engine asks forms only, so a URL elicitation is a mode the
-/// client does not support.
-pub fn url_refusal() -> AskError {
-    let message = "elicitation mode \"url\" is not supported";
-    AskError {
-        code: INVALID_PARAMS,
-        message: format!("Invalid params: {message}"),
-        data: Some(json!({ "issues": [issue("mode", message)] })),
+/// The request's `_meta` and `task`, as the SDK reads them: an object, and an object whose
+/// `ttl` is a number.
+fn envelope(root: &Map<String, Value>, issues: &mut Vec<Issue>) {
+    if root.get("_meta").is_some_and(|m| !m.is_object()) {
+        issues.push(issue("_meta", "must be an object"));
+    }
+    match root.get("task") {
+        None => {}
+        Some(Value::Object(task)) if task.get("ttl").is_none_or(Value::is_number) => {}
+        Some(Value::Object(_)) => issues.push(issue("task.ttl", "must be a number")),
+        Some(_) => issues.push(issue("task", "must be an object")),
     }
 }
 
-/// Validates an `ElicitRequestFormParams` and maps it onto a flow; `arrays` is false for a
-/// session of the protocol revision without multi-select schemas.
+/// A URL elicitation (2025-11-25): `message`, `elicitationId` and a `url` that a WHATWG URL
+/// parser reads (once trimmed), asked as a flow without fields whose title says what accepting
+/// opens; accepting answers `{ action: "accept" }`, and the host opens the URL.
+fn url_mode(root: &Map<String, Value>, mut issues: Vec<Issue>) -> Result<FlowSpec, AskError> {
+    let message = form::message(root, &mut issues);
+    match root.get("elicitationId") {
+        Some(Value::String(_)) => {}
+        None => issues.push(issue("elicitationId", "is required")),
+        Some(_) => issues.push(issue("elicitationId", "must be a string")),
+    }
+    let url = match root.get("url") {
+        Some(Value::String(url)) => match url::Url::parse(url.trim()) {
+            Ok(parsed) => Some((url.clone(), parsed)),
+            Err(why) => {
+                issues.push(issue("url", format!("is not a URL: {why}")));
+                None
+            }
+        },
+        None => {
+            issues.push(issue("url", "is required"));
+            None
+        }
+        Some(_) => {
+            issues.push(issue("url", "must be a string"));
+            None
+        }
+    };
+    if !issues.is_empty() {
+        return Err(refusal(&issues));
+    }
+    let (url, parsed) = url.expect("checked above");
+    let host = parsed.host_str().unwrap_or("").to_owned();
+    let opens = if host.is_empty() {
+        format!("Accept to open {url}")
+    } else {
+        format!("Accept to open {url} (on {host})")
+    };
+    let title = match non_blank(message) {
+        Some(message) => format!("{message} — {opens}"),
+        None => opens,
+    };
+    Ok(FlowSpec {
+        title: Some(title),
+        questions: Vec::new(),
+        rules: RULES,
+        requester: None,
+        source: Some(Source::new(UrlElicitation {
+            url,
+            host,
+            elicitation_id: root
+                .get("elicitationId")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        })),
+        behaviour: Behaviour::default(),
+    })
+}
+
+/// Validates an `ElicitRequestFormParams` (or, with `mode: "url"`, an
+/// `ElicitRequestURLParams`) and maps it onto a flow; `arrays` is false for a session of the
+/// protocol revision without multi-select schemas.
 pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
     let mut issues = Vec::new();
     let Some(root) = request.as_object() else {
         return Err(refusal(&[issue("params", "must be an object")]));
     };
+    envelope(root, &mut issues);
     match root.get("mode") {
-        None | Some(Value::Null) => {}
+        None => {}
         Some(Value::String(mode)) if mode == "form" => {}
-        Some(Value::String(mode)) if mode == "url" => return Err(url_refusal()),
+        Some(Value::String(mode)) if mode == "url" => return url_mode(root, issues),
         Some(Value::String(mode)) => issues.push(issue(
             "mode",
-            format!("unknown elicitation mode {mode:?}; expected \"form\""),
+            format!("unknown elicitation mode {mode:?}; expected \"form\" or \"url\""),
         )),
         Some(_) => issues.push(issue("mode", "must be a string")),
     }
@@ -212,6 +281,19 @@ pub fn validate(request: &Value, arrays: bool) -> Result<FlowSpec, AskError> {
                 questions.push(question(key, &found, form.required.contains(&key.as_str())));
                 kinds.push(found.kind);
             }
+        }
+        for key in form.missing {
+            let kind = Kind::Blocked {
+                reason: "the form requires it but does not describe it".to_owned(),
+                whole_form: false,
+            };
+            let missing = Property {
+                title: None,
+                description: None,
+                kind,
+            };
+            questions.push(question(key, &missing, true));
+            kinds.push(missing.kind);
         }
     }
     if !issues.is_empty() {
@@ -284,6 +366,14 @@ fn question(key: &str, property: &Property, required: bool) -> Question {
                 CustomRow::Absent,
             )
         }
+        Kind::Blocked { reason, .. } => (
+            QuestionType::Single,
+            Vec::new(),
+            CustomRow::Labelled {
+                label: BLOCKED_LABEL.to_owned(),
+                description: Some(capitalised(reason)),
+            },
+        ),
         Kind::Many {
             choices, default, ..
         } => {
@@ -315,6 +405,18 @@ fn question(key: &str, property: &Property, required: bool) -> Question {
         initial,
         asked: None,
     }
+}
+
+/// `text` with its first letter upper-cased (askd's name stays as it is written).
+fn capitalised(text: &str) -> String {
+    if text.starts_with("askd") {
+        return text.to_owned();
+    }
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The row of a free-text property: `Enter a value`, described by what the value must be.
@@ -386,8 +488,12 @@ impl Dialect for Mcp {
             Some(name) => format!("elicitation/create from {name}:"),
             None => "elicitation/create".to_owned(),
         };
+        let call = match spec.kept::<UrlElicitation>() {
+            Some(url) => format!("{tool} open {}", url.url),
+            None => shape::call_line(&tool, ("field", "fields"), &shape::labels(spec)),
+        };
         Transcript {
-            call: shape::call_line(&tool, ("field", "fields"), &shape::labels(spec)),
+            call,
             result: match ending {
                 Ending::NoUi => "Not asked: no UI".to_owned(),
                 Ending::Outcome(outcome) => transcript_result(spec, answers, outcome),
@@ -416,7 +522,7 @@ static SCHEMAS: Schemas = Schemas {
         SchemaFile {
             name: "mcp-request.json",
             exact: false,
-            shape: Shape::of::<schema::ElicitRequestFormParams>(),
+            shape: Shape::of::<schema::ElicitRequestParams>(),
         },
         SchemaFile {
             name: "mcp-result.json",
@@ -424,7 +530,7 @@ static SCHEMAS: Schemas = Schemas {
             shape: Shape::of::<schema::ElicitResult>(),
         },
     ],
-    request: Shape::of::<schema::ElicitRequestFormParams>(),
+    request: Shape::of::<schema::ElicitRequestParams>(),
     result: Shape::of::<schema::ElicitResult>(),
     ask: Shape::of::<schema::ElicitResult>(),
     answers: Shape::of::<schema::ElicitResult>(),
@@ -436,7 +542,7 @@ static SCHEMAS: Schemas = Schemas {
 mod tests {
     use super::*;
     use crate::core::{Flow, FlowError, Keymap, Outcome, parse_sequence};
-    use crate::dialect::mcp::form::COMPILED;
+    use crate::dialect::mcp::pattern::COMPILED;
     use std::sync::Arc;
 
     /// The patterns compiled on this thread so far.

@@ -9,21 +9,49 @@ use schemars::JsonSchema;
 /// An `ElicitRequestFormParams` (mcp dialect): the `params` of an `elicitation/create` request
 /// in form mode, as the MCP client receives them.
 ///
-/// `null` counts as absent and unknown fields (`task`, `_meta`) are ignored. The engine also
-/// checks what a schema cannot: `required` names properties, lower bounds are not above upper
-/// ones, enumeration values are unique. A request breaking any rule, and any request in URL
-/// mode, fails `open` and `ask` with the JSON-RPC error -32602 the client returns to the
-/// server.
+/// As the MCP SDK (1.32.2) reads it: `null` is the value of no field, `task` and `_meta` are
+/// not read, and a property fits one of the primitive schemas (its unknown fields ignored). A
+/// request the SDK refuses fails `open` and `ask` with the JSON-RPC error -32602 the client
+/// returns to the server; a form no answer can satisfy (an empty enumeration, `minLength`
+/// above `maxLength`, a `required` name without a property, a pattern that does not compile)
+/// opens, each such field saying why. With `mode: "url"` the request is an
+/// `ElicitRequestURLParams` (`message`, `elicitationId`, `url`), asked as a confirmation.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestFormParams {
-    /// `form` or absent (`url` is refused).
+    /// `form` or absent (with `url`, the request is a URL elicitation).
     #[schemars(extend("const" = "form"))]
     pub mode: Option<String>,
     /// What is asked and why: the flow's title.
     pub message: String,
     /// The form: one tab per property, in order.
     pub requested_schema: RequestedSchema,
+}
+
+/// The `params` of an `elicitation/create` request: a form, or (2025-11-25) a URL to open.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+pub enum ElicitRequestParams {
+    /// Form mode.
+    Form(ElicitRequestFormParams),
+    /// URL mode.
+    Url(ElicitRequestUrlParams),
+}
+
+/// An `ElicitRequestURLParams`: the person is asked to agree to open `url` (its host shown);
+/// Accept answers `{ action: "accept" }` without content, and the host opens it.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequestUrlParams {
+    /// Always `url`.
+    #[schemars(extend("const" = "url"))]
+    pub mode: String,
+    /// Why the interaction is needed: shown with the URL.
+    pub message: String,
+    /// The elicitation's id (opaque).
+    pub elicitation_id: String,
+    /// The URL to open: one a WHATWG URL parser reads, once trimmed.
+    pub url: String,
 }
 
 /// The form of an elicitation.

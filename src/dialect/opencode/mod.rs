@@ -15,15 +15,18 @@ mod validate;
 
 use serde_json::Value;
 
-use crate::core::{Answer, Behaviour, FlowSpec, ReviewAction, Rules};
+use crate::core::{Answer, Behaviour, Checker, FlowSpec, ReviewAction, Rules};
 use crate::dialect::shape;
 use crate::dialect::{Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
 pub use result::{answer_list, flow_result, rejected, reply, transcript_call, transcript_result};
-pub use validate::{CUSTOM_LABEL, is_request, question_id, validate};
+pub use validate::{
+    CUSTOM_LABEL, NO_ANSWER_DESCRIPTION, NO_ANSWER_LABEL, is_request, question_id, validate,
+};
 
-/// What opencode flows offer: no notes, free-text questions, and Submit and Dismiss on the
-/// review tab.
+/// What opencode flows offer: no notes, free-text questions, requests without questions, and
+/// Submit and Dismiss on the review tab; typed text is refused on a question that offers
+/// neither options nor an answer of one's own.
 pub const RULES: Rules = Rules {
     dialect: "opencode",
     notes: false,
@@ -32,8 +35,11 @@ pub const RULES: Rules = Rules {
     free_text: true,
     option_notes: false,
     review_labels: &[(ReviewAction::Cancel, "Dismiss")],
-    checker: None,
-    empty: false,
+    checker: Some(Checker {
+        text: validate::check_text,
+        answer: validate::check_answer,
+    }),
+    empty: true,
 };
 
 /// opencode's `question` tool.

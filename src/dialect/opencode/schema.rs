@@ -4,16 +4,13 @@
 
 use schemars::JsonSchema;
 
-/// Matches a string holding at least one non-whitespace character.
-const NON_BLANK: &str = r"\S";
-
 /// An opencode `question` request (opencode dialect): a `QuestionRequest` as `GET /question`
 /// lists it, or the bare tool input `{ questions }`.
 ///
-/// `null` counts as absent and unknown fields are ignored. The engine also checks what a schema
-/// cannot: option labels are unique within a question, and a question with `custom: false` has
-/// options. A request breaking any rule is not an error: it completes at once with
-/// `{ rejected: true }` and the issues in the Step's `error`.
+/// As opencode 1.18.33 reads it: ids start with `que`, `ses` and `msg`; `null` is the value of
+/// no field; unknown fields are ignored, and so is `custom` in the bare tool input (the tool's
+/// input has no such field). A request breaking any rule is not an error: it completes at once
+/// with `{ rejected: true }` and the issues in the Step's `error`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionRequest {
@@ -22,8 +19,7 @@ pub struct QuestionRequest {
     /// The session asking.
     #[serde(rename = "sessionID")]
     pub session_id: Option<String>,
-    /// The questions, one tab each, in order (at least one).
-    #[schemars(length(min = 1))]
+    /// The questions, one tab each, in order (there may be none).
     pub questions: Vec<QuestionInfo>,
     /// The tool call that asks.
     pub tool: Option<QuestionTool>,
@@ -43,8 +39,7 @@ pub struct QuestionTool {
 /// One question of an opencode request.
 #[derive(JsonSchema)]
 pub struct QuestionInfo {
-    /// The question text (non-blank).
-    #[schemars(pattern(NON_BLANK))]
+    /// The question text (it may be empty).
     pub question: String,
     /// The tab label (`Q1`, `Q2`, … by position when blank).
     pub header: String,
@@ -60,8 +55,7 @@ pub struct QuestionInfo {
 /// One option of an opencode question: its label is also the value answered.
 #[derive(JsonSchema)]
 pub struct QuestionOption {
-    /// Shown and answered exactly as given (non-blank).
-    #[schemars(pattern(NON_BLANK))]
+    /// Shown and answered exactly as given (it may be empty).
     pub label: String,
     /// Help text shown under the label.
     pub description: String,
