@@ -7,6 +7,11 @@
 //! on one line, the connections are closed (status 1001, "the flow is complete") and the
 //! command ends.
 //!
+//! The flow is kept in the state directory (`--state-dir`, `--no-state`) as `askd serve`
+//! keeps its flows: when `askd web` is killed, the same command run again (the same payload)
+//! takes the flow up where it was, draft and cursor included, and a page left open reconnects
+//! to it when the address and token are the same (`--port`, `--token-file`).
+//!
 //! Exit statuses: [`EXIT_SUBMITTED`] (0) for a submitted flow (Submit or Elaborate),
 //! [`EXIT_CANCELLED`] (1) for a cancelled or aborted one, [`EXIT_INVALID`] (2) for a payload
 //! that cannot be read or fails validation (its issues on stderr, in the dialect's words; a pi
@@ -137,11 +142,8 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
         })
         .await
         .map_err(|e| no_listener(e.to_string()))?;
-        // The flow lives as long as this command: nothing is kept on disk for it.
-        let config = Config {
-            state_dir: None,
-            ..config
-        };
+        // The flow is kept in the state directory as `serve` keeps its flows (unless
+        // `--no-state`): the same command run again after a crash takes up where it was.
         let state = Arc::new(Mutex::new(State::new(config)));
         let mut client = lock(&state).client();
         let waiter = lock(&state)
@@ -168,6 +170,8 @@ fn serve(args: &WebArgs, config: Config, params: Value) -> Result<(Value, u8), F
         });
         timer.abort();
         serving.stop(DONE_REASON).await;
+        // What was written is made durable, and this process's directory goes.
+        lock(&state).close_store();
         Ok(match held {
             Some((result, Some(Outcome::Submit | Outcome::Elaborate))) => (result, EXIT_SUBMITTED),
             Some((result, _)) => (result, EXIT_CANCELLED),

@@ -1,7 +1,7 @@
 // What the artifact tests share: where the agents' packages are installed, an askd process on
 // pipes, and a person answering through its keys.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
@@ -25,10 +25,17 @@ export function packageFile(name, file) {
   return join(modules, name, file);
 }
 
+/** A temporary folder, removed when the test process exits. */
+export function temporary(name) {
+  const dir = mkdtempSync(join(tmpdir(), `askd-artifacts-${name}-`));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** Runs the pinned codex binary's `app-server <command> --out <dir>`; returns the folder. */
 export function generated(command) {
-  const out = mkdtempSync(join(tmpdir(), `askd-codex-${command}-`));
-  const home = mkdtempSync(join(tmpdir(), "askd-codex-home-"));
+  const out = temporary(`codex-${command}`);
+  const home = temporary("codex-home");
   const run = spawnSync(
     process.execPath,
     [packageFile("@openai/codex", "bin/codex.js"), "app-server", command, "--experimental", "--out", out],

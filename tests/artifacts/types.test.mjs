@@ -8,11 +8,10 @@
 // opencode's documented examples of protocol/dialects.md, and edge cases each agent accepts.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { askd, endings, generated, modules, packageFile } from "./lib.mjs";
+import { askd, endings, generated, modules, packageFile, temporary } from "./lib.mjs";
 
 let engine;
 before(() => {
@@ -101,7 +100,7 @@ test("every result of every ending has the type the agent's package declares", a
   }
   assert.deepEqual(opencode.submit, { answers: [["Postgres"], ["Audit"], []] });
 
-  const dir = mkdtempSync(join(tmpdir(), "askd-artifacts-tsc-"));
+  const dir = temporary("tsc");
   symlinkSync(modules, join(dir, "node_modules"));
   mkdirSync(join(dir, "codex"));
   cpSync(generated("generate-ts"), join(dir, "codex"), { recursive: true });

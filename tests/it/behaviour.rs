@@ -675,10 +675,15 @@ fn a_custom_row_with_saved_text_does_not_open_by_itself() {
     assert_eq!(editor(&s), ed(Custom, "mine", 4));
 }
 
+/// As in pi-ask 0.9.0: the editor of an empty custom row opens again after the Enter that
+/// closed it empty, and the next keys type into it; only `Esc` leaves it closed.
 #[test]
-fn enter_on_an_empty_custom_editor_closes_it_for_good() {
+fn enter_on_an_empty_custom_editor_opens_it_again() {
     let mut s = pi09(json!({}));
     press(&mut s, "3<CR>");
+    assert_eq!(at(&s), pos(SCOPE, 2, Input));
+    assert_eq!(editor(&s), ed(Custom, "", 0));
+    press(&mut s, "<Esc>");
     assert_eq!(at(&s), pos(SCOPE, 2, Options));
     assert_eq!(editor(&s), None);
 }

@@ -63,9 +63,10 @@ mod e2e_server;
 mod listener_faults;
 /// Crash safety: the state directory, recovered and resumed flows, files set aside.
 mod persistence;
+/// The generated protocol documents against the code and the binary.
+mod pi09_reference;
 /// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.
 mod robustness;
-/// The generated protocol documents against the code and the binary.
 mod schema;
 /// The state directory's faults: FIFOs, torn lines, failed writes, long names.
 mod state_faults;

@@ -1,4 +1,5 @@
-//! Faults of the state directory, through the real binary: files that are not what askd wrote
+//! Faults of the state directory, and how the flows read back from it are listed, through the
+//! real binary: files that are not what askd wrote
 //! (a FIFO, a link, a name too long to set aside), a last line torn inside a character, and a
 //! write that fails half-way (a full disk, here a file-size limit set on the running process).
 //! Each ends with what the person typed still there, or set aside with a log line; nothing
@@ -322,4 +323,47 @@ fn a_process_directory_that_is_a_link_is_left_alone_with_a_log_line() {
         fs::read_to_string(elsewhere.path().join("s1.request.json")).expect("untouched"),
         "{}"
     );
+}
+
+#[test]
+fn a_recovered_flow_that_timed_out_is_listed_as_done() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    let open = |session: &str, timeout: u64| json!({ "session": session, "payload": payload(), "timeoutMs": timeout });
+    first.ok("open", open("later", 3_600_000));
+    first.ok("open", open("soon", 1_500));
+    first.kill();
+    let mut second = dir.start();
+    let status = |server: &mut Server| -> Vec<(String, String)> {
+        let listed = server.ok("sessions", json!({}));
+        let mut out: Vec<(String, String)> = listed
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|e| {
+                (
+                    e["session"].as_str().expect("an id").to_owned(),
+                    e["status"].as_str().expect("a status").to_owned(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    // `soon` times out while nobody resumes it: it is done, not waiting.
+    let done = crate::websocket::eventually("the recovered flow to time out", || {
+        let listed = status(&mut second);
+        listed
+            .iter()
+            .any(|(id, s)| id == "soon" && s == "done")
+            .then_some(listed)
+    });
+    assert_eq!(
+        done,
+        [
+            ("later".to_owned(), "recovered".to_owned()),
+            ("soon".to_owned(), "done".to_owned())
+        ]
+    );
+    second.kill();
 }

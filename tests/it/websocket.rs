@@ -1403,6 +1403,50 @@ fn askd_web_ends_a_flow_at_its_deadline() {
 }
 
 #[test]
+fn a_killed_askd_web_run_again_takes_its_flow_up_where_it_was() {
+    let scratch = tempfile::tempdir().unwrap();
+    let state = scratch.path().join("state");
+    let token = scratch.path().join("token");
+    let args = [
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+    ];
+    let (mut web, _dir) = Web::start(&payload(), &args);
+    let mut page = web.connect();
+    page.ok(
+        "keys",
+        json!({ "session": "web", "keys": "2<Down><Space>" }),
+    );
+    let before = page.ok("getView", json!({ "session": "web" }));
+    web.server.kill();
+    // The same command again: the same token, the flow as it was.
+    let (again, _dir) = Web::start(&payload(), &args);
+    assert_eq!(again.token, web.token);
+    let mut page = again.connect();
+    assert_eq!(page.ok("getView", json!({ "session": "web" })), before);
+    let done = page.ok("keys", json!({ "session": "web", "keys": "<Tab><CR>" }));
+    assert_eq!(done["result"], submitted_result());
+    let (status, stdout, _) = again.finish();
+    assert_eq!(status, Some(0));
+    assert_eq!(stdout, format!("{}\n", submitted_result()));
+    // Nothing is left once it completed; `--no-state` keeps nothing at all.
+    let left: Vec<_> = std::fs::read_dir(&state).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let (mut web, _dir) = Web::start(&payload(), &["--no-state"]);
+    let mut page = web.connect();
+    page.ok("keys", json!({ "session": "web", "keys": "2" }));
+    web.server.kill();
+    let (again, _dir) = Web::start(&payload(), &["--no-state"]);
+    let mut page = again.connect();
+    assert_eq!(
+        page.ok("getView", json!({ "session": "web" }))["activeTab"],
+        json!(0)
+    );
+}
+
+#[test]
 fn askd_web_refuses_an_invalid_payload_with_status_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("payload.json");

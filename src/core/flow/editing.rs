@@ -232,6 +232,9 @@ impl Flow {
                 {
                     self.advance();
                 }
+                if saved {
+                    self.keep_custom_editor_open();
+                }
             }
             EditorCommand::Close => {
                 self.save_editor(false)?;

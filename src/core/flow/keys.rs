@@ -54,6 +54,7 @@ impl Flow {
             Focus::Filter => return self.press_filter(key, bound),
             Focus::Input | Focus::Note => return self.press_editor(key, bound, editor_columns),
         }
+        self.keep_custom_editor_open();
         Ok(())
     }
 

@@ -154,4 +154,28 @@ impl Flow {
             None => self.auto_submit(),
         }
     }
+
+    /// Under [`crate::core::Behaviour::auto_open_only_without_text`] (the pi-0.9 profile):
+    /// while the cursor rests on a custom row without saved text and no editor is open, that
+    /// row's editor is open. pi-ask 0.9.0 restores it after every key that changes its state
+    /// (a digit, a move, Enter in the editor) but the one that closed the editor, so a row left
+    /// with `Esc` stays closed until the next key.
+    pub(super) fn keep_custom_editor_open(&mut self) {
+        if !self.spec.behaviour.auto_open_only_without_text
+            || self.outcome.is_some()
+            || self.editor.is_some()
+            || self.filter.is_some()
+            || !self.pending.is_empty()
+        {
+            return;
+        }
+        let spec = &*self.spec;
+        if let Some(q) = spec.questions.get(self.tab)
+            && self.row == q.options.len()
+            && spec.has_custom_row(q)
+            && self.answers[self.tab].custom_text.is_none()
+        {
+            self.open_editor(EditorTarget::Custom);
+        }
+    }
 }

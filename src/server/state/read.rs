@@ -84,8 +84,8 @@ pub enum ListedStatus {
     Open,
     /// The flow has completed.
     Done,
-    /// The flow was read back from the state directory after the process that held it ended;
-    /// an `open` of its id on the same request resumes it.
+    /// The flow, still open, was read back from the state directory after the process that
+    /// held it ended; an `open` of its id on the same request resumes it.
     Recovered,
 }
 
@@ -94,13 +94,11 @@ pub(super) fn listed<'a>(id: &'a str, e: &'a Entry) -> Listed<'a> {
     Listed {
         id,
         title: e.session.title(),
-        status: if e.recovered {
-            ListedStatus::Recovered
-        } else {
-            match e.session.status() {
-                Status::Open => ListedStatus::Open,
-                Status::Done => ListedStatus::Done,
-            }
+        // A recovered flow that has ended since (it timed out, say) is listed as it is.
+        status: match e.session.status() {
+            Status::Open if e.recovered => ListedStatus::Recovered,
+            Status::Open => ListedStatus::Open,
+            Status::Done => ListedStatus::Done,
         },
     }
 }
