@@ -88,6 +88,27 @@ export function hintText(hint) {
 }
 
 /**
+ * Whether the view lets a person click or tap a kind of target: its `activatable` says so (an
+ * askd that does not send `activatable` is taken to allow tabs, rows, actions, completion items
+ * and the note editors, and nothing else).
+ *
+ * @param {any} view
+ * @param {"tabs" | "rows" | "actions" | "completion" | "filter" | "help" | "custom" |
+ *   "questionNote" | "optionNote"} kind
+ * @returns {boolean}
+ */
+export function canActivate(view, kind) {
+  if (view.status !== "open") return false;
+  const marks = view.activatable;
+  if (marks === undefined) return !["filter", "help"].includes(kind);
+  if (marks === null) return false;
+  if (kind === "custom" || kind === "questionNote" || kind === "optionNote") {
+    return Array.isArray(marks.editors) && marks.editors.includes(kind);
+  }
+  return marks[kind] === true;
+}
+
+/**
  * Creates an element with a class and, optionally, text.
  *
  * @param {Document} doc
@@ -204,7 +225,10 @@ export class Form {
     this.countdown.setAttribute("role", "timer");
     this.countdown.hidden = true;
     this.progress = make(doc, "p", "askd-progress");
-    head.append(this.title, this.countdown, this.progress);
+    this.helpButton = make(doc, "button", "askd-button askd-help-button");
+    this.helpButton.type = "button";
+    this.helpButton.hidden = true;
+    head.append(this.title, this.countdown, this.progress, this.helpButton);
 
     this.tabs = make(doc, "div", "askd-tabs");
     this.tabs.setAttribute("role", "tablist");
@@ -221,6 +245,9 @@ export class Form {
     this.detail = make(doc, "p", "askd-detail");
     this.filter = make(doc, "p", "askd-filter");
     this.filter.hidden = true;
+    this.filterButton = make(doc, "button", "askd-button askd-filter-button");
+    this.filterButton.type = "button";
+    this.filterButton.hidden = true;
     this.above = make(doc, "p", "askd-more");
     this.below = make(doc, "p", "askd-more");
     this.rows = make(doc, "div", "askd-rows");
@@ -239,7 +266,9 @@ export class Form {
     this.questionNoteButton.type = "button";
     this.questionNoteButton.dataset.target = JSON.stringify({ editor: "questionNote" });
     this.questionNote.append(this.questionNoteText, this.questionNoteButton);
-    this.question.append(this.prompt, this.detail, this.filter, body, this.questionNote);
+    this.filterLine = make(doc, "div", "askd-filter-line");
+    this.filterLine.append(this.filter, this.filterButton);
+    this.question.append(this.prompt, this.detail, this.filterLine, body, this.questionNote);
 
     // The open editor: a real text area, and its buttons.
     this.editor = make(doc, "div", "askd-editor");
@@ -328,9 +357,14 @@ export class Form {
     show(this.question, question != null && view.help == null);
     if (question != null) this.renderQuestion(question, view);
     show(this.review, view.review != null && view.help == null);
-    if (view.review != null) this.renderReview(view.review);
+    if (view.review != null) this.renderReview(view.review, view);
     this.renderEditor(view, options.keepDraft === true);
     this.renderHelp(view.help);
+    const helpOpen = view.help != null;
+    show(this.helpButton, canActivate(view, "help"));
+    setText(this.helpButton, helpOpen ? "Close the keys" : "Keys");
+    setAttr(this.helpButton, "aria-expanded", helpOpen ? "true" : "false");
+    this.helpButton.dataset.target = JSON.stringify({ help: !helpOpen });
     show(this.end, done);
     if (done) setText(this.end, outcomeText(view));
     const active = view.tabs?.[view.activeTab];
@@ -436,7 +470,7 @@ export class Form {
         if (tab.kind === "question") words.push(tab.answered ? "answered" : "not answered");
         if (tab.hasNotes) words.push("has notes");
         setAttr(button, "aria-label", words.join(", "));
-        button.disabled = done;
+        button.disabled = done || !canActivate(view, "tabs");
       },
     );
   }
@@ -460,6 +494,12 @@ export class Form {
         filter.matches === 0 ? "no option matches" : `${filter.matches} of ${filter.total} match`;
       setText(this.filter, `Filter: ${filter.text}${filter.editing ? "▏" : ""} — ${matches}`);
     }
+    // The filter opens (a keyboard then types it) and, once applied, clears.
+    const filtering = filter != null;
+    show(this.filterButton, canActivate(view, "filter"));
+    show(this.filterLine, filtering || !this.filterButton.hidden);
+    setText(this.filterButton, filtering ? "Clear the filter" : "Filter the options");
+    this.filterButton.dataset.target = JSON.stringify({ filter: !filtering });
     show(this.above, question.rowsAbove > 0);
     setText(this.above, `↑ ${question.rowsAbove} more`);
     show(this.below, question.rowsBelow > 0);
@@ -472,7 +512,7 @@ export class Form {
       question.rows ?? [],
       (row) => `${row.custom ? "custom" : "option"}:${row.value}`,
       (row) => this.createRow(row),
-      (element, row) => this.updateRow(element, row, question, multi, editing),
+      (element, row) => this.updateRow(element, row, question, multi, editing, view),
     );
 
     const preview = question.preview;
@@ -488,6 +528,8 @@ export class Form {
     setText(this.questionNoteText, note ? `Note: ${note}` : "");
     show(this.questionNoteText, Boolean(note));
     setText(this.questionNoteButton, note ? "Edit the question's note" : "Add a note to the question");
+    show(this.questionNoteButton, canActivate(view, "questionNote"));
+    show(this.questionNote, Boolean(note) || canActivate(view, "questionNote"));
   }
 
   /**
@@ -535,12 +577,15 @@ export class Form {
    * @param {any} question
    * @param {boolean} multi
    * @param {any} editing the open editor's target, or `null`
+   * @param {any} view
    */
-  updateRow(wrap, row, question, multi, editing) {
+  updateRow(wrap, row, question, multi, editing, view) {
     const element = /** @type {HTMLElement} */ (wrap.firstElementChild);
     setAttr(element, "role", multi ? "checkbox" : "radio");
     setAttr(element, "aria-checked", row.selected ? "true" : "false");
-    element.dataset.target = JSON.stringify({ row: row.index });
+    if (canActivate(view, "rows")) element.dataset.target = JSON.stringify({ row: row.index });
+    else delete element.dataset.target;
+    setAttr(element, "aria-disabled", view.status === "open" ? null : "true");
     element.dataset.index = String(row.index);
     element.classList.toggle("askd-row-active", row.active === true);
     element.classList.toggle("askd-row-selected", row.selected === true);
@@ -568,6 +613,7 @@ export class Form {
     setAttr(element, "aria-describedby", describe.length > 0 ? describe.join(" ") : null);
     const noteButton = /** @type {HTMLElement | null} */ (element.nextElementSibling);
     if (noteButton !== null) {
+      show(noteButton, canActivate(view, "optionNote"));
       setText(noteButton, row.note ? "Edit note" : "Note");
       // The name starts with the words shown (WCAG's label in name), then says whose note.
       setAttr(noteButton, "aria-label", `${row.note ? "Edit note" : "Note"} on ${row.label}`);
@@ -577,8 +623,11 @@ export class Form {
     }
   }
 
-  /** @param {any} review */
-  renderReview(review) {
+  /**
+   * @param {any} review
+   * @param {any} view
+   */
+  renderReview(review, view) {
     syncChildren(
       this.summary,
       review.questions ?? [],
@@ -624,6 +673,7 @@ export class Form {
         button.classList.toggle("askd-action-active", action.active === true);
         button.classList.toggle("askd-primary", action.label === "Submit");
         setAttr(button, "aria-keyshortcuts", action.key ?? null);
+        button.disabled = !canActivate(view, "actions");
       },
     );
   }
@@ -674,7 +724,8 @@ export class Form {
         },
         (option, item, index) => {
           setText(option, `${item.path}${item.isDir ? "/" : ""}`);
-          option.dataset.target = JSON.stringify({ completion: index });
+          if (canActivate(view, "completion")) option.dataset.target = JSON.stringify({ completion: index });
+          else delete option.dataset.target;
           setAttr(option, "aria-selected", index === completion.selected ? "true" : "false");
         },
       );

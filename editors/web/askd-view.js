@@ -26,7 +26,7 @@ export {
   splitWide,
 } from "./askd-lines.js";
 export { keyFromEvent, textToKeys } from "./askd-keys.js";
-export { Form, countdownText, hintText, outcomeText } from "./askd-form.js";
+export { Form, canActivate, countdownText, hintText, outcomeText } from "./askd-form.js";
 
 /** The JSON-RPC error code of `insert` while no editor is open. */
 const NO_EDITOR = -32003;
@@ -335,8 +335,9 @@ export function mountFlow(element, transport, options) {
    * and moves the keyboard to where the view's keys go when the flow had it.
    *
    * @param {boolean} ownDraft the Step answers one of this flow's own `setDraft`s
+   * @param {boolean} byPointer the Step answers a click or a tap (`activate`)
    */
-  function drawForm(ownDraft) {
+  function drawForm(ownDraft, byPointer) {
     const focused = hasFocus() || wantFocus;
     const textarea = form.textarea;
     const keepDraft =
@@ -353,7 +354,20 @@ export function mountFlow(element, transport, options) {
     if (!focused) return;
     wantFocus = false;
     const target = form.activeElement() ?? element;
-    if (doc.activeElement !== target) target.focus({ preventScroll: true });
+    const current = doc.activeElement;
+    // After a click or a tap the keyboard stays where the pointer put it while that is still
+    // on screen (a tab, a toggled row), unless an editor opened or the flow ended: moving it
+    // would make the browser lay the page out at once, and the person is not using keys.
+    const stays =
+      byPointer &&
+      current !== null &&
+      current !== element &&
+      element.contains(current) &&
+      current.closest("[hidden]") === null &&
+      target !== form.textarea &&
+      target !== form.end;
+    if (stays) return;
+    if (current !== target) target.focus({ preventScroll: true });
     if (typeof target.scrollIntoView === "function" && target !== element) {
       target.scrollIntoView({ block: "nearest" });
     }
@@ -365,9 +379,10 @@ export function mountFlow(element, transport, options) {
    * @param {object} step `{ status, view, version?, result?, transcript? }`
    * @param {number} ticket the ticket of the request it answers
    * @param {boolean} [ownDraft] it answers one of this flow's own `setDraft`s
+   * @param {boolean} [byPointer] it answers a click or a tap
    * @returns {boolean} whether it was shown
    */
-  function show(step, ticket, ownDraft = false) {
+  function show(step, ticket, ownDraft = false, byPointer = false) {
     const version = typeof step.version === "number" ? step.version : null;
     if (disposed || isStale(shown, { version, ticket })) return false;
     shown = { version: version ?? shown.version, ticket: Math.max(ticket, shown.ticket) };
@@ -375,7 +390,7 @@ export function mountFlow(element, transport, options) {
     const wasDone = status === "done";
     status = step.status ?? view?.status ?? status;
     element.dataset.status = offline ? "offline" : status;
-    if (view && form !== null) drawForm(ownDraft);
+    if (view && form !== null) drawForm(ownDraft, byPointer);
     else if (view && Array.isArray(view.lines)) renderLines(screen, view.lines);
     if (status === "done") {
       if (step.result !== undefined) showDone(step);
@@ -454,7 +469,7 @@ export function mountFlow(element, transport, options) {
         return true;
       }
     }
-    show(step, ticket, method === "setDraft");
+    show(step, ticket, method === "setDraft", method === "activate");
     return true;
   }
 

@@ -1077,10 +1077,11 @@ fn a_flow_that_times_out_is_a_change_every_subscriber_hears_of() {
     let mut listening = Listening::start(&[]);
     let mut watcher = listening.connect();
     watcher.ok("subscribe", json!({}));
-    // Asked on stdin with a deadline; the one timer of the table ends it.
+    // Asked on stdin with a deadline (long enough for the opened notification to come first on
+    // a loaded machine); the one timer of the table ends it.
     listening.server.send(&json!({
         "jsonrpc": "2.0", "id": "ask-t", "method": "ask",
-        "params": { "session": "t", "payload": payload(), "timeoutMs": 300 }
+        "params": { "session": "t", "payload": payload(), "timeoutMs": 2_000 }
     }));
     assert_eq!(
         watcher.notification(),

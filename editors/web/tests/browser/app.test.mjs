@@ -281,6 +281,7 @@ test("a lost connection keeps the flow on screen read-only; the page reconnects 
     assert.equal(await page.getAttribute(".askd-flow", "aria-busy"), "true");
     assert.equal(await page.locator(".askd-row").count(), 4);
     await page.screenshot({ path: join(OUTPUT, "app-offline.png") });
+    assert.deepEqual(await axeViolations(page), []);
     // Keys change nothing meanwhile.
     await page.click(".askd-row >> nth=0");
     await page.keyboard.press("ArrowUp");

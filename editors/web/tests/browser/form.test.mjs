@@ -71,8 +71,15 @@ test("a whole flow answered by keyboard in the form matches askd play's views", 
     const key = (name) => ["key", name];
     const saved = (method, text) =>
       harness.methods.includes("setDraft") ? [["setDraft", text], key("enter")] : [[method, text]];
+    // A text area's every change goes whole with setDraft; what counts is the last before Enter.
+    const sent = [];
+    for (const change of changes(harness.calls)) {
+      if (change[0] === "setDraft" && !harness.methods.includes("setDraft")) continue;
+      if (change[0] === "setDraft" && sent.at(-1)?.[0] === "setDraft") sent[sent.length - 1] = change;
+      else sent.push(change);
+    }
     assert.deepEqual(
-      changes(harness.calls).filter(([method]) => method !== "setDraft" || harness.methods.includes("setDraft")),
+      sent,
       [
         key("tab"), key("shift+tab"), key("down"), key("n"),
         ...saved("setNote", "Only if the docs are ready"),

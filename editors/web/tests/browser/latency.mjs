@@ -196,6 +196,19 @@ try {
     await page.reload();
     await page.waitForFunction(() => window.harnessReady === true);
     await page.evaluate((steps) => {
+      // How long the form's own drawing and the keyboard's moves take, within each input.
+      window.parts = { render: [], focus: [] };
+      const timed = (owner, name, into) => {
+        const original = owner[name];
+        owner[name] = function (...args) {
+          const began = performance.now();
+          const answer = original.apply(this, args);
+          window.parts[into].push(performance.now() - began);
+          return answer;
+        };
+      };
+      timed(window.askdView.Form.prototype, "render", "render");
+      timed(window.HTMLElement.prototype, "focus", "focus");
       let version = steps.tab0.version;
       const answer = (step) => {
         version += 1;
@@ -213,7 +226,9 @@ try {
       window.mountTestFlow({ session: "t1", look: "form" }, recorded);
     }, formSteps);
     await page.waitForSelector(".askd-flow .askd-row");
-    return measureWith(page);
+    const samples = await measureWith(page);
+    const parts = await page.evaluate(() => window.parts);
+    return Object.assign(samples, { parts });
   };
   const instantFormKeys = await instantForm(measureKeys);
   const instantFormClicks = await instantForm(measureClicks);
@@ -264,6 +279,11 @@ try {
   report("instant, form, keys: to the next frame", instantFormKeys.map((s) => s.frame));
   report("instant, form, clicks: to the changed DOM", instantFormClicks.map((s) => s.dom));
   report("instant, form, clicks: to the next frame", instantFormClicks.map((s) => s.frame));
+  for (const [label, samples] of [["keys", instantFormKeys], ["clicks", instantFormClicks]]) {
+    report(`instant, form, ${label}: the form's render`, samples.parts.render);
+    const focus = samples.parts.focus;
+    if (focus.length > 0) report(`instant, form, ${label}: focus() (${focus.length} calls)`, focus);
+  }
   console.log("renderLines and layout, 400 draws of a key's two screens:");
   report("the whole screen", drawing.whole);
   report("only the changed lines", drawing.changed);

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { countdownText, hintText, isTextAreaKey, outcomeText } from "../../askd-view.js";
+import { canActivate, countdownText, hintText, isTextAreaKey, outcomeText } from "../../askd-view.js";
 import { askedAgo, sessionLabel, shortFolder, waitingOrder } from "../../askd-waiting.js";
 
 test("outcomeText says how a flow ended", () => {
@@ -89,4 +89,32 @@ test("askedAgo says how long a flow has waited", () => {
   assert.equal(askedAgo(now - 3_599_999, now), "59 min ago");
   assert.equal(askedAgo(now - 7_200_000, now), "2 h ago");
   assert.equal(askedAgo(now - 3 * 86_400_000, now), "3 d ago");
+});
+
+test("canActivate follows the view's activatable marks", () => {
+  const open = { status: "open" };
+  // An askd that sends no marks: what every such askd offers, and neither the filter nor help.
+  for (const kind of ["tabs", "rows", "actions", "completion", "custom", "questionNote", "optionNote"]) {
+    assert.equal(canActivate(open, kind), true, kind);
+  }
+  assert.equal(canActivate(open, "filter"), false);
+  assert.equal(canActivate(open, "help"), false);
+  const marks = {
+    tabs: true,
+    rows: false,
+    actions: false,
+    editors: ["custom", "optionNote"],
+    completion: false,
+    filter: true,
+    help: true,
+  };
+  const view = { status: "open", activatable: marks };
+  assert.deepEqual(
+    ["tabs", "rows", "actions", "completion", "filter", "help", "custom", "questionNote", "optionNote"].map(
+      (kind) => canActivate(view, kind),
+    ),
+    [true, false, false, false, true, true, true, false, true],
+  );
+  assert.equal(canActivate({ status: "open", activatable: null }, "tabs"), false);
+  assert.equal(canActivate({ status: "done", activatable: marks }, "tabs"), false);
 });
