@@ -355,7 +355,7 @@ fn raise_descriptor_limit() {
 }
 
 /// The file a hub logs to with `--log`, opened for appending (mode 0600); one past
-/// [`MAX_LOG_BYTES`] is moved aside first.
+/// `MAX_LOG_BYTES` (1 MiB) is moved aside first.
 pub fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {

@@ -19,8 +19,9 @@ impl State {
     }
 
     /// Hands `now` (milliseconds since the Unix epoch) to every flow whose deadline has come,
-    /// which then completes as timed out (the rule is the flow's, [`Flow::expire`]); their
-    /// pending `ask`s are resolved and their state leaves the state directory.
+    /// which then completes as timed out (the rule is the flow's,
+    /// [`crate::core::Flow::expire`]); their pending `ask`s are resolved and their state leaves
+    /// the state directory.
     pub fn expire_due(&mut self, now: u64) {
         while let Some((at, _)) = self.deadlines.first()
             && *at <= now
