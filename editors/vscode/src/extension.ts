@@ -242,6 +242,7 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
       warn: (message) => void vscode.window.showWarningMessage(message),
     });
     if (outcome.left === undefined) {
+      hub.ended(session);
       output.appendLine(`hub: session ${outcome.session} ended (${outcome.outcome ?? "done"})`);
       output.appendLine(JSON.stringify(outcome.result, null, 2));
       finished.fire({ ...outcome, source: "hub" });

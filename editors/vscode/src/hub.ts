@@ -23,16 +23,18 @@ export interface HubSession {
 }
 
 /**
- * The discovery file of the hub: `$XDG_RUNTIME_DIR/askd/hub.json`, else
- * `${TMPDIR:-/tmp}/askd-<uid>/hub.json` (protocol/README.md, The discovery file).
+ * The discovery file of the hub: `<runtime>/askd/hub.json`, `<runtime>` being
+ * `$XDG_RUNTIME_DIR` when it is an absolute path, else `${TMPDIR:-/tmp}/askd-<uid>` (a relative
+ * `TMPDIR` counts as unset), as askd finds it (protocol/README.md, The discovery file).
  */
 export function hubDiscoveryFile(env: NodeJS.ProcessEnv, uid: number): string {
   const runtime = env["XDG_RUNTIME_DIR"];
-  if (runtime !== undefined && runtime !== "") {
+  if (runtime !== undefined && path.isAbsolute(runtime)) {
     return path.join(runtime, "askd", "hub.json");
   }
-  const temporary = env["TMPDIR"] !== undefined && env["TMPDIR"] !== "" ? env["TMPDIR"] : "/tmp";
-  return path.join(temporary, `askd-${uid}`, "hub.json");
+  const given = env["TMPDIR"];
+  const temporary = given !== undefined && path.isAbsolute(given) ? given : "/tmp";
+  return path.join(temporary, `askd-${uid}`, "askd", "hub.json");
 }
 
 /** The discovery file of this process's user. */
@@ -159,6 +161,18 @@ export class HubAttachment {
     }
     this.stopped = false;
     void this.poll();
+  }
+
+  /**
+   * Records that a flow ended through this connection (answered in a panel here): the hub does
+   * not tell a connection of its own changes, so the list learns it from the flow.
+   */
+  ended(session: string): void {
+    const entry = this.sessions.get(session);
+    if (entry !== undefined && entry.status !== "done") {
+      this.sessions.set(session, { ...entry, status: "done" });
+      this.changed();
+    }
   }
 
   /** Detaches and stops watching. */

@@ -20,10 +20,11 @@ const attention = require("../../out/attention.js");
 
 const ASKD_BIN = process.env["ASKD_BIN"] ?? "";
 
-test("the discovery file: $XDG_RUNTIME_DIR/askd/hub.json, else ${TMPDIR:-/tmp}/askd-<uid>/hub.json", () => {
+test("the discovery file: $XDG_RUNTIME_DIR/askd/hub.json, else ${TMPDIR:-/tmp}/askd-<uid>/askd/hub.json", () => {
   assert.equal(hub.hubDiscoveryFile({ XDG_RUNTIME_DIR: "/run/user/1000" }, 1000), "/run/user/1000/askd/hub.json");
-  assert.equal(hub.hubDiscoveryFile({ XDG_RUNTIME_DIR: "", TMPDIR: "/var/tmp" }, 1000), "/var/tmp/askd-1000/hub.json");
-  assert.equal(hub.hubDiscoveryFile({}, 0), "/tmp/askd-0/hub.json");
+  assert.equal(hub.hubDiscoveryFile({ XDG_RUNTIME_DIR: "", TMPDIR: "/var/tmp" }, 1000), "/var/tmp/askd-1000/askd/hub.json");
+  assert.equal(hub.hubDiscoveryFile({ XDG_RUNTIME_DIR: "run", TMPDIR: "tmp" }, 7), "/tmp/askd-7/askd/hub.json");
+  assert.equal(hub.hubDiscoveryFile({}, 0), "/tmp/askd-0/askd/hub.json");
 });
 
 test("flows waiting: open ones only, oldest first, those without a time after; named with who asked", () => {
@@ -127,7 +128,9 @@ const RELEASE = {
 test("attached to a real hub: flows another client opens arrive, one is answered in a panel, one is left waiting, and the hub going away empties the list", async () => {
   const runtime = fs.mkdtempSync(path.join(os.tmpdir(), "askd-vscode-hub-"));
   fs.chmodSync(runtime, 0o700);
-  const env = { ...process.env, XDG_RUNTIME_DIR: runtime, ASKD_NO_BROWSER: "1" };
+  // A hub of the test's own: its discovery file and its state directory (no flow recovered
+  // from an earlier run) in folders made for it.
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtime, XDG_STATE_HOME: path.join(runtime, "state"), ASKD_NO_BROWSER: "1" };
   const spawn = (/** @type {string} */ command, /** @type {readonly string[]} */ args) => childProcess.spawn(command, args, { env });
   /** @type {string[]} */
   const log = [];
@@ -154,7 +157,9 @@ test("attached to a real hub: flows another client opens arrive, one is answered
 
     const answer = agent.request("ask", { payload: RELEASE, session: "release", asker: { name: "claude-code" } });
     await agent.request("open", { payload: { ...RELEASE, title: "Later" }, session: "later" });
-    await until("two flows waiting", () => attachment.waiting.length === 2);
+    await until("two flows waiting", () => attachment.waiting.length === 2).catch((error) => {
+      throw new Error(`${error.message}: ${JSON.stringify([...attachment.sessions.values()])} ${log.join("; ")}`);
+    });
     assert.deepEqual(arrived, ["release", "later"]);
     assert.deepEqual(
       attachment.waiting.map((/** @type {any} */ entry) => [entry.session, entry.title, entry.asker?.name, typeof entry.openedAt]),
@@ -214,7 +219,10 @@ test("attached to a real hub: flows another client opens arrive, one is answered
       ["subscribe", "getView", "keys", "key"],
     );
     assert.deepEqual(calls[0][1], { session: "release", width: 60 });
-    await until("one flow waiting", () => attachment.waiting.length === 1);
+    // The hub does not tell this connection of its own answer: the flow's end is recorded.
+    assert.equal(attachment.waiting.length, 2);
+    attachment.ended("release");
+    assert.deepEqual(attachment.waiting.map((/** @type {any} */ entry) => entry.session), ["later"]);
 
     // Closed by the person without an answer: the question still waits, for another client.
     const second = playedPanel();
