@@ -877,6 +877,7 @@ test("a question that arrives while the person types takes nothing; the focus ke
       assert.deepEqual(await formRows(flow), [
         { label: "Yes", checked: false },
         { label: "No", checked: false },
+        { label: "Type your own", checked: false },
       ]);
       await page.keyboard.press("Control+s");
       await h.waitFor("notes.txt to be saved", () =>
