@@ -94,12 +94,14 @@ async function startVsCode(name, options) {
   const config = path.join(root, "code-server.yaml");
   fs.writeFileSync(config, "auth: none\ncert: false\n");
   // A runtime folder of the test's own, where a hub's discovery file goes (never the user's),
-  // and no browser opened by a hub.
+  // a state folder of its own (no flow left open by an earlier test is resumed by this one's
+  // engine), and no browser opened by a hub.
   const runtime = path.join(root, "runtime");
   fs.mkdirSync(runtime, { recursive: true, mode: 0o700 });
   const env = {
     ...process.env,
     XDG_RUNTIME_DIR: runtime,
+    XDG_STATE_HOME: path.join(root, "state"),
     ASKD_NO_BROWSER: "1",
     ...(options.env ?? {}),
     XDG_CONFIG_HOME: path.join(root, "config"),
