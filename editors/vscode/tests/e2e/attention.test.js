@@ -11,7 +11,7 @@
 "use strict";
 
 const assert = require("node:assert/strict");
-const { spawn } = require("node:child_process");
+const { execFileSync, spawn } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 const { test } = require("node:test");
@@ -293,6 +293,9 @@ test("attached to the hub: flows another client opens there are counted, announc
   };
   await withVsCode("attach", { settings: { "askd.look": "form", "workbench.colorTheme": "Default Light Modern" } }, async ({ page, vs }) => {
     const hub = spawn(ASKD_BIN, ["hub"], { env: vs.env, stdio: "ignore" });
+    // The agent connects once the hub is there (a `--pipe` that found none would start one).
+    const discovery = path.join(vs.env.XDG_RUNTIME_DIR ?? "", "askd", "hub.json");
+    await h.waitFor("the hub's discovery file", () => fs.existsSync(discovery));
     const agent = hubClient(ASKD_BIN, vs.env);
     try {
       await agent.request("initialize", { clientInfo: { name: "e2e-agent" } });
@@ -362,6 +365,11 @@ test("attached to the hub: flows another client opens there are counted, announc
     } finally {
       agent.close();
       hub.kill("SIGTERM");
+      try {
+        execFileSync(ASKD_BIN, ["hub", "--stop"], { env: vs.env, stdio: "ignore" });
+      } catch {
+        // None runs.
+      }
     }
   });
 });

@@ -148,6 +148,8 @@ test("attached to a real hub: flows another client opens arrive, one is answered
   const arrived = [];
   attachment.onDidArrive((/** @type {any} */ entry) => arrived.push(entry.session));
   const server = childProcess.spawn(ASKD_BIN, ["hub"], { env, stdio: "ignore" });
+  // The agent connects once the hub is there (a `--pipe` that found none would start one).
+  await until("the hub's discovery file", () => fs.existsSync(hub.hubDiscoveryFile(env, process.getuid?.() ?? 0)));
   const agent = new Engine(ASKD_BIN, spawn, ["hub", "--pipe"]);
   try {
     attachment.start();
@@ -250,5 +252,11 @@ test("attached to a real hub: flows another client opens arrive, one is answered
     attachment.stop();
     agent.dispose();
     server.kill("SIGTERM");
+    // Whatever hub runs in the test's folder is stopped too.
+    try {
+      childProcess.execFileSync(ASKD_BIN, ["hub", "--stop"], { env, stdio: "ignore" });
+    } catch {
+      // None runs.
+    }
   }
 });
