@@ -7,6 +7,7 @@
 //! write files and spawn processes; the engine below never calls them.
 
 pub mod ask;
+pub mod attach;
 pub mod bridge;
 pub mod conformance;
 pub mod docs;
@@ -16,6 +17,7 @@ pub mod hub;
 pub mod payload;
 pub mod play;
 pub mod schema;
+pub mod term;
 pub mod web;
 
 use std::net::{Ipv4Addr, SocketAddr};

@@ -57,6 +57,8 @@ mod bridge_opencode;
 mod hook_claude;
 
 // The real binary.
+/// `askd ask --attach` in a real terminal (tmux): the hub's flows answered one after another.
+mod attach;
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
 /// The claude, codex, opencode and mcp dialects through the binary.
@@ -82,6 +84,8 @@ mod schema;
 mod state_faults;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
 mod terminal;
+/// A tmux server of a test's own, for the terminal tests.
+mod tmux;
 /// The WebSocket listener and `askd web` over real WebSocket connections.
 mod websocket;
 /// The browser client's table of wide characters against the engine's widths.
