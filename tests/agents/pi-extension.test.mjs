@@ -244,6 +244,69 @@ test("pi --mode rpc: a person who cancels at the hub, and the model reads that t
   assert.deepEqual(sessionToolResults(sessionDir)[0].details, cancelledDetails);
 });
 
+test("pi --mode rpc: a discovery file others may read is not used, and the hub the extension starts replaces it", async (t) => {
+  const model = await startModelServer({ script: script() });
+  t.after(() => model.close());
+  const dir = tempDir("pi-rpc-hub");
+  const runtime = path.join(dir, "runtime");
+  const askdDir = path.join(runtime, "askd");
+  fs.mkdirSync(askdDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(runtime, 0o700);
+  fs.chmodSync(askdDir, 0o700);
+  // A file naming a live process (this test's) and a hub that is not there, readable by others.
+  const file = path.join(askdDir, "hub.json");
+  const planted = { pid: process.pid, url: "ws://127.0.0.1:9/rpc", page: "http://127.0.0.1:9/", token: "planted-token-0123456789", version: "0", protocolVersion: 1, startedAt: 0 };
+  fs.writeFileSync(file, JSON.stringify(planted), { mode: 0o644 });
+  fs.chmodSync(file, 0o644);
+  const env = { ASKD_BIN: askdBin(), ASKD_NO_BROWSER: "1", XDG_RUNTIME_DIR: runtime, XDG_STATE_HOME: path.join(dir, "state") };
+  const sessionDir = tempDir("pi-sessions");
+  const pi = await startPiRpc({ model, extensions: [extension], env, sessionDir });
+  assert.equal((await pi.command({ type: "prompt", message: "Set the project up." })).success, true);
+
+  // The extension started a hub, which replaced the file with its own, readable by this user alone.
+  const hub = await until(
+    () => {
+      try {
+        const found = JSON.parse(fs.readFileSync(file, "utf8"));
+        return found.pid !== process.pid && (fs.statSync(file).mode & 0o777) === 0o600 ? found : null;
+      } catch {
+        return null;
+      }
+    },
+    { what: "the hub the extension started to replace the discovery file" },
+  );
+  t.after(() => {
+    try {
+      process.kill(hub.pid, "SIGTERM");
+    } catch {
+      // Gone already.
+    }
+  });
+  const person = await Person.connect({ url: hub.url, token: hub.token }, { attach: true });
+  const flow = await person.nextFlow();
+  assert.equal(flow.session, "call_1");
+  await person.press(flow.session, ["escape"]);
+  await pi.waitFor((m) => m.type === "agent_end", { what: "agent_end" });
+  assert.deepEqual(toolResults(model.turns()[1]).map((r) => r.text), ["User cancelled the ask flow"]);
+  assert.deepEqual(sessionToolResults(sessionDir)[0].details, cancelledDetails);
+});
+
+test("pi --mode rpc: a hub directory others may use is refused, and the model reads why", async (t) => {
+  const model = await startModelServer({ script: script() });
+  t.after(() => model.close());
+  const dir = tempDir("pi-rpc-hub");
+  const runtime = path.join(dir, "runtime");
+  const askdDir = path.join(runtime, "askd");
+  fs.mkdirSync(askdDir, { recursive: true });
+  fs.chmodSync(askdDir, 0o755);
+  const env = { ASKD_BIN: askdBin(), ASKD_NO_BROWSER: "1", XDG_RUNTIME_DIR: runtime, XDG_STATE_HOME: path.join(dir, "state") };
+  const pi = await startPiRpc({ model, extensions: [extension], env });
+  assert.equal((await pi.command({ type: "prompt", message: "Set the project up." })).success, true);
+  await pi.waitFor((m) => m.type === "agent_end", { what: "agent_end" });
+  assert.deepEqual(toolResults(model.turns()[1]).map((r) => r.text), [`${askdDir} is not used: others may use it (mode 0755); it must be 0700`]);
+  assert.ok(!fs.existsSync(path.join(askdDir, "hub.json")), "no hub started there");
+});
+
 test("pi -p: without UI the model reads the questions to ask by hand", async (t) => {
   const model = await startModelServer({ script: script() });
   t.after(() => model.close());
