@@ -5,7 +5,7 @@
 //
 // Run from tests/agents, after .ci/agents-install and a build of askd (release for figures):
 //
-//   ASKD_BIN=../../target/release/askd node latency.bench.mjs [questions] [--look form|terminal] [entry point…]
+//   ASKD_BIN=target/release/askd node latency.bench.mjs [questions] [--look form|terminal] [entry point…]
 //
 // One hub (`askd hub --no-browser`, its discovery file and state in folders of its own) and one
 // headless Chromium (Debian's /usr/bin/chromium, or $CHROMIUM) showing the page the hub serves,
@@ -13,8 +13,9 @@
 // no question waits; the entry point is handed a Claude Code `AskUserQuestion` call whose
 // question text is its own; the page notes when its flow first shows that text (a
 // MutationObserver) and the animation frame after; a second client of the hub (a WebSocket
-// client, not attached) notes when the hub announced the flow, then answers it so that the
-// entry point ends with the answer. Both sides read the same clock: `performance.timeOrigin +
+// client, not attached) notes when the hub announced the flow (and the flow's `openedAt`, the
+// hub's own time stamp, in whole milliseconds), then answers it so that the entry point ends
+// with the answer. Both sides read the same clock: `performance.timeOrigin +
 // performance.now()`, milliseconds since the Unix epoch.
 //
 // An entry point is a function of ENTRY_POINTS: given the hub and the call, it hands the call
@@ -150,10 +151,12 @@ async function measure(name, entry, { hub, page, pageUrl, person, opened, count 
     if (done.status !== "done") throw new Error(`${name}: question ${index} did not end: ${JSON.stringify(done.view?.status)}`);
     const got = await ended;
     if (!got.ok) throw new Error(`${name}: question ${index} was not answered: ${got.said}`);
-    if (index >= WARM_UP) samples.push({ dom: drawn.dom - sentAt, frame: drawn.frame - sentAt, hub: opened.get(session) - sentAt });
+    const { announced, openedAt } = opened.get(session);
+    if (index >= WARM_UP) samples.push({ opened: openedAt - sentAt, hub: announced - sentAt, dom: drawn.dom - sentAt, frame: drawn.frame - sentAt });
   }
   console.log(`${name} (${count} questions, after ${WARM_UP} not counted):`);
-  report("call reaches askd → the hub announces the flow", samples.map((s) => s.hub));
+  report("call reaches askd → the hub opened the flow (openedAt)", samples.map((s) => s.opened));
+  report("call reaches askd → a WebSocket client told of it", samples.map((s) => s.hub));
   report("call reaches askd → question in the page's DOM", samples.map((s) => s.dom));
   report("call reaches askd → the next animation frame", samples.map((s) => s.frame));
   const p99 = percentile(samples.map((s) => s.frame), 0.99);
@@ -182,7 +185,9 @@ async function main() {
     const person = await Person.connect(hub, {
       name: "bench answerer",
       onNotification: (message) => {
-        if (message.method === "session/opened" && !opened.has(message.params.session)) opened.set(message.params.session, now());
+        if (message.method === "session/opened" && !opened.has(message.params.session)) {
+          opened.set(message.params.session, { announced: now(), openedAt: message.params.openedAt });
+        }
       },
     });
     const pageUrl = `${hub.page}&look=${look}`;
