@@ -173,7 +173,7 @@ fn going_back_to_an_answered_question_lands_on_its_answer_and_enter_keeps_it() {
 }
 
 #[test]
-fn custom_text_gone_back_to_opens_its_editor_and_enter_saves_it_again() {
+fn custom_text_gone_back_to_lands_on_its_row_and_enter_enter_saves_it_again() {
     let request = json!({ "threadId": "t", "turnId": "u", "itemId": "i", "isBlocking": true, "questions": [
         { "id": "db", "header": "DB", "question": "Which?", "isOther": true, "isSecret": false,
           "options": [ { "label": "A", "description": "" }, { "label": "B", "description": "" } ] },
@@ -182,13 +182,17 @@ fn custom_text_gone_back_to_opens_its_editor_and_enter_saves_it_again() {
     let mut s = open_in("codex", &request);
     press(&mut s, "3our own<CR>");
     assert_eq!(flow(&s).tab(), 1);
+    // Back on the custom row, its editor closed: the tab keys pass through.
     press(&mut s, "<S-Tab>");
-    assert_eq!(flow(&s).row(), 2);
+    assert_eq!((flow(&s).row(), editor(&s)), (2, None));
+    press(&mut s, "<S-Tab><Tab>");
+    assert_eq!((flow(&s).tab(), flow(&s).row(), editor(&s)), (0, 2, None));
+    // Enter opens it pre-filled; Enter saves the same text and advances; Yes; Submit.
+    press(&mut s, "<CR>");
     assert_eq!(
         editor(&s),
         Some((EditorTarget::Custom, "our own".to_owned(), 7))
     );
-    // Enter saves the same text and advances; Yes; Submit.
     press(&mut s, "<CR>11");
     assert_eq!(
         s.result().unwrap(),

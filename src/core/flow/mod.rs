@@ -159,7 +159,7 @@ impl Flow {
             pending: Vec::new(),
         };
         flow.row = flow.opening_row(0);
-        flow.after_move();
+        flow.after_arrival();
         flow
     }
 

@@ -133,13 +133,26 @@ impl Flow {
         self.prompts.dismiss = false;
         self.prompts.type_change = None;
         self.prompts.armed = None;
+        self.after_arrival();
+    }
+
+    /// After arriving on the active tab: [`Flow::after_move`], unless the tab opened on the
+    /// custom row of chosen custom text after its options. That arrival is a jump: the editor
+    /// opens with `Enter` (pre-filled, so a second `Enter` keeps the text), and the tab keys
+    /// pass through the question as through any other.
+    pub(super) fn after_arrival(&mut self) {
+        let options = self.current_question().map(|q| q.options.len());
+        if options.is_some_and(|n| n > 0 && self.row == n) {
+            return;
+        }
         self.after_move();
     }
 
     /// The row tab `tab` opens on: its first, or under [`crate::core::Rules::cursor_on_answer`]
     /// (unless the behaviour overrides it) the row of the answer it holds: the first selected
     /// option from the top, else the custom row of chosen custom text. `Enter` there keeps the
-    /// answer: it selects the option again, or opens the custom text to save it again.
+    /// answer: it selects the option again, or opens the custom text to save it again (the
+    /// editor of a question with options does not open on arrival, see [`Flow::after_arrival`]).
     pub fn opening_row(&self, tab: usize) -> usize {
         let spec = &*self.spec;
         let (Some(q), Some(answer)) = (spec.questions.get(tab), self.answers.get(tab)) else {
