@@ -146,9 +146,8 @@ impl Question {
     /// The custom row's label and description (`Type your own` and none for the standard row).
     pub fn custom_label(&self) -> (&str, Option<&str>) {
         match &self.custom_row {
-            CustomRow::Labelled { label, description } | CustomRow::Inert { label, description } => {
-                (label, description.as_deref())
-            }
+            CustomRow::Labelled { label, description }
+            | CustomRow::Inert { label, description } => (label, description.as_deref()),
             CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL, None),
         }
     }

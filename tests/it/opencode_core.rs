@@ -277,9 +277,15 @@ fn what_opencode_takes_is_asked() {
         )
     );
     // The row is inert: no editor opens on it, and no key answers it.
-    assert_eq!((flow(&s).tab(), flow(&s).row(), flow(&s).editor()), (1, 0, None));
+    assert_eq!(
+        (flow(&s).tab(), flow(&s).row(), flow(&s).editor()),
+        (1, 0, None)
+    );
     press(&mut s, "1<Space>nNx<Down><Up>");
-    assert_eq!((flow(&s).tab(), flow(&s).row(), flow(&s).editor()), (1, 0, None));
+    assert_eq!(
+        (flow(&s).tab(), flow(&s).row(), flow(&s).editor()),
+        (1, 0, None)
+    );
     assert_eq!(answer(&s, 1), Answer::default());
     assert!(matches!(
         s.flow_mut().unwrap().save_custom("q2", "x", false),

@@ -84,7 +84,10 @@ fn an_mcp_enumeration_with_a_default_submits_the_default_not_the_first_option() 
 
 #[test]
 fn an_mcp_text_default_opens_its_editor_and_enter_saves_it_again() {
-    let mut s = open_in("mcp", &field(json!({ "type": "string", "default": "demo" })));
+    let mut s = open_in(
+        "mcp",
+        &field(json!({ "type": "string", "default": "demo" })),
+    );
     assert_eq!(
         editor(&s),
         Some((EditorTarget::Custom, "demo".to_owned(), 4))
@@ -142,10 +145,18 @@ fn going_back_to_an_answered_question_lands_on_its_answer_and_enter_keeps_it() {
         // One: B; two: C; three: A and C chosen (from the bottom up), or A where codex asks
         // every question as single-select.
         press(&mut s, "23<Down><Down><Space><Up><Up><Space>");
-        let third = if dialect == "codex" { vec![0] } else { vec![2, 0] };
+        let third = if dialect == "codex" {
+            vec![0]
+        } else {
+            vec![2, 0]
+        };
         let answers = [vec![1], vec![2], third];
         assert_eq!(
-            [answer(&s, 0).selected, answer(&s, 1).selected, answer(&s, 2).selected],
+            [
+                answer(&s, 0).selected,
+                answer(&s, 1).selected,
+                answer(&s, 2).selected
+            ],
             answers,
             "{dialect}"
         );
@@ -162,7 +173,11 @@ fn going_back_to_an_answered_question_lands_on_its_answer_and_enter_keeps_it() {
         press(&mut s, "<CR>");
         assert_eq!(flow(&s).focus(), Focus::Review, "{dialect}");
         assert_eq!(
-            [answer(&s, 0).selected, answer(&s, 1).selected, answer(&s, 2).selected],
+            [
+                answer(&s, 0).selected,
+                answer(&s, 1).selected,
+                answer(&s, 2).selected
+            ],
             answers,
             "{dialect}"
         );
@@ -222,7 +237,11 @@ fn pi_opens_every_tab_on_its_first_row_in_both_profiles_unless_the_option_says_o
                 .extend(option.as_object().unwrap().clone());
             let mut s = open_as("pi", &payload, behaviour);
             press(&mut s, "3<S-Tab>");
-            assert_eq!((flow(&s).tab(), flow(&s).row()), (0, row), "{profile} {option}");
+            assert_eq!(
+                (flow(&s).tab(), flow(&s).row()),
+                (0, row),
+                "{profile} {option}"
+            );
             press(&mut s, "<CR><Tab>1");
             assert_eq!(
                 s.result().unwrap()["details"]["answers"]["one"]["values"],
