@@ -152,7 +152,7 @@ impl Flow {
     /// (unless the behaviour overrides it) the row of the answer it holds: the first selected
     /// option from the top, else the custom row of chosen custom text. `Enter` there keeps the
     /// answer: it selects the option again, or opens the custom text to save it again (the
-    /// editor of a question with options does not open on arrival, see [`Flow::after_arrival`]).
+    /// editor of a question with options does not open on arrival: that landing is a jump).
     pub fn opening_row(&self, tab: usize) -> usize {
         let spec = &*self.spec;
         let (Some(q), Some(answer)) = (spec.questions.get(tab), self.answers.get(tab)) else {
