@@ -508,6 +508,7 @@ const BEHAVIOUR: Field = optional(
         optional("doublePressReviewShortcuts", Expect::Flag),
         optional("autoSubmitWhenAnsweredWithoutNotes", Expect::Flag),
         optional("presentSingleAsMulti", Expect::Flag),
+        optional("cursorOnAnswer", Expect::Flag),
     ]),
 );
 

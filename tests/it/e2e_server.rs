@@ -609,7 +609,7 @@ fn unknown_behaviour_options_are_invalid_params() {
         e,
         error(
             -32602,
-            r#"invalid params: behaviour.confirmDismiss: unknown; expected one of the members "profile", "confirmDismissWhenDirty", "doublePressReviewShortcuts", "autoSubmitWhenAnsweredWithoutNotes", "presentSingleAsMulti""#
+            r#"invalid params: behaviour.confirmDismiss: unknown; expected one of the members "profile", "confirmDismissWhenDirty", "doublePressReviewShortcuts", "autoSubmitWhenAnsweredWithoutNotes", "presentSingleAsMulti", "cursorOnAnswer""#
         )
     );
     let e = s.err(

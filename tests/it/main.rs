@@ -39,6 +39,8 @@ mod long_lists;
 mod mcp_core;
 /// The opencode dialect (`protocol/dialects.md`).
 mod opencode_core;
+/// Where a question tab opens: on the answer it holds, or its first row (behaviour §2).
+mod opening_row;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (behaviour §6).

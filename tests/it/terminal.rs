@@ -784,7 +784,7 @@ fn behaviour_options_apply_and_unknown_ones_are_refused() {
         err,
         "askd: --behaviour: unknown field `timeoutMs`, expected one of `profile`, \
          `confirmDismissWhenDirty`, `doublePressReviewShortcuts`, \
-         `autoSubmitWhenAnsweredWithoutNotes`, `presentSingleAsMulti`\n"
+         `autoSubmitWhenAnsweredWithoutNotes`, `presentSingleAsMulti`, `cursorOnAnswer`\n"
     );
     // The pi-0.9 profile lists Type your own under the example's preview question too.
     let text = |out: &str| {
