@@ -905,3 +905,38 @@ fn scripted_runs_start_clean_after_a_kill() {
     let step = later.ok("recover", json!({ "session": "play" }));
     assert_eq!(step["view"]["editor"]["text"], json!("left over"));
 }
+
+/// A `recover` or `open` with `resume` whose reply is over `--max-reply-bytes` changes
+/// nothing: the flow is still offered, exactly as it was, and can be resumed later.
+#[test]
+fn a_refused_recover_leaves_the_offer_as_it_was() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.open("r", payload());
+    first.ok("keys", json!({ "session": "r", "keys": "3kept" }));
+    first.kill();
+    let state = dir.path();
+    let state = state.to_str().expect("UTF-8");
+    let mut small = Server::start(&["--state-dir", state, "--max-reply-bytes", "600"]);
+    let listed = untimed(small.ok("sessions", json!({})));
+    assert_eq!(
+        listed,
+        json!([{ "session": "r", "title": "Deploy", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": true }])
+    );
+    for (method, params) in [
+        ("recover", json!({ "session": "r" })),
+        ("recover", json!({ "session": "r", "as": "r-2" })),
+        (
+            "open",
+            json!({ "session": "r", "payload": payload(), "resume": true }),
+        ),
+    ] {
+        assert_eq!(small.err(method, params)["code"], json!(-32004), "{method}");
+        assert_eq!(untimed(small.ok("sessions", json!({}))), listed, "{method}");
+    }
+    small.kill();
+    let mut next = dir.start();
+    let step = next.ok("recover", json!({ "session": "r", "as": "r-2" }));
+    assert_eq!(step["view"]["editor"]["text"], json!("kept"));
+}
