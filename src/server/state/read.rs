@@ -59,7 +59,9 @@ impl State {
     }
 
     /// `sessions`, first half: the flows of processes that ended since are adopted as offers
-    /// (unless the connection is a test), offers that timed out or expired go.
+    /// (unless the connection is a test), offers that timed out or expired go. This is not
+    /// undone when the list is then over the reply's budget: the offers are the same whoever
+    /// lists them next.
     pub fn sessions(&mut self, client: &mut Client) {
         self.refresh_offers(client);
     }
