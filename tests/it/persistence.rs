@@ -940,3 +940,60 @@ fn a_refused_recover_leaves_the_offer_as_it_was() {
     let step = next.ok("recover", json!({ "session": "r", "as": "r-2" }));
     assert_eq!(step["view"]["editor"]["text"], json!("kept"));
 }
+
+/// The listing of `sessions` as a connection of `state` sees it.
+fn listing(
+    state: &mut askd::server::state::State,
+    client: &mut askd::server::state::Client,
+) -> Value {
+    state.sessions(client);
+    let mut out = Vec::new();
+    state
+        .write_list(
+            client,
+            &mut askd::server::Bounded::new(&mut out, usize::MAX),
+        )
+        .expect("the list is written");
+    state.commit(client);
+    untimed(serde_json::from_slice(&out).expect("JSON"))
+}
+
+/// In a process shared by several connections (the hub), a test client is offered nothing
+/// either when another connection has already adopted a recovered flow: it does not list it
+/// and `resume` does not resume it.
+#[test]
+fn a_test_client_of_a_shared_process_sees_no_offer_another_adopted() {
+    use askd::server::state::{Config, State};
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.open("shared", payload());
+    first.ok("keys", json!({ "session": "shared", "keys": "3mine" }));
+    first.kill();
+    let mut state = State::new(Config {
+        state_dir: Some(dir.path()),
+        ..Config::default()
+    });
+    let mut person = state.client();
+    let offered = json!([{ "session": "shared", "title": "Deploy", "status": "recovered",
+                           "progress": { "answered": 0, "total": 2 }, "typed": true }]);
+    assert_eq!(listing(&mut state, &mut person), offered);
+    let mut test = state.client();
+    state
+        .initialize(&mut test, Some(r#"{"capabilities":{"test":true}}"#))
+        .expect("initialized");
+    state.commit(&mut test);
+    assert_eq!(listing(&mut state, &mut test), json!([]));
+    let params = json!({ "session": "shared", "payload": payload(), "resume": true });
+    let step = state
+        .open(&mut test, Some(&params.to_string()))
+        .expect("opens");
+    state.commit(&mut test);
+    assert_eq!(step.view.editor, None);
+    // The person still has it on offer, beside the test's new flow.
+    let listed = listing(&mut state, &mut person);
+    assert_eq!(
+        listed,
+        json!([offered[0], { "session": "shared", "title": "Deploy", "status": "open" }])
+    );
+    state.close_store();
+}

@@ -282,10 +282,12 @@ impl State {
                 .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
                 .map(|cwd| files::spawn_walk(Path::new(cwd)))
         };
-        if p.resume == Some(true) && !client.test {
+        // A test client is offered nothing, also what other connections had adopted.
+        let resume = p.resume == Some(true) && !client.test;
+        if resume {
             self.refresh_offers(client);
         }
-        if p.resume == Some(true)
+        if resume
             && let Some(id) = &p.session
             && !self.sessions.contains_key(id)
             && let Some(at) = self.offer_of(id)
