@@ -494,8 +494,8 @@ fn initialize_reports_server_protocol_version_and_methods() {
             "methods": [
                 "initialize", "open", "ask", "key", "keys", "insert", "saveCustom", "setNote",
                 "submitAnswers", "getView", "getResult", "cancel", "close", "snapshot",
-                "restore", "sessions", "subscribe", "unsubscribe", "hub/status", "shutdown",
-                "exit"
+                "restore", "sessions", "recover", "discard", "subscribe", "unsubscribe",
+                "hub/status", "shutdown", "exit"
             ]
         })
     );

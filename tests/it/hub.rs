@@ -397,9 +397,15 @@ fn a_hub_killed_mid_question_is_a_clear_error_and_the_next_hub_recovers_the_flow
         assert_eq!(listed[0]["title"], "Deploy");
         assert_eq!(listed[0]["status"], "recovered");
         assert!(listed[0]["openedAt"].is_u64());
+        // Who asked it comes back with it.
+        assert_eq!(listed[0]["asker"]["folder"], "/work/kept");
+        assert_eq!(listed[0]["progress"], json!({ "answered": 0, "total": 1 }));
+        assert_eq!(listed[0]["typed"], json!(false));
     });
     assert!(
-        place.log().contains("recovered 1 open flows"),
+        place
+            .log()
+            .contains("1 unfinished flows of ended processes are offered for recovery"),
         "{}",
         place.log()
     );
