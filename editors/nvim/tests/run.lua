@@ -3442,7 +3442,8 @@ local function claude_hook_input(tool_use_id, cwd)
 end
 
 --- Runs `askd hook claude` as Claude Code does: the hook input on its standard input. Returns
---- a table that gets `stdout` (lines), `stderr` and `code` when it exits.
+--- a table that gets `stdout` (lines), `stderr` and `code` when it exits. Stopped, if it still
+--- runs, when the case ends.
 local function claude_hook(input)
   local job = { stdout = {}, stderr = {} }
   local id = vim.fn.jobstart({ ASKD, "hook", "claude" }, {
@@ -3458,6 +3459,10 @@ local function claude_hook(input)
     end,
   })
   truthy(id > 0, "askd hook claude started")
+  -- A hook still waiting when the case ends stops first: it would start a hub again.
+  on_cleanup(function()
+    vim.fn.jobstop(id)
+  end)
   vim.fn.chansend(id, vim.fn.json_encode(input))
   vim.fn.chanclose(id, "stdin")
   return job
@@ -3529,7 +3534,7 @@ case("attach: by default the agents' hub: a Claude Code hook's question answered
   vim.cmd("Askd")
   eq(vim.api.nvim_get_current_win(), floats()[1], ":Askd enters the float")
   feed("2")
-  wait_screen("Elaborate")
+  wait_screen("Review your answers")
   feed("1")
   eq(hook_answer(hook), claude_allowed("SQLite"), "Claude Code gets exactly the answer")
   wait_for("the float to close", function()
@@ -3563,7 +3568,7 @@ case("attach: by default the agents' hub: a Claude Code hook's question answered
   eq(#notes, 1, "a notice: " .. vim.inspect(notes))
   vim.cmd("Askd")
   feed("1")
-  wait_screen("Elaborate")
+  wait_screen("Review your answers")
   feed("1")
   eq(hook_answer(again), claude_allowed("Postgres"), "the answer through the new hub")
   askd.detach()
