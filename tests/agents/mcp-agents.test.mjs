@@ -1,8 +1,9 @@
 // `askd mcp` in the real agents: `claude -p`, `codex exec`, opencode and `gemini -p` each run
-// with askd's MCP server, the scripted model calls its `ask_user` tool, a person attached to the
+// with askd's MCP server, the scripted model calls its `ask` tool, a person attached to the
 // hub answers, and the model's next request carries the answer as the agent hands an MCP tool's
 // result to its model.
 import assert from "node:assert/strict";
+import path from "node:path";
 import { after, afterEach, test } from "node:test";
 import { MODEL, runClaudePrint, runCodexExec, runGeminiPrint, startOpencodeServe } from "./lib/agents.mjs";
 import { offeredTools, startModelServer, toolResults } from "./lib/model-server.mjs";
@@ -41,24 +42,25 @@ async function personWhoPicksSqlite() {
 
 test("claude -p + askd mcp: the person's answer reaches the model", async (t) => {
   const model = await startModelServer({
-    script: [{ tool: { name: "mcp__askd__ask_user", arguments: claudeQuestions } }, { text: "SQLite it is." }],
+    script: [{ tool: { name: "mcp__askd__ask", arguments: claudeQuestions } }, { text: "SQLite it is." }],
   });
   t.after(() => model.close());
   const { listener, answered } = await personWhoPicksSqlite();
   const [result, flow] = await Promise.all([
-    runClaudePrint({ model, prompt: "Ask me which database to use.", mcpServers: [askdServer(listener)], allowedTools: ["mcp__askd__ask_user"] }),
+    runClaudePrint({ model, prompt: "Ask me which database to use.", mcpServers: [askdServer(listener)], allowedTools: ["mcp__askd__ask"] }),
     answered,
   ]);
   assert.equal(result.code, 0, `claude failed: ${result.stdout}\n${result.stderr}`);
   assert.equal(result.stdout.trim(), "SQLite it is.");
-  assert.equal(flow.asker.name, "claude-code");
-  assert.ok(offeredTools(model.turns()[0]).includes("mcp__askd__ask_user"));
-  assert.deepEqual(toolResults(model.turns()[1]).map((r) => r.text), [ANSWER]);
+  assert.deepEqual(flow.asker, { name: "Claude Code", folder: path.join(result.home, "work") });
+  assert.ok(offeredTools(model.turns()[0]).includes("mcp__askd__ask"));
+  // Claude Code hands the model an MCP tool's structured content, when it has some.
+  assert.deepEqual(toolResults(model.turns()[1]).map((r) => r.text), [JSON.stringify(STRUCTURED)]);
 });
 
 test("codex exec + askd mcp: the person's answer reaches the model", async (t) => {
   const model = await startModelServer({
-    script: [{ tool: { namespace: "mcp__askd", name: "ask_user", arguments: claudeQuestions } }, { text: "SQLite it is." }],
+    script: [{ tool: { namespace: "mcp__askd", name: "ask", arguments: claudeQuestions } }, { text: "SQLite it is." }],
   });
   t.after(() => model.close());
   const { listener, answered } = await personWhoPicksSqlite();
@@ -68,8 +70,8 @@ test("codex exec + askd mcp: the person's answer reaches the model", async (t) =
   ]);
   assert.equal(result.code, 0, `codex failed: ${result.stdout}\n${result.stderr}`);
   assert.equal(result.stdout.trim(), "SQLite it is.");
-  assert.equal(flow.asker.name, "codex-mcp-client");
-  assert.ok(offeredTools(model.turns()[0]).includes("mcp__askd/ask_user"), `offered: ${offeredTools(model.turns()[0])}`);
+  assert.deepEqual(flow.asker, { name: "Codex", folder: path.join(result.home, "work") });
+  assert.ok(offeredTools(model.turns()[0]).includes("mcp__askd/ask"), `offered: ${offeredTools(model.turns()[0])}`);
   const results = toolResults(model.turns()[1]);
   assert.equal(results.length, 1);
   const output = /^Wall time: \d+\.\d+ seconds\nOutput:([\s\S]*)$/.exec(results[0].text);
@@ -79,7 +81,7 @@ test("codex exec + askd mcp: the person's answer reaches the model", async (t) =
 
 test("opencode + askd mcp: the person's answer reaches the model", async (t) => {
   const model = await startModelServer({
-    script: [{ tool: { name: "askd_ask_user", arguments: claudeQuestions } }, { text: "SQLite it is." }],
+    script: [{ tool: { name: "askd_ask", arguments: claudeQuestions } }, { text: "SQLite it is." }],
   });
   t.after(() => model.close());
   const { listener, answered } = await personWhoPicksSqlite();
@@ -96,13 +98,13 @@ test("opencode + askd mcp: the person's answer reaches the model", async (t) => 
   assert.equal(text, "SQLite it is.");
   assert.equal(flow.asker.name, "opencode");
   const turns = model.turns();
-  assert.ok(offeredTools(turns[0]).includes("askd_ask_user"), `offered: ${offeredTools(turns[0])}`);
+  assert.ok(offeredTools(turns[0]).includes("askd_ask"), `offered: ${offeredTools(turns[0])}`);
   assert.deepEqual(toolResults(turns[1]).map((r) => r.text), [ANSWER]);
 });
 
 test("gemini -p + askd mcp: the person's answer reaches the model", async (t) => {
   const model = await startModelServer({
-    script: [{ tool: { name: "mcp_askd_ask_user", arguments: claudeQuestions } }, { text: "SQLite it is." }],
+    script: [{ tool: { name: "mcp_askd_ask", arguments: claudeQuestions } }, { text: "SQLite it is." }],
   });
   t.after(() => model.close());
   const { listener, answered } = await personWhoPicksSqlite();
@@ -113,9 +115,9 @@ test("gemini -p + askd mcp: the person's answer reaches the model", async (t) =>
   assert.equal(result.code, 0, `gemini failed: ${result.stdout}\n${result.stderr}`);
   assert.equal(result.stdout.trim(), "SQLite it is.");
   assert.equal(flow.asker.name, "gemini-cli-mcp-client");
-  assert.ok(offeredTools(model.turns()[0]).includes("mcp_askd_ask_user"));
+  assert.ok(offeredTools(model.turns()[0]).includes("mcp_askd_ask"));
   assert.deepEqual(
     toolResults(model.turns()[1]).map((r) => [r.name, JSON.parse(r.text)]),
-    [["mcp_askd_ask_user", { output: `<untrusted_context>\n${ANSWER}\n</untrusted_context>` }]],
+    [["mcp_askd_ask", { output: `<untrusted_context>\n${ANSWER}\n</untrusted_context>` }]],
   );
 });

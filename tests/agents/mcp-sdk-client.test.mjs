@@ -24,14 +24,14 @@ async function sdkClient(listener, args = []) {
   return { client, cwd };
 }
 
-test("MCP SDK client: tools/list gives ask_user with its input and output schemas", async () => {
+test("MCP SDK client: tools/list gives ask with its input and output schemas", async () => {
   const listener = await startListener();
   const { client } = await sdkClient(listener);
   assert.deepEqual(client.getServerVersion(), { name: "askd", title: "askd", version: "0.1.0" });
   const { tools } = await client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name),
-    ["ask_user"],
+    ["ask"],
   );
   const [tool] = tools;
   assert.deepEqual(tool.inputSchema.required, ["questions"]);
@@ -45,7 +45,7 @@ test("MCP SDK client: a call reports progress while the person thinks and return
   const person = await Person.connect(listener, { attach: true });
   const { client, cwd } = await sdkClient(listener, ["--progress-every", "1"]);
   const progress = [];
-  const call = client.callTool({ name: "ask_user", arguments: claudeQuestions }, undefined, {
+  const call = client.callTool({ name: "ask", arguments: claudeQuestions }, undefined, {
     onprogress: (p) => progress.push(p),
     resetTimeoutOnProgress: true,
     timeout: 20_000,
@@ -75,7 +75,7 @@ test("MCP SDK client: an aborted call sends notifications/cancelled and the flow
   const person = await Person.connect(listener, { attach: true });
   const { client } = await sdkClient(listener);
   const controller = new AbortController();
-  const call = client.callTool({ name: "ask_user", arguments: claudeQuestions }, undefined, { signal: controller.signal });
+  const call = client.callTool({ name: "ask", arguments: claudeQuestions }, undefined, { signal: controller.signal });
   const flow = await person.nextFlow();
   controller.abort("the host gave up");
   await assert.rejects(call, /the host gave up/);
@@ -85,7 +85,7 @@ test("MCP SDK client: an aborted call sends notifications/cancelled and the flow
   );
   assert.deepEqual(changed.params.result, { behavior: "deny", message: "The request was withdrawn before the user answered" });
   // The server goes on: the next call is asked.
-  const next = client.callTool({ name: "ask_user", arguments: claudeQuestions });
+  const next = client.callTool({ name: "ask", arguments: claudeQuestions });
   const second = await person.nextFlow();
   assert.notEqual(second.session, flow.session);
   await person.request("cancel", { session: second.session, reason: "user" });
@@ -98,14 +98,14 @@ test("MCP SDK client: a malformed call is a tool error naming the field", async 
   const listener = await startListener();
   const { client } = await sdkClient(listener);
   const result = await client.callTool({
-    name: "ask_user",
+    name: "ask",
     arguments: { questions: [{ question: "Which?", header: "Q", options: [{ label: "Only", description: "one" }] }] },
   });
   assert.deepEqual(result, {
     content: [
       {
         type: "text",
-        text: "The questions were not asked: the input of ask_user is malformed. Fix these fields and call it again:\n- questions[0].options: Question 1: 2 to 4 options are required (got 1)",
+        text: "The questions were not asked: the input of ask is malformed. Fix these fields and call it again:\n- questions[0].options: Question 1: 2 to 4 options are required (got 1)",
       },
     ],
     isError: true,

@@ -201,10 +201,10 @@ impl Mcp {
         greeting
     }
 
-    /// Calls `ask_user` with `arguments` as request `id`, asking for progress as `token`.
+    /// Calls `ask` with `arguments` as request `id`, asking for progress as `token`.
     fn call(&mut self, id: u64, arguments: Value, token: &str) {
         self.send(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "ask_user", "arguments": arguments, "_meta": { "progressToken": token } } }));
+            "name": "ask", "arguments": arguments, "_meta": { "progressToken": token } } }));
     }
 }
 
@@ -253,7 +253,7 @@ fn host() -> Value {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn the_server_offers_ask_user_with_the_ask_user_question_shape() {
+fn the_server_offers_ask_with_the_ask_user_question_shape() {
     let place = Place::new();
     block_on(async {
         let mut mcp = place.mcp(&[], host());
@@ -264,7 +264,7 @@ fn the_server_offers_ask_user_with_the_ask_user_question_shape() {
                 "protocolVersion": "2025-06-18",
                 "capabilities": { "tools": {} },
                 "serverInfo": { "name": "askd", "title": "askd", "version": env!("CARGO_PKG_VERSION") },
-                "instructions": "askd asks the user structured questions (ask_user) in their editor, browser or terminal, and returns the answers."
+                "instructions": "askd asks the user structured questions (its tool `ask`) in their editor, browser or terminal, and returns the answers."
             })
         );
         mcp.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }));
@@ -272,7 +272,7 @@ fn the_server_offers_ask_user_with_the_ask_user_question_shape() {
         let tools = listed["result"]["tools"].as_array().unwrap();
         assert_eq!(tools.len(), 1);
         let tool = &tools[0];
-        assert_eq!(tool["name"], "ask_user");
+        assert_eq!(tool["name"], "ask");
         assert_eq!(tool["title"], "Ask the user");
         assert_eq!(tool["description"], DESCRIPTION);
         assert_eq!(
@@ -511,7 +511,7 @@ fn a_malformed_call_is_a_tool_error_naming_each_field() {
         assert_eq!(
             reply["result"],
             json!({
-                "content": [{ "type": "text", "text": "The questions were not asked: the input of ask_user is malformed. Fix these fields and call it again:\n- questions[0].header: Question 1: header is required\n- questions[0].options[1].label: Question 1, option 2: duplicate option label \"A\"\n- questions[0].options[1].description: Question 1, option 2: description is required" }],
+                "content": [{ "type": "text", "text": "The questions were not asked: the input of ask is malformed. Fix these fields and call it again:\n- questions[0].header: Question 1: header is required\n- questions[0].options[1].label: Question 1, option 2: duplicate option label \"A\"\n- questions[0].options[1].description: Question 1, option 2: description is required" }],
                 "isError": true
             })
         );
@@ -520,7 +520,7 @@ fn a_malformed_call_is_a_tool_error_naming_each_field() {
         assert_eq!(reply["result"]["isError"], true);
         assert_eq!(
             reply["result"]["content"][0]["text"],
-            "The questions were not asked: the input of ask_user is malformed. Fix these fields and call it again:\n- questions: questions is required"
+            "The questions were not asked: the input of ask is malformed. Fix these fields and call it again:\n- questions: questions is required"
         );
         assert!(place.file().is_none(), "nothing was asked");
     });

@@ -1,4 +1,4 @@
-//! What a call of `ask_user` returns: the claude dialect's result (and why a flow ended
+//! What a call of `ask` returns: the claude dialect's result (and why a flow ended
 //! unanswered) turned into the text a model reads and the `structuredContent` of the tool's
 //! output schema; a malformed input turned into a tool error naming each field.
 

@@ -1,5 +1,5 @@
 //! `askd mcp`: an MCP server on stdio (built on rmcp, the official Rust MCP SDK) whose one tool,
-//! `ask_user`, asks the agent's questions in the hub, where the person's clients answer them.
+//! `ask`, asks the agent's questions in the hub, where the person's clients answer them.
 //!
 //! - [`tool`]: the tool's name, description, input schema (close to Claude Code's
 //!   `AskUserQuestion`, read by the claude dialect) and output schema.

@@ -1,4 +1,4 @@
-//! The MCP server (rmcp's `ServerHandler`): `tools/list` gives `ask_user`, and `tools/call`
+//! The MCP server (rmcp's `ServerHandler`): `tools/list` gives `ask`, and `tools/call`
 //! asks its questions in the hub and waits for the person.
 //!
 //! A call is checked by the claude dialect first (a malformed input is a tool error naming each
@@ -300,7 +300,7 @@ impl ServerHandler for AskServer {
             .with_server_info(server)
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_instructions(
-                "askd asks the user structured questions (ask_user) in their editor, browser or \
+                "askd asks the user structured questions (its tool `ask`) in their editor, browser or \
                  terminal, and returns the answers.",
             )
     }

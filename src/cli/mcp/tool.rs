@@ -1,4 +1,4 @@
-//! The one tool `askd mcp` offers, `ask_user`: its name, its description (what a model reads
+//! The one tool `askd mcp` offers, `ask`: its name, its description (what a model reads
 //! to use it), its input schema (close to Claude Code's `AskUserQuestion`, whose shape models
 //! already know, and read by the claude dialect), and its output schema (the
 //! `structuredContent` of [`super::answer`]).
@@ -14,7 +14,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
 /// The tool's name.
-pub const NAME: &str = "ask_user";
+pub const NAME: &str = "ask";
 
 /// The tool's title, for hosts that show one.
 pub const TITLE: &str = "Ask the user";
@@ -170,12 +170,12 @@ fn without_null(value: &mut Value) {
     }
 }
 
-/// The input schema of `ask_user`.
+/// The input schema of `ask`.
 pub fn input_schema() -> JsonObject {
     schema_of::<AskInput>()
 }
 
-/// The output schema of `ask_user`.
+/// The output schema of `ask`.
 pub fn output_schema() -> JsonObject {
     schema_of::<AskOutput>()
 }
