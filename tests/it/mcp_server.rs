@@ -127,8 +127,9 @@ impl Place {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let message: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("askd mcp wrote a line that is not JSON: {e}: {line}"));
+                let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("askd mcp wrote a line that is not JSON: {e}: {line}")
+                });
                 if tx.send(message).is_err() {
                     break;
                 }
@@ -140,8 +141,10 @@ impl Place {
             messages,
             seen: Vec::new(),
         };
-        mcp.send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": host } }));
+        mcp.send(
+            json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": host } }),
+        );
         mcp
     }
 }
@@ -190,8 +193,10 @@ impl Mcp {
 
     /// The reply to request `id`.
     async fn reply(&mut self, id: u64) -> Value {
-        self.until(&format!("the reply to {id}"), |m| m["id"] == id && m.get("method").is_none())
-            .await
+        self.until(&format!("the reply to {id}"), |m| {
+            m["id"] == id && m.get("method").is_none()
+        })
+        .await
     }
 
     /// Finishes the handshake.
@@ -203,8 +208,10 @@ impl Mcp {
 
     /// Calls `ask` with `arguments` as request `id`, asking for progress as `token`.
     fn call(&mut self, id: u64, arguments: Value, token: &str) {
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "ask", "arguments": arguments, "_meta": { "progressToken": token } } }));
+        self.send(
+            json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "ask", "arguments": arguments, "_meta": { "progressToken": token } } }),
+        );
     }
 }
 
@@ -475,8 +482,10 @@ fn a_call_the_host_cancels_ends_its_flow_aborted_and_gets_no_reply() {
         mcp.ready().await;
         mcp.call(7, questions(), "p-7");
         let opened = next_of(&mut seen, "session/opened").await;
-        mcp.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": { "requestId": 7, "reason": "the user pressed Escape" } }));
+        mcp.send(
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": { "requestId": 7, "reason": "the user pressed Escape" } }),
+        );
         let changed = next_of(&mut seen, "session/changed").await;
         assert_eq!(changed.params["session"], opened.params["session"]);
         assert_eq!(changed.params["status"], "done");
@@ -559,8 +568,7 @@ fn a_hub_killed_while_the_person_thinks_is_replaced_and_the_flow_goes_on() {
         let person = within("the next hub", async {
             loop {
                 if let Some(file) = place.file().filter(|f| f.pid != first.pid) {
-                    if let Ok(client) =
-                        HubClient::connect_to(file, &place.options("person")).await
+                    if let Ok(client) = HubClient::connect_to(file, &place.options("person")).await
                     {
                         return client;
                     }

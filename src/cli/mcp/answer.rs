@@ -84,7 +84,10 @@ fn answered(input: &Value) -> (String, Value) {
         let annotation = annotations.and_then(|a| a.get(text));
         let mut note = Map::new();
         for field in ["notes", "preview"] {
-            if let Some(value) = annotation.and_then(|a| a.get(field)).and_then(Value::as_str) {
+            if let Some(value) = annotation
+                .and_then(|a| a.get(field))
+                .and_then(Value::as_str)
+            {
                 note.insert(field.to_owned(), json!(value));
             }
         }

@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, ErrorData,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, ErrorData, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -204,9 +204,7 @@ impl AskServer {
                 .ok()
                 .and_then(|view| view["cancelReason"].as_str().map(str::to_owned))
         };
-        let _ = client
-            .request("close", json!({ "session": session }))
-            .await;
+        let _ = client.request("close", json!({ "session": session })).await;
         answer::ending(result, reason.as_deref())
     }
 }
@@ -261,9 +259,7 @@ impl Progress {
         let Some(token) = &self.token else {
             return;
         };
-        let n = self
-            .count
-            .fetch_add(1, Ordering::Relaxed);
+        let n = self.count.fetch_add(1, Ordering::Relaxed);
         let _ = self
             .peer
             .notify_progress(
@@ -327,7 +323,11 @@ impl ServerHandler for AskServer {
         if request.name != tool::NAME {
             return Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
-                format!("unknown tool {:?}: askd offers {}", request.name, tool::NAME),
+                format!(
+                    "unknown tool {:?}: askd offers {}",
+                    request.name,
+                    tool::NAME
+                ),
                 None,
             ));
         }
