@@ -605,3 +605,34 @@ fn a_hub_killed_while_the_person_thinks_is_replaced_and_the_flow_goes_on() {
         );
     });
 }
+
+#[test]
+fn a_host_that_leaves_mid_question_withdraws_it_and_askd_mcp_exits() {
+    let place = Place::new();
+    block_on(async {
+        let (_person, mut seen) = place.person().await;
+        let mut mcp = place.mcp(&[], host());
+        mcp.ready().await;
+        mcp.call(1, questions(), "p-1");
+        let opened = next_of(&mut seen, "session/opened").await;
+        // The host closes askd's stdin, as it does when it quits.
+        drop(mcp.stdin.take());
+        let changed = next_of(&mut seen, "session/changed").await;
+        assert_eq!(changed.params["session"], opened.params["session"]);
+        assert_eq!(changed.params["status"], "done");
+        assert_eq!(
+            changed.params["result"]["message"],
+            "The request was withdrawn before the user answered"
+        );
+        let status = within("askd mcp to exit", async {
+            loop {
+                if let Some(status) = mcp.child.try_wait().unwrap() {
+                    return status;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        assert_eq!(status.code(), Some(0));
+    });
+}
