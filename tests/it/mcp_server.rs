@@ -567,11 +567,10 @@ fn a_hub_killed_while_the_person_thinks_is_replaced_and_the_flow_goes_on() {
         );
         let person = within("the next hub", async {
             loop {
-                if let Some(file) = place.file().filter(|f| f.pid != first.pid) {
-                    if let Ok(client) = HubClient::connect_to(file, &place.options("person")).await
-                    {
-                        return client;
-                    }
+                if let Some(file) = place.file().filter(|f| f.pid != first.pid)
+                    && let Ok(client) = HubClient::connect_to(file, &place.options("person")).await
+                {
+                    return client;
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
