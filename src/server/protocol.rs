@@ -55,6 +55,8 @@ pub const METHODS: &[&str] = &[
     "snapshot",
     "restore",
     "sessions",
+    "recover",
+    "discard",
     "subscribe",
     "unsubscribe",
     "hub/status",
