@@ -8,8 +8,8 @@
 //! thinks, a call that carries a `progressToken` gets a progress notification at once and then
 //! every `--progress-every` seconds, so that hosts do not time out. `notifications/cancelled`
 //! aborts the flow. When the hub goes away before the answer, the call connects again (a new
-//! hub starts, and recovers the flow from the state directory) and asks again in the same
-//! session, which resumes the flow where the person left it.
+//! hub starts) and asks again in the same session with `resume: true`, which resumes the flow
+//! the new hub recovered from the state directory, where the person left it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -133,7 +133,12 @@ impl AskServer {
                 },
                 () = &mut cancelled => return None,
             };
-            let question = self.question(payload.clone(), asker.clone(), &session);
+            let mut question = self.question(payload.clone(), asker.clone(), &session);
+            if attempt > 0 {
+                // Asked again after the hub went away: the flow the next hub recovered from the
+                // state directory goes on (`resume`).
+                question.params.insert("resume".into(), json!(true));
+            }
             let mut asking = match client.ask(question) {
                 Ok(asking) => asking,
                 Err(e) => {
