@@ -120,7 +120,7 @@ fn the_hook_input_is_read() {
     );
     assert_eq!(
         ask_params(&input(), Duration::from_millis(595_000)),
-        json!({ "dialect": "claude", "session": "toolu_01ABC", "payload": tool_input(),
+        json!({ "dialect": "claude", "session": "toolu_01ABC", "resume": true, "payload": tool_input(),
                 "timeoutMs": 595000, "cwd": "/work/app",
                 "asker": { "name": "Claude Code", "folder": "/work/app" } })
     );

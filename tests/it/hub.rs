@@ -535,7 +535,10 @@ fn a_hook_whose_hub_is_killed_mid_question_asks_again_where_the_next_hub_recover
     });
     // The hub the hook started logs where a started hub does: in the state directory.
     let log = std::fs::read_to_string(place.state.path().join("askd").join("hub.log")).unwrap();
-    assert!(log.contains("recovered 1 open flows"), "{log}");
+    assert!(
+        log.contains("1 unfinished flows of ended processes are offered for recovery"),
+        "{log}"
+    );
 }
 
 #[test]

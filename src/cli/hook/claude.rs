@@ -116,7 +116,10 @@ pub fn ask_params(input: &HookInput, time_left: Duration) -> Value {
     });
     let mut asker = json!({ "name": ASKER });
     if let Some(id) = &input.tool_use_id {
+        // The tool call's own id: a flow of it that a killed hub left is this very question,
+        // so asking again goes on with it.
         params["session"] = json!(id);
+        params["resume"] = json!(true);
     }
     if let Some(cwd) = &input.cwd {
         asker["folder"] = json!(cwd);
