@@ -14,6 +14,7 @@ pub mod docs;
 pub mod fit;
 pub mod hook;
 pub mod hub;
+pub mod mcp;
 pub mod payload;
 pub mod play;
 pub mod schema;
@@ -59,6 +60,9 @@ enum Command {
     Web(WebCommand),
     /// Run a payload through a key script, printing every screen and the result.
     Play(PlayArgs),
+    /// An MCP server on stdio whose ask_user tool asks the agent's questions in the hub (for
+    /// Claude Code, Codex, opencode, Gemini CLI and any MCP host).
+    Mcp(mcp::McpArgs),
     /// Answer an agent's questions in the hub from the agent's hook (`askd hook claude`).
     #[command(subcommand)]
     Hook(hook::HookCommand),
@@ -326,6 +330,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
         Some(Command::Ask(args)) => return ask::run(&args),
+        Some(Command::Mcp(args)) => return mcp::run(&args),
         Some(Command::Hook(command)) => return hook::run(&command),
         Some(Command::Bridge(command)) => return bridge::run(&command),
         Some(Command::Hub(args)) => return hub::command::run(args),

@@ -75,6 +75,8 @@ mod hub;
 mod hub_clients;
 /// Hostile peers of the WebSocket listener.
 mod listener_faults;
+/// `askd mcp` as an MCP host runs it, with a person answering through the hub.
+mod mcp_server;
 /// Crash safety: the state directory, recovered and resumed flows, files set aside.
 mod persistence;
 /// The generated protocol documents against the code and the binary.
