@@ -124,7 +124,7 @@ impl Flow {
 
     /// Makes `tab` active on its first row and first review action; the notices and the filter
     /// of the tab left go with it.
-    fn enter_tab(&mut self, tab: usize) {
+    pub(super) fn enter_tab(&mut self, tab: usize) {
         self.filter = None;
         self.tab = tab;
         self.row = 0;
