@@ -39,6 +39,8 @@ mod long_lists;
 mod mcp_core;
 /// The opencode dialect (`protocol/dialects.md`).
 mod opencode_core;
+/// Pointer actions (behaviour §11): what the view offers, keys against activations.
+mod pointer;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (behaviour §6).
