@@ -317,7 +317,7 @@ impl Flow {
                     return refuse(if self.spec.behaviour.help_overlay {
                         format!("the help overlay cannot open while {focus} holds text")
                     } else {
-                        "this flow has no help overlay (the pi-0.9 profile has one)".into()
+                        "this flow has no help overlay (its behaviour options leave it out)".into()
                     });
                 }
             }
