@@ -263,6 +263,11 @@ pub struct Capabilities {
     /// Behaviour options for later `open`s: a profile and the four flags (replaces earlier
     /// ones whole).
     pub behaviour: Option<BehaviourOptions>,
+    /// `true`: the client is a test (a scripted run, a snapshot suite). It starts clean: it
+    /// is offered no recovered flow (`sessions` lists none, `recover`, `discard` and
+    /// `resume` find none, and no flow of an ended process is adopted for it), and the flows
+    /// it opens are not kept in the state directory (default `false`).
+    pub test: Option<bool>,
 }
 
 /// `open` and `ask` params.
@@ -305,6 +310,11 @@ pub struct OpenParams {
     /// it. Each member left out defaults: `name` to `initialize`'s `clientInfo.name`, `folder`
     /// to `cwd`.
     pub asker: Option<Asker>,
+    /// `true`: when a recovered flow (`sessions` lists it as `recovered`) has this `session`
+    /// id and its request opens to the same flow (the same dialect and questions), resume it,
+    /// with its draft, instead of opening a new one. Otherwise (and without `resume`) a new
+    /// flow opens and the recovered one stays offered, apart from it.
+    pub resume: Option<bool>,
     /// The params named after a dialect: the options of that dialect (the schemas describe
     /// them one by one). Read beside the other members, as `payload` is kept raw.
     #[serde(skip)]
@@ -329,6 +339,23 @@ impl Asker {
     pub fn is_empty(&self) -> bool {
         self.name.is_none() && self.folder.is_none()
     }
+}
+
+/// `recover` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoverParams {
+    /// The id of the recovered flow, as `sessions` lists it.
+    pub session: String,
+    /// The id to resume it under (default: its own), for when a session of its id is open.
+    #[serde(rename = "as")]
+    pub as_id: Option<String>,
+    /// Terminal columns: views carry rendered `lines` at this width.
+    pub width: Option<usize>,
+    /// Views carry every row of a question (default: the connection's, else `false`).
+    pub all_rows: Option<bool>,
+    /// Root directory for `@` file completion in editors.
+    pub cwd: Option<String>,
 }
 
 /// Params naming just a session.
@@ -585,6 +612,7 @@ const BEHAVIOUR: Field = optional(
         optional("doublePressReviewShortcuts", Expect::Flag),
         optional("autoSubmitWhenAnsweredWithoutNotes", Expect::Flag),
         optional("presentSingleAsMulti", Expect::Flag),
+        optional("cursorOnAnswer", Expect::Flag),
     ]),
 );
 
@@ -593,7 +621,15 @@ impl Params for InitializeParams {
         optional("clientInfo", Expect::Any("any JSON value")),
         optional(
             "capabilities",
-            Expect::Object(&[HAS_UI, WIDTH, ALL_ROWS, KEYMAP, KEYMAP_PRESET, BEHAVIOUR]),
+            Expect::Object(&[
+                HAS_UI,
+                WIDTH,
+                ALL_ROWS,
+                KEYMAP,
+                KEYMAP_PRESET,
+                BEHAVIOUR,
+                optional("test", Expect::Flag),
+            ]),
         ),
     ];
     const CHECK_FIRST: bool = true;
@@ -622,6 +658,7 @@ impl Params for OpenParams {
                 optional("folder", Expect::Text),
             ]),
         ),
+        optional("resume", Expect::Flag),
     ];
     // `behaviour` is a struct, which serde would also read from an array.
     const CHECK_FIRST: bool = true;
@@ -642,6 +679,16 @@ impl Params for OpenParams {
         }
         Ok(params)
     }
+}
+
+impl Params for RecoverParams {
+    const FIELDS: &'static [Field] = &[
+        SESSION,
+        optional("as", Expect::Text),
+        WIDTH,
+        ALL_ROWS,
+        optional("cwd", Expect::Text),
+    ];
 }
 
 impl Params for SessionParams {
@@ -804,6 +851,7 @@ mod tests {
         agree::<GetViewParams>();
         agree::<CancelParams>();
         agree::<RestoreParams>();
+        agree::<RecoverParams>();
         agree::<SubscribeParams>();
         let capabilities = serde_json::to_value(schemars::schema_for!(Capabilities)).unwrap();
         let mut names: Vec<&str> = capabilities["properties"]

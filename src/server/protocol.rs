@@ -57,6 +57,8 @@ pub const METHODS: &[&str] = &[
     "snapshot",
     "restore",
     "sessions",
+    "recover",
+    "discard",
     "subscribe",
     "unsubscribe",
     "hub/status",

@@ -322,7 +322,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
                 .zip(start..)
                 .map(|(o, i)| option_row(flow, answer, o, i, i + 1)),
         );
-        if flow.spec().has_custom_row(q) && end == row_count {
+        if flow.spec().has_last_row(q) && end == row_count {
             let i = q.options.len();
             rows.push(custom_row(flow, q, answer, i, i + 1));
         }
@@ -386,7 +386,9 @@ fn option_row(flow: &Flow, answer: &Answer, o: &OptionItem, i: usize, index: usi
 #[inline(always)]
 fn custom_row(flow: &Flow, q: &Question, answer: &Answer, i: usize, index: usize) -> RowView {
     let (label, description) = match &q.custom_row {
-        CustomRow::Labelled { label, description } => (label.clone(), description.clone()),
+        CustomRow::Labelled { label, description } | CustomRow::Inert { label, description } => {
+            (label.clone(), description.clone())
+        }
         CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL.to_owned(), None),
     };
     RowView {

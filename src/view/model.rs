@@ -230,7 +230,9 @@ pub struct RowView {
     pub selected: bool,
     /// The active row.
     pub active: bool,
-    /// The synthetic `Type your own` row.
+    /// The synthetic row after the options: `Type your own` (or the dialect's label for it),
+    /// or an inert stand-in row that says why the question cannot be answered (it opens no
+    /// editor).
     pub custom: bool,
     /// The option's note (`null` when none).
     pub note: Option<String>,

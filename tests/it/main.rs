@@ -39,6 +39,8 @@ mod long_lists;
 mod mcp_core;
 /// The opencode dialect (`protocol/dialects.md`).
 mod opencode_core;
+/// Where a question tab opens: on the answer it holds, or its first row (behaviour §2).
+mod opening_row;
 /// Pointer actions (behaviour §11): what the view offers, keys against activations.
 mod pointer;
 /// Random payloads and keys: invariants, contract, snapshots.
@@ -59,6 +61,8 @@ mod bridge_opencode;
 mod hook_claude;
 
 // The real binary.
+/// `askd ask --attach` in a real terminal (tmux): the hub's flows answered one after another.
+mod attach;
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
 /// The claude, codex, opencode and mcp dialects through the binary.
@@ -84,6 +88,8 @@ mod schema;
 mod state_faults;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
 mod terminal;
+/// A tmux server of a test's own, for the terminal tests.
+mod tmux;
 /// The WebSocket listener and `askd web` over real WebSocket connections.
 mod websocket;
 /// The browser client's table of wide characters against the engine's widths.

@@ -136,7 +136,8 @@ fn previews_of(spec: &FlowSpec) -> Vec<bool> {
 }
 
 impl Flow {
-    /// A new flow on its first tab, first row (opening the editor of a free-text-only first question).
+    /// A new flow on its first tab, on the row it opens on ([`Flow::opening_row`]; the editor of
+    /// a custom row opens there).
     pub fn new(spec: Arc<FlowSpec>, keymap: Arc<Keymap>) -> Flow {
         let answers = spec.questions.iter().map(|q| q.initial.clone()).collect();
         let previews = previews_of(&spec);
@@ -160,7 +161,8 @@ impl Flow {
             filter: None,
             pending: Vec::new(),
         };
-        flow.after_move();
+        flow.row = flow.opening_row(0);
+        flow.after_arrival();
         flow
     }
 
