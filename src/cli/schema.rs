@@ -26,9 +26,9 @@ use serde_json::{Map, Value, json};
 use crate::core::{Action, MAX_SEQUENCE};
 use crate::dialect::{DIALECTS, Shape};
 use crate::server::params::{
-    CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
-    RecoverParams, RestoreParams, SaveCustomParams, SessionParams, SetNoteParams,
-    SubmitAnswersParams, SubscribeParams,
+    ActivateParams, CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams,
+    KeysParams, OpenParams, RecoverParams, RestoreParams, SaveCustomParams, SessionParams,
+    SetDraftParams, SetNoteParams, SubmitAnswersParams, SubscribeParams,
 };
 use crate::server::state::{HubStatus, ListedStatus};
 use crate::server::{METHODS, Step, StepResult, code};
@@ -502,6 +502,31 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
             summary: "Inserts text at the open editor's cursor (a paste).",
             description: "Inserts text into the open editor; fails with -32003 when no editor is open.",
             params: Some(SchemaGenerator::subschema_for::<InsertParams>),
+            result: step,
+            errors: &[
+                code::INVALID_PARAMS,
+                code::UNKNOWN_SESSION,
+                code::COMPLETED,
+                code::NO_EDITOR,
+                code::LIMIT,
+            ],
+        },
+        "activate" => MethodDoc {
+            summary: "Acts on what a click or a tap hit.",
+            description: "Does what the keys that reach the target do: a tab is entered, a row does what its digit does (a single-choice row is chosen and the flow moves on as Enter does, a multi-choice row toggles, the custom row opens its editor), a review action runs as Enter on it does, a completion item is accepted, the filter and the help overlay open or close, an editor opens. The view's `activatable` says which targets the screen offers; any other is refused with -32602 naming what was wrong, and nothing changes.",
+            params: Some(SchemaGenerator::subschema_for::<ActivateParams>),
+            result: step,
+            errors: &[
+                code::INVALID_PARAMS,
+                code::UNKNOWN_SESSION,
+                code::COMPLETED,
+                code::LIMIT,
+            ],
+        },
+        "setDraft" => MethodDoc {
+            summary: "Sets the open editor's whole text (a client's own text area).",
+            description: "Replaces the open editor's text, normalised as typing normalises it, with the cursor at `caret` (UTF-16 code units, a browser's `selectionEnd`; the end when absent). Nothing is saved: the editor's Enter saves it. Fails with -32003 when no editor is open, -32004 past the text limit, -32602 for a caret past the text's end.",
+            params: Some(SchemaGenerator::subschema_for::<SetDraftParams>),
             result: step,
             errors: &[
                 code::INVALID_PARAMS,

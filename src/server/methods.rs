@@ -114,6 +114,8 @@ pub fn module(link: Link) -> RpcModule<Link> {
             ("open", State::open),
             ("key", State::key),
             ("insert", State::insert),
+            ("activate", State::activate),
+            ("setDraft", State::set_draft),
             ("saveCustom", State::save_custom),
             ("setNote", State::set_note),
             ("submitAnswers", State::submit_answers),

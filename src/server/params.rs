@@ -13,7 +13,7 @@ use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::core::{Preset, described, quoted};
+use crate::core::{EditorKind, Preset, Target, described, quoted};
 use crate::dialect::{DIALECTS, DialectId};
 use crate::session::BehaviourOptions;
 
@@ -405,6 +405,83 @@ pub struct InsertParams {
     pub text: String,
 }
 
+/// `activate` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ActivateParams {
+    /// The session id.
+    pub session: String,
+    /// What was clicked or tapped: exactly one of its members.
+    pub target: TargetParams,
+}
+
+/// A pointer target: exactly one of `tab`, `row`, `action`, `completion`, `filter`, `help` and
+/// `editor` (with `option` for an option note).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetParams {
+    /// A tab, by its 0-based index in the view's `tabs`.
+    pub tab: Option<usize>,
+    /// A row of the active question, by its `index` in the view (1-based, the digit that
+    /// selects it).
+    pub row: Option<usize>,
+    /// A review action, by its 0-based index in the view's `review.actions`.
+    pub action: Option<usize>,
+    /// An item of the open completion list, by its 0-based index.
+    pub completion: Option<usize>,
+    /// `true` opens the filter editor of a long list, `false` clears the filter.
+    pub filter: Option<bool>,
+    /// `true` opens the help overlay, `false` closes it.
+    pub help: Option<bool>,
+    /// An editor of the active question to open.
+    pub editor: Option<EditorKind>,
+    /// With `editor: "optionNote"`: the option's value.
+    pub option: Option<String>,
+}
+
+impl TargetParams {
+    /// The core's target; the error is the message of a -32602 when not exactly one member
+    /// names a target.
+    pub fn target(self) -> Result<Target, String> {
+        let mut targets = Vec::with_capacity(1);
+        targets.extend(self.tab.map(Target::Tab));
+        targets.extend(self.row.map(Target::Row));
+        targets.extend(self.action.map(Target::Action));
+        targets.extend(self.completion.map(Target::Completion));
+        targets.extend(self.filter.map(Target::Filter));
+        targets.extend(self.help.map(Target::Help));
+        let option = self.option;
+        if self.editor.is_none() && option.is_some() {
+            return Err("invalid params: target.option: given without editor".into());
+        }
+        targets.extend(self.editor.map(|kind| Target::Editor(kind, option)));
+        match targets.len() {
+            1 => Ok(targets.remove(0)),
+            0 => Err(format!(
+                "invalid params: target: expected one of {TARGETS}, got none"
+            )),
+            _ => Err(format!(
+                "invalid params: target: expected one of {TARGETS}, got several"
+            )),
+        }
+    }
+}
+
+/// The members of a target, in words.
+const TARGETS: &str =
+    "\"tab\", \"row\", \"action\", \"completion\", \"filter\", \"help\" or \"editor\"";
+
+/// `setDraft` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SetDraftParams {
+    /// The session id.
+    pub session: String,
+    /// The open editor's whole text.
+    pub text: String,
+    /// Where the cursor stands, in UTF-16 code units into `text` (a browser's
+    /// `selectionEnd`); the end of the text when absent.
+    pub caret: Option<usize>,
+}
+
 /// `saveCustom` params.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -634,6 +711,38 @@ impl Params for InsertParams {
     const FIELDS: &'static [Field] = &[SESSION, required("text", Expect::Text)];
 }
 
+impl Params for ActivateParams {
+    const FIELDS: &'static [Field] = &[
+        SESSION,
+        required(
+            "target",
+            Expect::Closed(&[
+                optional("tab", Expect::Count),
+                optional("row", Expect::Count),
+                optional("action", Expect::Count),
+                optional("completion", Expect::Count),
+                optional("filter", Expect::Flag),
+                optional("help", Expect::Flag),
+                optional(
+                    "editor",
+                    Expect::OneOf(&["custom", "questionNote", "optionNote"]),
+                ),
+                optional("option", Expect::Text),
+            ]),
+        ),
+    ];
+    // `target` is a struct, which serde would also read from an array.
+    const CHECK_FIRST: bool = true;
+}
+
+impl Params for SetDraftParams {
+    const FIELDS: &'static [Field] = &[
+        SESSION,
+        required("text", Expect::Text),
+        optional("caret", Expect::Count),
+    ];
+}
+
 impl Params for SaveCustomParams {
     const FIELDS: &'static [Field] = &[
         SESSION,
@@ -735,6 +844,8 @@ mod tests {
         agree::<KeysParams>();
         agree::<InsertParams>();
         agree::<SaveCustomParams>();
+        agree::<ActivateParams>();
+        agree::<SetDraftParams>();
         agree::<SetNoteParams>();
         agree::<SubmitAnswersParams>();
         agree::<GetViewParams>();

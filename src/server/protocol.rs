@@ -45,6 +45,8 @@ pub const METHODS: &[&str] = &[
     "key",
     "keys",
     "insert",
+    "activate",
+    "setDraft",
     "saveCustom",
     "setNote",
     "submitAnswers",

@@ -80,6 +80,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             deadline: None,
             filter: None,
             pending_keys: None,
+            activatable: None,
             lines: None,
         };
     };
@@ -113,6 +114,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             total: flow.spec().questions[f.question].options.len(),
         }),
         pending_keys: (!flow.pending_keys().is_empty()).then(|| sequence_name(flow.pending_keys())),
+        activatable: flow.activatable(),
         lines: None,
     }
 }

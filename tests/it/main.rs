@@ -41,6 +41,8 @@ mod mcp_core;
 mod opencode_core;
 /// Where a question tab opens: on the answer it holds, or its first row (behaviour §2).
 mod opening_row;
+/// Pointer actions (behaviour §11): what the view offers, keys against activations.
+mod pointer;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (behaviour §6).

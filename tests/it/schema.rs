@@ -214,6 +214,11 @@ fn openrpc_describes_every_method_in_order() {
             "keys",
             p(&[("session", true), ("keys", true), ("trace", false)]),
         ),
+        ("activate", p(&[("session", true), ("target", true)])),
+        (
+            "setDraft",
+            p(&[("session", true), ("text", true), ("caret", false)]),
+        ),
         ("insert", p(&[("session", true), ("text", true)])),
         (
             "saveCustom",

@@ -132,7 +132,7 @@ impl Flow {
 
     /// Digit `d` on a question tab: the `d`-th row keys move among (with a filter, the
     /// `d`-th row that matches).
-    fn press_digit(&mut self, d: usize) {
+    pub(super) fn press_digit(&mut self, d: usize) {
         let rows = self.rows();
         if d > rows.len() {
             return;
@@ -284,7 +284,7 @@ impl Flow {
     }
 
     /// Runs a review action; Submit does nothing while an answer blocks it.
-    fn run_review_action(&mut self, action: ReviewAction) {
+    pub(super) fn run_review_action(&mut self, action: ReviewAction) {
         if action == ReviewAction::Submit && self.submit_blocked() {
             return;
         }

@@ -12,6 +12,7 @@
 //! | `filtering.rs` | the `/` filter of a long list (§10) |
 //! | `prompts.rs` | the notices and confirmations of the behaviour options ([`Prompts`], §9) |
 //! | `direct.rs` | operations without keys: a custom answer, a note, every answer at once |
+//! | `pointer.rs` | pointer actions: what a click or a tap on a target does, which targets the screen offers, an editor's whole text set at once |
 //! | `ending.rs` | submit on arrival, cancel, decline, the deadline ([`Flow::expire`]; the flow reads no clock) |
 //! | `invariants.rs` | [`Flow::check_invariants`] |
 //! | `error.rs` | [`FlowError`]: why an operation is refused (the flow is then unchanged) |
@@ -27,10 +28,12 @@ mod filtering;
 mod invariants;
 mod keys;
 mod navigation;
+mod pointer;
 mod prompts;
 
 pub use error::FlowError;
 pub use navigation::{ROW_WINDOW, Rows};
+pub use pointer::{Activatable, EditorKind, Target};
 pub use prompts::{Prompts, TypeChange};
 
 use std::sync::Arc;

@@ -125,7 +125,7 @@ impl Flow {
 
     /// Makes `tab` active on its opening row ([`Flow::opening_row`]) and first review action;
     /// the notices and the filter of the tab left go with it.
-    fn enter_tab(&mut self, tab: usize) {
+    pub(super) fn enter_tab(&mut self, tab: usize) {
         self.filter = None;
         self.tab = tab;
         self.row = self.opening_row(tab);
