@@ -12,8 +12,10 @@
 //! goes back to the top of that area and clears below it (the cursor is parked there between
 //! redraws, so that a terminal that reflows its lines on resize takes the cursor along), lines
 //! never wrap (auto-wrap is off while the flow runs), and a screen taller than the terminal
-//! keeps its header and key hints and scrolls the rest to keep the focus in sight ([`fit`]). `--fullscreen` draws on the alternate screen instead. Once the flow is
-//! done the area is cleared (inline) or the alternate screen left.
+//! keeps its header and key hints and scrolls the rest to keep the focus in sight
+//! ([`crate::cli::fit`]). `--fullscreen` draws on the alternate screen instead. Once the flow
+//! is done the area is cleared (inline) or the alternate screen left. The terminal's side of
+//! it (raw mode, drawing, styles, key names, signals) is [`crate::cli::term`].
 //!
 //! A flow with a deadline (`--timeout`, or the time the request gives itself, such as codex's
 //! `autoResolutionMs`) shows a countdown at the right end of its top rule and ends at the

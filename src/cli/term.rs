@@ -29,8 +29,8 @@ use crate::view::{Line, Style};
 /// Exit status when there is no terminal to draw on, or drawing on it fails.
 pub const EXIT_NO_TERMINAL: u8 = 3;
 
-/// What ends a flow whose terminal went away (a SIGHUP, or the terminal's hangup seen by
-/// [`watch_hangup`]); it ends the process.
+/// What ends a flow whose terminal went away (a SIGHUP, or the terminal's hangup seen by the
+/// thread that watches it); it ends the process.
 pub type HangUp = Arc<dyn Fn() + Send + Sync>;
 
 /// The failure of a terminal that cannot be drawn on.
