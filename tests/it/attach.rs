@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use askd::cli::hub::{Event, HubClient, HubOptions, Question};
+use askd::cli::hub::{Asking, Event, HubClient, HubOptions, Question};
 use askd::server::discovery::{self, HubFile};
 use serde_json::{Value, json};
 
@@ -108,6 +108,21 @@ fn question(session: &str, title: &str) -> Question {
     question
 }
 
+/// The result an agent's question ends with, its other events passed over.
+async fn answer_of(asking: &mut Asking) -> Value {
+    loop {
+        match tokio::time::timeout(GUARD, asking.next())
+            .await
+            .unwrap()
+            .unwrap()
+        {
+            Event::Answered(Ok(result)) => return result,
+            Event::Answered(Err(e)) => panic!("refused: {e}"),
+            _ => {}
+        }
+    }
+}
+
 /// The answer of the pi dialect for `values` chosen on question `env`.
 fn answered(result: &Value) -> Vec<String> {
     result["details"]["answers"]["env"]["values"]
@@ -150,17 +165,7 @@ fn the_terminal_answers_the_waiting_flows_oldest_first_then_waits_for_more() {
         pane.keys(&["Down", "Enter"]);
         shows(&pane, "reviews the answer", " Env → Dev").await;
         pane.keys(&["Enter"]);
-        let result = loop {
-            match tokio::time::timeout(GUARD, first.next())
-                .await
-                .unwrap()
-                .unwrap()
-            {
-                Event::Answered(Ok(result)) => break result,
-                Event::Answered(Err(e)) => panic!("refused: {e}"),
-                _ => {}
-            }
-        };
+        let result = answer_of(&mut first).await;
         assert_eq!(answered(&result), ["dev"], "{result}");
 
         // The next one follows by itself, with nothing else waiting.
@@ -173,17 +178,7 @@ fn the_terminal_answers_the_waiting_flows_oldest_first_then_waits_for_more() {
         pane.keys(&["Enter"]);
         shows(&pane, "reviews the answer", " Env → Prod").await;
         pane.keys(&["Enter"]);
-        let result = loop {
-            match tokio::time::timeout(GUARD, second.next())
-                .await
-                .unwrap()
-                .unwrap()
-            {
-                Event::Answered(Ok(result)) => break result,
-                Event::Answered(Err(e)) => panic!("refused: {e}"),
-                _ => {}
-            }
-        };
+        let result = answer_of(&mut second).await;
         assert_eq!(answered(&result), ["prod"], "{result}");
         shows(
             &pane,
