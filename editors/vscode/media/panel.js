@@ -6,10 +6,14 @@
  * session only) and posts the answers back.
  *
  * Messages to the extension: `ready { columns }` once loaded, `request { id, method, params }`,
- * `error { message }`. From it: `start { step, stepWidth }`, `response { id, result | error }`,
- * `notification { method, params }`. When the panel is resized, the page gives askd its new
- * width with `subscribe { session, width }`; `data-step-width` on the flow element is the width
- * the session's Steps come at.
+ * `error { message }`. From it: `start { step, stepWidth, look, focus }`, `response { id, result
+ * | error }`, `notification { method, params }`, and `focus` when the panel has been brought to
+ * the front for the person. The flow is drawn in the form look (semantic widgets, a real text
+ * area, clicks through `activate`) or the terminal look. The page takes the keyboard only when
+ * `start` or `focus` says so, or when the person comes to the panel: a question that arrives
+ * while the person types elsewhere takes nothing. When the panel is resized, the page gives askd
+ * its new width with `subscribe { session, width }`; `data-step-width` on the flow element is the
+ * width the session's Steps come at.
  */
 
 import { columnsFor, mountFlow } from "./askd-view.js";
@@ -78,7 +82,10 @@ function drawCountdown() {
  * @param {any} step
  */
 function onStep(step) {
-  const next = step?.status === "open" && typeof step?.view?.deadline === "number" ? step.view.deadline : null;
+  // The form look draws its own countdown; the line above is the terminal look's.
+  const counted = flow?.look !== "form";
+  const next =
+    counted && step?.status === "open" && typeof step?.view?.deadline === "number" ? step.view.deadline : null;
   if (next !== deadline) {
     deadline = next;
     drawCountdown();
@@ -109,15 +116,21 @@ window.addEventListener("message", (event) => {
         await transport.request("subscribe", { session, width: columns });
         element.dataset.stepWidth = String(columns);
       },
-      autofocus: true,
+      look: message.look === "terminal" ? "terminal" : "form",
+      autofocus: message.focus === true,
       onStep,
     });
     flow.setView(message.step);
+  } else if (message.kind === "focus") {
+    flow?.focus();
   }
 });
 
 // Coming back to the panel gives the flow the keyboard again.
-window.addEventListener("focus", () => element.focus({ preventScroll: true }));
+window.addEventListener("focus", () => {
+  if (flow !== null) flow.focus();
+  else element.focus({ preventScroll: true });
+});
 
 window.addEventListener("error", (event) => {
   host.postMessage({ kind: "error", message: String(event.message) });

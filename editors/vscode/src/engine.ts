@@ -39,6 +39,18 @@ export class AskdError extends Error {
   }
 }
 
+/**
+ * The engine could not be found or started: the `askd.path` setting (or `PATH`) is where the
+ * person fixes it, and the notification offers to open it.
+ */
+export class EngineNotFound extends AskdError {
+  /** A failure with the text shown to the person. */
+  constructor(message: string) {
+    super(message);
+    this.name = "EngineNotFound";
+  }
+}
+
 /** The JSON-RPC error codes of the engine that the extension reacts to. */
 export const ErrorCode = {
   /** The session has already completed. */
@@ -82,12 +94,19 @@ export class Engine {
   private stderrPartial = "";
   private exitMessage: string | undefined;
   private readonly exitListeners: Array<(message: string) => void> = [];
-  private readonly sessionChangedListeners: Array<(params: unknown) => void> = [];
+  private readonly notificationListeners = new Map<string, Array<(params: unknown) => void>>();
   private readonly exited: Promise<never>;
   private disposed = false;
 
-  /** Starts `path` (as `askd serve` on its default framing detection). */
-  constructor(path: string, spawn: Spawn = (command, args) => childProcess.spawn(command, args)) {
+  /**
+   * Starts `path` with `args`: `askd serve` (the default) on its default framing detection, or
+   * `askd hub --pipe`, the hub relayed over the same pipes.
+   */
+  constructor(
+    path: string,
+    spawn: Spawn = (command, args) => childProcess.spawn(command, args),
+    args: readonly string[] = ["serve"],
+  ) {
     this.path = path;
     let rejectExited: (error: AskdError) => void = () => undefined;
     this.exited = new Promise<never>((_resolve, reject) => {
@@ -95,7 +114,7 @@ export class Engine {
     });
     // Nobody may be waiting when the process ends: that is not an unhandled failure.
     this.exited.catch(() => undefined);
-    this.child = spawn(path, ["serve"]);
+    this.child = spawn(path, args);
     const { stdin, stdout, stderr } = this.child;
     if (stdin === null || stdout === null || stderr === null) {
       throw new AskdError(engineCouldNotStart(path, "its standard streams are not pipes"));
@@ -107,25 +126,25 @@ export class Engine {
     stdin.on("error", () => undefined);
     stderr.setEncoding("utf8");
     stderr.on("data", (chunk: string) => this.keepStderr(chunk));
-    const end = (message: string): void => {
+    const end = (message: string, notStarted = false): void => {
       if (this.exitMessage !== undefined) {
         return;
       }
       this.exitMessage = message;
-      rejectExited(new AskdError(message));
+      rejectExited(notStarted ? new EngineNotFound(message) : new AskdError(message));
       this.connection.dispose();
       for (const listener of this.exitListeners.splice(0)) {
         listener(message);
       }
     };
-    this.child.on("error", (error) => end(engineCouldNotStart(path, error.message)));
+    this.child.on("error", (error) => end(engineCouldNotStart(path, error.message), true));
     this.child.on("close", (code, signal) => {
       this.flushStderr();
       end(engineExited(path, code, signal, this.stderrTail));
     });
     this.connection.onError(() => undefined);
-    this.connection.onNotification("session/changed", (params: unknown) => {
-      for (const listener of [...this.sessionChangedListeners]) {
+    this.connection.onNotification((method: string, params: unknown) => {
+      for (const listener of [...(this.notificationListeners.get(method) ?? [])]) {
         listener(params);
       }
     });
@@ -159,12 +178,19 @@ export class Engine {
    * (a subscribed session changed by no request of this connection: its deadline passed).
    */
   onSessionChanged(listener: (params: unknown) => void): { dispose(): void } {
-    this.sessionChangedListeners.push(listener);
+    return this.onNotification("session/changed", listener);
+  }
+
+  /** Calls `listener` with the params of every notification `method` the engine sends. */
+  onNotification(method: string, listener: (params: unknown) => void): { dispose(): void } {
+    const listeners = this.notificationListeners.get(method) ?? [];
+    listeners.push(listener);
+    this.notificationListeners.set(method, listeners);
     return {
       dispose: () => {
-        const index = this.sessionChangedListeners.indexOf(listener);
+        const index = listeners.indexOf(listener);
         if (index >= 0) {
-          this.sessionChangedListeners.splice(index, 1);
+          listeners.splice(index, 1);
         }
       },
     };
@@ -288,7 +314,7 @@ export class EngineHost {
   async acquire(): Promise<Engine> {
     const location = this.options.locate();
     if (!location.found) {
-      throw new AskdError(location.message);
+      throw new EngineNotFound(location.message);
     }
     const current = this.current;
     if (current !== undefined && current.alive && current.path === location.path) {

@@ -1,26 +1,46 @@
 /**
  * The askd extension: the `askd: Demo` and `askd: Ask from File…` commands, the `askd.ask`
- * command, and the API other extensions get from `activate` (see README.md). Every flow is
- * decided by the askd engine; the extension shows its screens in a webview panel.
+ * command, the API other extensions get from `activate` (see README.md), and the attachment to
+ * the hub, whose flows it offers to answer. Every flow is decided by the askd engine; the
+ * extension shows it in a webview panel beside the editor, taking the keyboard only when the
+ * person asks for it.
  */
 
+import * as fs from "node:fs";
 import * as vscode from "vscode";
+import {
+  ANSWER,
+  answerOrder,
+  arrivalMessage,
+  attachedMessage,
+  stillWaitingMessage,
+  waitingText,
+  waitingTooltip,
+  type WaitingQuestion,
+} from "./attention";
 import { DEMO_PAYLOAD } from "./demo";
 import { locateEngine, processEnvironment } from "./discovery";
-import { AskdError, Engine, EngineHost } from "./engine";
+import { AskdError, Engine, EngineHost, EngineNotFound } from "./engine";
 import { runFlow, type FlowOutcome } from "./flow";
+import { HubAttachment, hubRunsByStatus, processHubDiscoveryFile, sessionLabel } from "./hub";
 import { payloadNotJson } from "./messages";
-import { openQuestionPanel } from "./panel";
+import { openQuestionPanel, type QuestionPanel } from "./panel";
 import { openParams, readSettings, type FlowOptions } from "./params";
 
 /** The options of {@link AskdApi.ask}. */
 export interface AskOptions extends FlowOptions {
   /** Cancelling it withdraws the question: the flow ends as aborted. */
   token?: vscode.CancellationToken;
+  /**
+   * Whether the panel takes the keyboard when it opens: `false` (the default) leaves it where
+   * the person is typing and announces the question instead; `true` is for a question the
+   * person has just asked for.
+   */
+  focus?: boolean;
 }
 
-/** Where a flow came from. */
-export type AskSource = "demo" | "file" | "api" | "command";
+/** Where a flow came from: the extension's commands, its API, or the hub. */
+export type AskSource = "demo" | "file" | "api" | "command" | "hub";
 
 /** A flow that has ended, as {@link AskdApi.onDidFinishAsk} reports it. */
 export interface FinishedAsk extends FlowOutcome {
@@ -52,6 +72,10 @@ const SHOW_RESULT = "Show Result";
 const INITIALIZE_WAIT_MS = 10_000;
 /** How long the question panel's page may take to load. */
 const READY_WAIT_MS = 20_000;
+/** How often the hub's discovery file is looked at while not attached. */
+const HUB_POLL_MS = 2_000;
+/** The notification button of a missing engine: it opens the `askd.path` setting. */
+export const OPEN_SETTINGS = "Open Settings";
 
 /** The text a result is summed up by in a notification (one line: line breaks become `; `). */
 export function summarise(result: unknown): string {
@@ -86,29 +110,218 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
     const folder = vscode.workspace.workspaceFolders?.[0];
     return folder?.uri.scheme === "file" ? folder.uri.fsPath : undefined;
   };
+  const configuration = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration("askd");
+  const locate = () =>
+    locateEngine(configuration().get<string>("path") ?? "", processEnvironment(context.extensionPath, firstFolder()));
+  const client = { name: "askd-vscode", version: String(context.extension.packageJSON.version ?? "0") };
   const host = new EngineHost({
-    locate: () =>
-      locateEngine(
-        vscode.workspace.getConfiguration("askd").get<string>("path") ?? "",
-        processEnvironment(context.extensionPath, firstFolder()),
-      ),
+    locate,
     start: (enginePath) => new Engine(enginePath),
-    client: { name: "askd-vscode", version: String(context.extension.packageJSON.version ?? "0") },
+    client,
     initializeWaitMs: INITIALIZE_WAIT_MS,
   });
+  const look = (): "form" | "terminal" => (configuration().get<string>("look") === "terminal" ? "terminal" : "form");
   let sessions = 0;
+
+  // Where the keyboard goes back to: the text editor last active before a question took it.
+  let lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
+  /** The open question panels, by session; a session's panel is shown once. */
+  const panels = new Map<string, QuestionPanel>();
+  /** The window's own flows waiting for an answer, by session. */
+  const ownWaiting = new Map<string, WaitingQuestion>();
+
+  /** Gives the keyboard back to the text editor the person was in. */
+  const focusBack = async (): Promise<void> => {
+    const editor = lastEditor;
+    if (editor !== undefined && vscode.workspace.textDocuments.includes(editor.document)) {
+      const options: vscode.TextDocumentShowOptions =
+        editor.viewColumn === undefined ? { preserveFocus: false } : { viewColumn: editor.viewColumn, preserveFocus: false };
+      await vscode.window.showTextDocument(editor.document, options);
+    } else {
+      await vscode.commands.executeCommand("workbench.action.focusFirstEditorGroup");
+    }
+  };
+
+  /** Opens a question panel for `session`; when it closes with the keyboard, the keyboard goes back. */
+  const openPanel = (session: string, title: string, focus: boolean): QuestionPanel => {
+    const panel = openQuestionPanel(context.extensionUri, title, focus);
+    panels.set(session, panel);
+    const forget = (): void => {
+      if (panels.get(session) === panel) panels.delete(session);
+    };
+    return {
+      get active() {
+        return panel.active;
+      },
+      reveal: () => panel.reveal(),
+      post: (message) => panel.post(message),
+      onMessage: (listener) => panel.onMessage(listener),
+      onClosed: (listener) =>
+        panel.onClosed(() => {
+          forget();
+          listener();
+        }),
+      close() {
+        const hadKeyboard = panel.active;
+        forget();
+        panel.close();
+        if (hadKeyboard) void focusBack();
+      },
+    };
+  };
+
+  const hub = new HubAttachment({
+    locate: () => {
+      const location = locate();
+      return location.found ? location.path : undefined;
+    },
+    discoveryFile: processHubDiscoveryFile(),
+    stat: (file) => {
+      try {
+        return { mtimeMs: fs.statSync(file).mtimeMs };
+      } catch {
+        return undefined;
+      }
+    },
+    hubRuns: (enginePath) => hubRunsByStatus(enginePath),
+    connect: (enginePath) => new Engine(enginePath, undefined, ["hub", "--pipe"]),
+    client,
+    pollMs: HUB_POLL_MS,
+    log: (line) => output.appendLine(line),
+  });
+
+  /** Every question waiting, in the order they are answered. */
+  const waiting = (): WaitingQuestion[] =>
+    answerOrder([
+      ...ownWaiting.values(),
+      ...hub.waiting.map((entry) => ({
+        session: entry.session,
+        label: sessionLabel(entry),
+        openedAt: typeof entry.openedAt === "number" ? entry.openedAt : Number.MAX_SAFE_INTEGER,
+        where: "hub" as const,
+      })),
+    ]);
+
+  const waitingItem = vscode.window.createStatusBarItem("askd.waiting", vscode.StatusBarAlignment.Right, 1);
+  waitingItem.name = "askd: questions waiting";
+  waitingItem.command = "askd.answer";
+  const drawWaiting = (): void => {
+    const questions = waiting();
+    if (questions.length === 0) {
+      waitingItem.hide();
+      return;
+    }
+    waitingItem.text = waitingText(questions.length);
+    waitingItem.tooltip = waitingTooltip(questions);
+    waitingItem.show();
+  };
+
+  /** Announces a question without moving the keyboard; "Answer" opens it. */
+  const announce = (message: string, session: string | undefined): void => {
+    void vscode.window.showInformationMessage(message, ANSWER).then((choice) => {
+      if (choice === ANSWER) void answer(session);
+    });
+  };
+
+  /** Shows a flow of the hub in a panel of its own, until it is answered (here or elsewhere). */
+  const showHubFlow = async (session: string, focus: boolean): Promise<void> => {
+    const engine = hub.engine;
+    const entry = hub.session(session);
+    if (engine === undefined || entry === undefined) {
+      void vscode.window.showWarningMessage("askd: that question is no longer waiting.");
+      return;
+    }
+    const outcome = await runFlow({
+      engine,
+      attachTo: session,
+      openPanel: () => openPanel(session, entry.title ?? session, focus),
+      look: look(),
+      focus,
+      token: undefined,
+      readyWaitMs: READY_WAIT_MS,
+      warn: (message) => void vscode.window.showWarningMessage(message),
+    });
+    if (outcome.left === undefined) {
+      hub.ended(session);
+      output.appendLine(`hub: session ${outcome.session} ended (${outcome.outcome ?? "done"})`);
+      output.appendLine(JSON.stringify(outcome.result, null, 2));
+      finished.fire({ ...outcome, source: "hub" });
+    }
+    const left = waiting().filter((question) => !panels.has(question.session));
+    if (outcome.left !== "closed" && left.length > 0) {
+      announce(stillWaitingMessage(left.length), undefined);
+    }
+  };
+
+  /**
+   * Takes the person to a question, with the keyboard: `session`'s, else the oldest waiting one.
+   * An open panel is brought forward; a question of the hub gets a panel.
+   */
+  const answer = async (session?: string): Promise<void> => {
+    const target = session ?? waiting()[0]?.session ?? [...panels.keys()][0];
+    if (target === undefined) {
+      void vscode.window.showInformationMessage("askd: no question is waiting.");
+      return;
+    }
+    const panel = panels.get(target);
+    if (panel !== undefined) {
+      panel.reveal();
+      return;
+    }
+    if (hub.session(target) !== undefined) {
+      try {
+        await showHubFlow(target, true);
+      } catch (error) {
+        reportFailure(error);
+      }
+      return;
+    }
+    void vscode.window.showWarningMessage("askd: that question is no longer waiting.");
+  };
+
+  /** The key of `askd.focusQuestion`: to the question, and back to the editor. */
+  const toggleFocus = async (): Promise<void> => {
+    if ([...panels.values()].some((panel) => panel.active)) {
+      await focusBack();
+      return;
+    }
+    await answer();
+  };
+
+  hub.onDidChange(drawWaiting);
+  hub.onDidArrive((entry) => {
+    const question = waiting().find((candidate) => candidate.session === entry.session);
+    if (question !== undefined) announce(arrivalMessage(question, waiting().length), entry.session);
+  });
+  hub.onDidAttach((already) => {
+    if (already.length > 0) announce(attachedMessage(already.length), undefined);
+  });
+  const followAttachSetting = (): void => {
+    if (configuration().get<boolean>("attachToHub") === false) hub.stop();
+    else hub.start();
+  };
 
   const ask = async (payload: unknown, options: AskOptions, source: AskSource): Promise<FinishedAsk> => {
     const engine = await host.acquire();
+    sessions += 1;
+    const session = options.session ?? `vscode-${sessions}`;
+    // A question the person asked for (a command they ran) takes the keyboard; one that
+    // arrives while they work waits beside, announced.
+    const focus = options.focus ?? (source === "demo" || source === "file");
+    const title = panelTitle(payload);
     try {
-      const configuration = vscode.workspace.getConfiguration("askd");
-      const settings = readSettings((key) => configuration.get(key));
-      sessions += 1;
-      const session = `vscode-${sessions}`;
+      const settings = readSettings((key) => configuration().get(key));
+      if (!focus) {
+        ownWaiting.set(session, { session, label: title, openedAt: Date.now(), where: "local" });
+        drawWaiting();
+        announce(arrivalMessage({ session, label: title, openedAt: 0, where: "local" }, waiting().length), session);
+      }
       const outcome = await runFlow({
         engine,
-        openPanel: () => openQuestionPanel(context.extensionUri, panelTitle(payload)),
+        openPanel: () => openPanel(session, title, focus),
         openParams: (columns) => openParams(payload, options, settings, { session, width: columns, cwd: firstFolder() }),
+        look: look(),
+        focus,
         token: options.token,
         readyWaitMs: READY_WAIT_MS,
         warn: (message) => void vscode.window.showWarningMessage(message),
@@ -119,6 +332,8 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
       finished.fire(report);
       return report;
     } finally {
+      ownWaiting.delete(session);
+      drawWaiting();
       host.release(engine);
     }
   };
@@ -140,6 +355,13 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
   const reportFailure = (error: unknown): void => {
     const message = error instanceof Error ? error.message : String(error);
     output.appendLine(message);
+    if (error instanceof EngineNotFound) {
+      // Where the person looks for it: the settings editor, at askd.path.
+      void vscode.window.showErrorMessage(message, OPEN_SETTINGS).then((choice) => {
+        if (choice === OPEN_SETTINGS) void vscode.commands.executeCommand("workbench.action.openSettings", "askd.path");
+      });
+      return;
+    }
     void vscode.window.showErrorMessage(message);
   };
 
@@ -184,7 +406,15 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
     output,
     finished,
     status,
+    waitingItem,
     { dispose: () => host.dispose() },
+    { dispose: () => hub.stop() },
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      if (editor !== undefined) lastEditor = editor;
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("askd.attachToHub")) followAttachSetting();
+    }),
     vscode.commands.registerCommand("askd.demo", () => askAndShow(DEMO_PAYLOAD, "demo")),
     vscode.commands.registerCommand("askd.askFromFile", askFromFile),
     vscode.commands.registerCommand("askd.ask", async (payload: unknown, options?: AskOptions) => {
@@ -195,11 +425,16 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
         throw error;
       }
     }),
+    vscode.commands.registerCommand("askd.answer", (session?: unknown) =>
+      answer(typeof session === "string" ? session : undefined),
+    ),
+    vscode.commands.registerCommand("askd.focusQuestion", toggleFocus),
     // Bound to keys the flow uses (ctrl+w, ctrl+k, …) while the panel is active, so that the
     // workbench does not also act on them (close the editor, start a chord): the panel's page
     // has already sent them to the engine.
     vscode.commands.registerCommand("askd.keepKeyInFlow", () => undefined),
   );
+  followAttachSetting();
   return api;
 }
 

@@ -6,6 +6,11 @@
  * cancellation token fires (aborted by the asker), when the deadline of `timeoutMs` passes
  * (the engine's timer ends it, and the flow hears of it through its subscription to the
  * session), or when the engine dies.
+ *
+ * A flow can also show a session opened elsewhere (in the hub, by an agent's glue): it is never
+ * opened, cancelled or closed by this flow. It ends when a Step comes back done (the person
+ * answered here, or another client did), when the hub closes it, or when the person closes the
+ * panel, which leaves the question waiting for another client or a later answer.
  */
 
 import { AskdError, ErrorCode } from "./engine";
@@ -28,6 +33,8 @@ export interface FlowEngine {
   onExit(listener: (message: string) => void): Disposable;
   /** Calls `listener` with the params of every `session/changed` notification. */
   onSessionChanged(listener: (params: unknown) => void): Disposable;
+  /** Calls `listener` with the params of every notification `method` (the hub's `session/closed`). */
+  onNotification?(method: string, listener: (params: unknown) => void): Disposable;
 }
 
 /** Something that can be undone. */
@@ -63,6 +70,11 @@ export interface FlowOutcome {
   readonly transcript: Transcript | undefined;
   /** `submit`, `elaborate`, `cancelled`, `aborted`, `invalid`, … (the view's `outcome`). */
   readonly outcome: string | null;
+  /**
+   * Only for a session shown from elsewhere: it ended here without an answer — the panel was
+   * closed (`closed`: the question still waits) or the hub closed the session (`gone`).
+   */
+  readonly left?: "closed" | "gone";
 }
 
 /** What one flow needs. */
@@ -71,7 +83,13 @@ export interface FlowSetup {
   /** Opens the panel (called only when the flow needs one). */
   readonly openPanel: () => FlowPanel;
   /** The params of `open`, given the columns the panel's page measured. */
-  readonly openParams: (columns: number) => OpenParams;
+  readonly openParams?: (columns: number) => OpenParams;
+  /** A session opened elsewhere (in the hub) to show instead of opening one. */
+  readonly attachTo?: string;
+  /** How the page draws the flow: `form` (semantic widgets) or `terminal` (the rendered lines). */
+  readonly look?: "form" | "terminal";
+  /** Whether the page takes the keyboard when the flow starts (the person asked for it). */
+  readonly focus?: boolean;
   /** The asker's cancellation. */
   readonly token: AbortSignalLike | undefined;
   /** How long the page may take to report that it has loaded. */
@@ -108,6 +126,16 @@ class Flow {
       this.setup.engine.onExit((message) => this.fail(new AskdError(message))),
       this.setup.engine.onSessionChanged((params) => this.onSessionChanged(params)),
     );
+    const attached = this.setup.attachTo;
+    if (attached !== undefined && this.setup.engine.onNotification !== undefined) {
+      this.disposables.push(
+        this.setup.engine.onNotification("session/closed", (params) => {
+          if ((params as { session?: unknown } | null)?.session === attached) {
+            this.leave("gone");
+          }
+        }),
+      );
+    }
     const token = this.setup.token;
     if (token?.isCancellationRequested) {
       void this.openWithoutPanel();
@@ -146,7 +174,11 @@ class Flow {
       }),
       panel.onClosed(() => {
         this.panel = undefined;
-        void this.cancelBy("closed");
+        if (this.setup.attachTo !== undefined) {
+          this.leave("closed");
+        } else {
+          void this.cancelBy("closed");
+        }
       }),
     );
     const token = this.setup.token;
@@ -171,6 +203,27 @@ class Flow {
   }
 
   private async open(columns: number): Promise<Step> {
+    const attached = this.setup.attachTo;
+    if (attached !== undefined) {
+      // The session's Steps come at the panel's width from now on; its view is read at it.
+      this.sessionWidth = columns;
+      await this.setup.engine.request("subscribe", { session: attached, width: columns });
+      const view = await this.setup.engine.request<Step["view"] & { status?: unknown; version?: unknown }>(
+        "getView",
+        { session: attached, width: columns },
+      );
+      this.session = attached;
+      const status = view.status === "done" ? "done" : "open";
+      const step: Step = { session: attached, status, view };
+      if (status === "done") {
+        const result = await this.setup.engine.request<unknown>("getResult", { session: attached });
+        return { ...step, result };
+      }
+      return step;
+    }
+    if (this.setup.openParams === undefined) {
+      throw new AskdError("askd: a flow needs either open params or a session to show.");
+    }
     const params = this.setup.openParams(columns);
     this.sessionWidth = params.width;
     if (params.timeoutMs !== undefined) {
@@ -195,7 +248,13 @@ class Flow {
         this.finish(step);
         return;
       }
-      this.panel?.post({ kind: "start", step, stepWidth: this.sessionWidth });
+      this.panel?.post({
+        kind: "start",
+        step,
+        stepWidth: this.sessionWidth,
+        look: this.setup.look ?? "terminal",
+        focus: this.setup.focus ?? true,
+      });
       if (this.setup.token?.isCancellationRequested) {
         await this.abort();
       }
@@ -284,7 +343,11 @@ class Flow {
     }
     this.finished = true;
     this.release();
-    this.setup.engine.request("close", { session: step.session }).catch(() => undefined);
+    if (this.setup.attachTo === undefined) {
+      // The flow's own session: its result has been taken, the engine may forget it. A session
+      // shown from the hub is its opener's to close.
+      this.setup.engine.request("close", { session: step.session }).catch(() => undefined);
+    }
     this.resolve({
       session: step.session,
       result: step.result,
@@ -293,13 +356,23 @@ class Flow {
     });
   }
 
+  /** A session shown from elsewhere is left without an answer: `closed` here, or `gone` there. */
+  private leave(why: "closed" | "gone"): void {
+    if (this.finished) {
+      return;
+    }
+    this.finished = true;
+    this.release();
+    this.resolve({ session: this.setup.attachTo ?? "", result: undefined, transcript: undefined, outcome: null, left: why });
+  }
+
   private fail(error: unknown): void {
     if (this.finished) {
       return;
     }
     this.finished = true;
     this.release();
-    if (this.session !== undefined) {
+    if (this.session !== undefined && this.setup.attachTo === undefined) {
       this.setup.engine.request("close", { session: this.session }).catch(() => undefined);
     }
     this.reject(error instanceof Error ? error : new AskdError(String(error)));

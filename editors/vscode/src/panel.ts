@@ -10,6 +10,14 @@
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import type { FlowPanel } from "./flow";
+
+/** A question panel as the extension holds it: a flow's panel it can bring to the front. */
+export interface QuestionPanel extends FlowPanel {
+  /** Whether the panel is the active editor (it has, or last had, the keyboard). */
+  readonly active: boolean;
+  /** Brings the panel to the front and gives it the keyboard. */
+  reveal(): void;
+}
 import type { HostMessage } from "./protocol";
 
 /** The webview panel type (used in `when` clauses: `activeWebviewPanelId == 'askd.flow'`). */
@@ -48,19 +56,23 @@ export function panelHtml(cspSource: string, nonce: string, title: string, asset
 </head>
 <body>
 <div id="askd-countdown" class="askd-countdown" role="timer" hidden></div>
-<main id="askd-flow" class="askd askd-panel" aria-label="${escaped}"></main>
+<main id="askd-flow" class="askd askd-vscode" aria-label="${escaped}"></main>
 <script type="module" nonce="${nonce}" src="${asset("panel.js")}"></script>
 </body>
 </html>`;
 }
 
-/** Opens a question panel in the active editor column, its page loading. */
-export function openQuestionPanel(extensionUri: vscode.Uri, title: string): FlowPanel {
+/**
+ * Opens a question panel beside the active editor, its page loading. With `focus` false (a
+ * question that arrives while the person works) the keyboard stays where it is; with `focus`
+ * true (the person asked for it) the panel takes it.
+ */
+export function openQuestionPanel(extensionUri: vscode.Uri, title: string, focus: boolean): QuestionPanel {
   const media = vscode.Uri.joinPath(extensionUri, "media");
   const panel = vscode.window.createWebviewPanel(
     PANEL_VIEW_TYPE,
     title,
-    { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+    { viewColumn: vscode.ViewColumn.Beside, preserveFocus: !focus },
     {
       enableScripts: true,
       localResourceRoots: [media],
@@ -75,6 +87,15 @@ export function openQuestionPanel(extensionUri: vscode.Uri, title: string): Flow
   );
   let closing = false;
   return {
+    get active() {
+      return !closing && panel.active;
+    },
+    reveal() {
+      if (!closing) {
+        panel.reveal(undefined, false);
+        void webview.postMessage({ kind: "focus" } satisfies HostMessage);
+      }
+    },
     post(message: HostMessage) {
       if (!closing) {
         void webview.postMessage(message);

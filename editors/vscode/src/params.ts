@@ -1,7 +1,10 @@
 /**
  * From what an extension (or the person's settings) asks for to the params of the engine's
- * `open`. Options the engine binary does not know yet (`behaviour`, `keymapPreset`,
- * `timeoutMs`, dialects beyond `pi` and `dsh`) are passed through unchanged.
+ * `open`. Every option is an `open` param: those the extension merges with the settings
+ * (`keymap`, `keymapPreset`, `behaviour`) or decides a default for (`session`, `width`, `cwd`),
+ * and every other one — `dialect`, `timeoutMs`, `asker`, the dialects' own options such as
+ * `mcp: { requester }` and `claude: { previewFormat }`, and params a newer engine knows — passed
+ * through unchanged, for the engine to validate.
  */
 
 /** Behaviour flags of the engine (`behaviour` of `open`). */
@@ -39,7 +42,21 @@ export interface FlowOptions {
   timeoutMs?: number;
   /** The folder `@` completion lists, instead of the first workspace folder. */
   cwd?: string;
+  /** Who asks (`{ name?, folder? }`), so that a person can tell flows apart. */
+  asker?: { name?: string; folder?: string };
+  /** The claude dialect's options, e.g. `{ previewFormat: "html" }`. */
+  claude?: Record<string, unknown>;
+  /** The mcp dialect's options, e.g. `{ requester: { name: "deploy-server" } }`. */
+  mcp?: Record<string, unknown>;
+  /** Any other `open` param (one a newer engine knows), passed through unchanged. */
+  [param: string]: unknown;
 }
+
+/**
+ * Options of the `ask` API that are the extension's own, never sent to the engine: the
+ * cancellation token, and `focus` (whether the panel takes the keyboard when it opens).
+ */
+export const EXTENSION_OPTIONS: ReadonlySet<string> = new Set(["token", "focus"]);
 
 /** The settings of the `askd.*` configuration that shape a flow. */
 export interface FlowSettings {
@@ -55,6 +72,7 @@ export interface FlowSettings {
 
 /** The params of the engine's `open`, as sent. */
 export interface OpenParams {
+  [param: string]: unknown;
   payload: unknown;
   session: string;
   width: number;
@@ -122,8 +140,11 @@ export function openParams(
     session: options.session ?? decided.session,
     width: settings.width > 0 ? settings.width : decided.width,
   };
-  if (options.dialect !== undefined) {
-    params.dialect = options.dialect;
+  const handled = new Set(["payload", "session", "width", "cwd", "keymap", "keymapPreset", "behaviour"]);
+  for (const [name, value] of Object.entries(options)) {
+    if (value !== undefined && !handled.has(name) && !EXTENSION_OPTIONS.has(name)) {
+      params[name] = value;
+    }
   }
   const cwd = options.cwd ?? decided.cwd;
   if (cwd !== undefined) {
@@ -141,9 +162,6 @@ export function openParams(
   const behaviour = merged(settings.behaviour, options.behaviour);
   if (behaviour !== undefined) {
     params.behaviour = behaviour;
-  }
-  if (options.timeoutMs !== undefined) {
-    params.timeoutMs = options.timeoutMs;
   }
   return params;
 }

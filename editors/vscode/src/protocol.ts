@@ -41,9 +41,14 @@ export function isStep(value: unknown, session: string): value is Step {
 /**
  * The methods the page may call, always on its own session. `subscribe` is how it gives askd
  * its new width after a resize (`subscribe { session, width }`): the session's Steps then come
- * rendered at it, and `up`/`down` in an editor move between the lines drawn at it.
+ * rendered at it, and `up`/`down` in an editor move between the lines drawn at it. `activate`
+ * (a click or tap on a row, tab, action or editor) and `setDraft` (the form's text area, whole)
+ * go to engines that have them; one that lacks them answers -32601 and the form falls back to
+ * keys and `saveCustom` / `setNote`.
  */
 export const PAGE_METHODS: ReadonlySet<string> = new Set([
+  "activate",
+  "setDraft",
   "key",
   "keys",
   "insert",
@@ -74,8 +79,19 @@ export type PageMessage =
 
 /** What the extension sends the page. */
 export type HostMessage =
-  /** Draw this first Step of the flow; the session's Steps arrive rendered at `stepWidth`. */
-  | { readonly kind: "start"; readonly step: Step; readonly stepWidth: number }
+  /**
+   * Draw this first Step of the flow in `look` (`form` or `terminal`); the session's Steps
+   * arrive rendered at `stepWidth`. The page takes the keyboard only when `focus` says so.
+   */
+  | {
+      readonly kind: "start";
+      readonly step: Step;
+      readonly stepWidth: number;
+      readonly look: "form" | "terminal";
+      readonly focus: boolean;
+    }
+  /** The panel has been brought to the front with the keyboard: give it to the flow. */
+  | { readonly kind: "focus" }
   /** The answer to a `request`. */
   | { readonly kind: "response"; readonly id: number; readonly result?: unknown; readonly error?: RpcError }
   /** A change the page did not ask for (the flow was aborted by the asker, or timed out). */

@@ -33,6 +33,13 @@ export ASKD_BIN
 # emptied first, never the user's.
 export XDG_STATE_HOME="$work/state"
 rm -rf "$XDG_STATE_HOME"
+# A hub's discovery file goes to a runtime folder of the tests' own, never the user's (whose
+# hub the extension would otherwise attach to), and no hub opens a browser.
+export XDG_RUNTIME_DIR="$work/runtime"
+rm -rf "$XDG_RUNTIME_DIR"
+mkdir -p "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+export ASKD_NO_BROWSER=1
 
 passed=0
 failed=0

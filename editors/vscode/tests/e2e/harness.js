@@ -93,7 +93,20 @@ async function startVsCode(name, options) {
   fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings, null, 2));
   const config = path.join(root, "code-server.yaml");
   fs.writeFileSync(config, "auth: none\ncert: false\n");
-  const env = { ...process.env, ...(options.env ?? {}), XDG_CONFIG_HOME: path.join(root, "config"), XDG_DATA_HOME: path.join(root, "data") };
+  // A runtime folder of the test's own, where a hub's discovery file goes (never the user's),
+  // a state folder of its own (no flow left open by an earlier test is resumed by this one's
+  // engine), and no browser opened by a hub.
+  const runtime = path.join(root, "runtime");
+  fs.mkdirSync(runtime, { recursive: true, mode: 0o700 });
+  const env = {
+    ...process.env,
+    XDG_RUNTIME_DIR: runtime,
+    XDG_STATE_HOME: path.join(root, "state"),
+    ASKD_NO_BROWSER: "1",
+    ...(options.env ?? {}),
+    XDG_CONFIG_HOME: path.join(root, "config"),
+    XDG_DATA_HOME: path.join(root, "data"),
+  };
   for (const vsix of options.vsix ?? []) {
     execFileSync(
       codeServer,
@@ -131,6 +144,7 @@ async function startVsCode(name, options) {
     url,
     workspace,
     root,
+    env,
     /** Ends code-server and every process it started (its process group). */
     stop() {
       try {

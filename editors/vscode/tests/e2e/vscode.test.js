@@ -3,8 +3,10 @@
  * End-to-end tests in a real VS Code (code-server 4.100.3) driven in headless Chromium: the
  * packaged extension and the packaged fixture extension are installed, flows are answered with
  * the keyboard inside the question panel's webview, and the exact results are read from what
- * the fixture records (`results/*.json` in the workspace), from the notifications, and, for a
- * resized panel, from what went between the extension and the engine (`engine-with-log.sh`).
+ * the fixture records (`results/*.json` in the workspace) and from the notifications: askd:
+ * Demo, and another extension asking through the API and the askd.ask command. The other files
+ * of tests/e2e/ hold the panel's own tests, the failures and the attention tests; each file
+ * runs within the runner's time limit on its own.
  *
  * Needs ASKD_BIN (the engine) and what tests/run.sh installs and packages.
  */
@@ -15,8 +17,16 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { test } = require("node:test");
 const h = require("./harness.js");
-
-const ASKD_BIN = process.env["ASKD_BIN"] ?? "";
+const {
+  withVsCode,
+  openFlow,
+  waitForLine,
+  readResult,
+  waitForNotification,
+  waitForPanelClosed,
+  screenshot,
+  pasteInto,
+} = require("./workbench.js");
 
 /** The fields every demo result shares: the payload's questions as the engine normalised them. */
 const DEMO_QUESTIONS = [
@@ -24,156 +34,6 @@ const DEMO_QUESTIONS = [
   { id: "languages", label: "Languages", prompt: "Which languages do you write this week?", type: "multi" },
   { id: "layout", label: "Layout", prompt: "Which window layout do you prefer?", type: "preview" },
 ];
-
-/**
- * Starts VS Code with both extensions, opens the workbench, and hands the page to `body`;
- * everything is ended afterwards, whatever happens.
- *
- * @param {string} name
- * @param {{ settings?: object, files?: Record<string, string>, env?: Record<string, string> }} options
- * @param {(context: { page: import("playwright-core").Page, vs: Awaited<ReturnType<typeof h.startVsCode>> }) => Promise<void>} body
- */
-async function withVsCode(name, options, body) {
-  const vs = await h.startVsCode(name, {
-    vsix: [h.VSIX.askd, h.VSIX.fixture],
-    settings: { "askd.path": ASKD_BIN, ...(options.settings ?? {}) },
-    files: options.files ?? {},
-    env: options.env ?? {},
-  });
-  const browser = await h.launchBrowser();
-  let page;
-  try {
-    page = await h.openWorkbench(browser, vs.url);
-    await body({ page, vs });
-  } catch (error) {
-    if (page !== undefined) {
-      await page.screenshot({ path: path.join(h.screenshots, `${name}-failure.png`) }).catch(() => undefined);
-    }
-    throw error;
-  } finally {
-    await browser.close();
-    vs.stop();
-  }
-}
-
-/**
- * The flow element of the open question panel, once it shows a screen and has the keyboard.
- *
- * @param {import("playwright-core").Page} page
- */
-async function openFlow(page) {
-  const flow = h.panelFrame(page).locator("#askd-flow");
-  await flow.locator(".askd-screen .askd-line").first().waitFor({ timeout: 30000 });
-  await waitForKeyboard(flow);
-  return flow;
-}
-
-/**
- * Waits until the flow has the keyboard: the panel's page has the focus and it is inside the
- * flow, which is when the renderer draws its cursor solid. VS Code hands a webview the focus a
- * moment after its panel comes to the front; a key pressed before then goes to the workbench.
- *
- * @param {import("playwright-core").Locator} flow
- */
-async function waitForKeyboard(flow) {
-  await h.waitFor(
-    "the flow to have the keyboard",
-    () => flow.evaluate((element) => element.ownerDocument.hasFocus() && element.matches(":focus-within")),
-    15000,
-  );
-}
-
-/**
- * The lines of the screen the panel shows, as text (trailing spaces kept).
- *
- * @param {import("playwright-core").Locator} flow
- * @returns {Promise<string[]>}
- */
-function screenLines(flow) {
-  return flow.locator(".askd-screen .askd-line").evaluateAll((lines) => lines.map((line) => line.textContent ?? ""));
-}
-
-/**
- * Waits until the screen has a line equal to `line` (trailing spaces ignored), or matching it
- * when it is a regular expression (trailing spaces ignored too).
- *
- * @param {import("playwright-core").Locator} flow
- * @param {string | RegExp} line
- */
-async function waitForLine(flow, line) {
-  /** @type {string[]} */
-  let last = [];
-  const matches = (/** @type {string} */ shown) =>
-    typeof line === "string" ? shown.trimEnd() === line : line.test(shown.trimEnd());
-  try {
-    await h.waitFor(`the screen line ${String(line)}`, async () => {
-      last = await screenLines(flow);
-      return last.some(matches);
-    }, 15000);
-  } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : error}; the screen was:\n${last.join("\n")}`);
-  }
-}
-
-/**
- * Reads `results/<name>.json` of the workspace once the fixture has written it.
- *
- * @param {string} workspace
- * @param {string} name
- */
-async function readResult(workspace, name) {
-  const file = path.join(workspace, "results", `${name}.json`);
-  await h.waitFor(`results/${name}.json`, () => fs.existsSync(file), 20000);
-  return JSON.parse(fs.readFileSync(file, "utf8"));
-}
-
-/**
- * The texts of the notifications shown.
- *
- * @param {import("playwright-core").Page} page
- */
-function notifications(page) {
-  return page.locator(".notifications-toasts .notification-list-item-message").allTextContents();
-}
-
-/**
- * Waits until a notification with exactly `text` is shown.
- *
- * @param {import("playwright-core").Page} page
- * @param {string} text
- */
-async function waitForNotification(page, text) {
-  /** @type {string[]} */
-  let last = [];
-  try {
-    await h.waitFor(`the notification ${JSON.stringify(text)}`, async () => {
-      last = await notifications(page);
-      return last.includes(text);
-    }, 15000);
-  } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : error}; shown: ${JSON.stringify(last)}`);
-  }
-}
-
-/**
- * Waits until no question panel is open.
- *
- * @param {import("playwright-core").Page} page
- */
-async function waitForPanelClosed(page) {
-  await h.waitFor("the question panel to close", async () => (await page.locator("iframe.webview").count()) === 0, 15000);
-}
-
-/**
- * Takes a screenshot of the workbench into .test/screenshots/.
- *
- * @param {import("playwright-core").Page} page
- * @param {string} name
- */
-async function screenshot(page, name) {
-  fs.mkdirSync(h.screenshots, { recursive: true });
-  await page.screenshot({ path: path.join(h.screenshots, `${name}.png`) });
-}
 
 test("askd: Demo is answered by keyboard in the panel and reports the exact result", async () => {
   await withVsCode("demo", { settings: { "workbench.colorTheme": "Default Dark Modern" } }, async ({ page, vs }) => {
@@ -258,43 +118,11 @@ test("askd: Demo is answered by keyboard in the panel and reports the exact resu
   });
 });
 
-/**
- * Changes user settings while VS Code runs, through the fixture extension (code-server does not
- * pick up a settings.json rewritten on disk), and waits until they are applied.
- *
- * @param {import("playwright-core").Page} page
- * @param {string} workspace
- * @param {Record<string, unknown>} settings
- */
-async function applySettings(page, workspace, settings) {
-  const applied = path.join(workspace, "results", "settings-applied.json");
-  fs.rmSync(applied, { force: true });
-  fs.writeFileSync(path.join(workspace, "fixture-settings.json"), JSON.stringify(settings));
-  await h.runCommand(page, "askd fixture: Apply the settings of fixture-settings.json");
-  await h.waitFor("the settings to apply", () => fs.existsSync(applied));
-}
-
-/**
- * Pastes `text` into the flow, as the browser does for Ctrl+V: a paste event with the text on
- * its clipboard data.
- *
- * @param {import("playwright-core").Locator} flow
- * @param {string} text
- */
-async function pasteInto(flow, text) {
-  await flow.evaluate((element, pasted) => {
-    const data = new DataTransfer();
-    data.setData("text/plain", pasted);
-    const target = element.querySelector(".askd-input") ?? element;
-    target.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
-  }, text);
-}
-
 test("another extension asks through the API (dsh, withdrawn by its token, timed out, counted down) and through askd.ask; a closed panel", async () => {
   await withVsCode("fixture", { settings: { "workbench.colorTheme": "Default Dark Modern" } }, async ({ page, vs }) => {
     // The API, in the dsh dialect: approve the plan, type a free-text answer, submit.
     await h.runCommand(page, "askd fixture: Ask with the API");
-    let flow = await openFlow(page);
+    let flow = await openFlow(page, { focus: true });
     await waitForLine(flow, " ❯ 1. ○ Approve (approves the plan)");
     await screenshot(page, "dark-plan-review");
     await page.keyboard.press("Enter");
@@ -318,7 +146,7 @@ test("another extension asks through the API (dsh, withdrawn by its token, timed
 
     // The askd.ask command, in the pi dialect.
     await h.runCommand(page, "askd fixture: Ask with the askd.ask command");
-    flow = await openFlow(page);
+    flow = await openFlow(page, { focus: true });
     await waitForLine(flow, " Proceed with the migration?");
     await page.keyboard.press("2");
     await waitForLine(flow, " ❯ 1. Submit");
@@ -340,7 +168,7 @@ test("another extension asks through the API (dsh, withdrawn by its token, timed
 
     // Withdrawn by the asker while the panel is open: the flow ends as aborted.
     await h.runCommand(page, "askd fixture: Ask a question to withdraw");
-    flow = await openFlow(page);
+    flow = await openFlow(page, { focus: true });
     await waitForLine(flow, " Proceed with the migration?");
     await h.runCommand(page, "askd fixture: Withdraw the question");
     /** The pi result of the Proceed question cancelled with no answer, for `cancelReason`. */
@@ -354,7 +182,7 @@ test("another extension asks through the API (dsh, withdrawn by its token, timed
     // The person closes the panel: the flow ends as closed by the client.
     fs.rmSync(path.join(vs.workspace, "results", "command.json"));
     await h.runCommand(page, "askd fixture: Ask with the askd.ask command");
-    flow = await openFlow(page);
+    flow = await openFlow(page, { focus: true });
     await waitForLine(flow, " Proceed with the migration?");
     await h.runCommand(page, "View: Close Editor");
     assert.deepEqual(await readResult(vs.workspace, "command"), { result: cancelled("closed") });
@@ -371,7 +199,7 @@ test("another extension asks through the API (dsh, withdrawn by its token, timed
     // An hour to answer: the panel counts down above the flow (the first whole second may
     // already be past when it is read); Esc cancels it as the user's choice.
     await h.runCommand(page, "askd fixture: Ask a question with an hour to answer");
-    flow = await openFlow(page);
+    flow = await openFlow(page, { focus: true });
     await waitForLine(flow, " Proceed with the migration?");
     const countdown = h.panelFrame(page).locator("#askd-countdown");
     assert.match(await countdown.innerText(), /^Times out in (1:00:00|59:[0-5][0-9])$/);
@@ -423,324 +251,4 @@ test("another extension asks through the API (dsh, withdrawn by its token, timed
       source: "api",
     });
   });
-});
-
-test("light and high-contrast themes; the width follows the panel; IME and paste go in through insert; Esc cancels", async () => {
-  await withVsCode("themes", { settings: { "workbench.colorTheme": "Default Light Modern" } }, async ({ page, vs }) => {
-    await h.runCommand(page, "askd: Demo");
-    const flow = await openFlow(page);
-    await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
-    await screenshot(page, "light-question");
-
-    // The screen is as wide as the panel: its rules take every column the panel holds.
-    const wide = Number(await flow.getAttribute("data-columns"));
-    assert.ok(wide > 60, `the panel holds ${wide} columns`);
-    // The session was opened at the width the page measured before the renderer mounted.
-    assert.equal(Number(await flow.getAttribute("data-step-width")), wide);
-    assert.equal((await screenLines(flow))[0], "─".repeat(wide));
-    await page.setViewportSize({ width: 900, height: 800 });
-    await h.waitFor("the panel to measure fewer columns", async () => Number(await flow.getAttribute("data-columns")) < wide);
-    const narrow = Number(await flow.getAttribute("data-columns"));
-    await waitForLine(flow, "─".repeat(narrow));
-    // Keys after the resize come back at the new width too.
-    await page.keyboard.press("ArrowDown");
-    await waitForLine(flow, " ❯ 2. ○ Neovim");
-    assert.equal((await screenLines(flow))[0], "─".repeat(narrow));
-
-    // A question note: composed with an input method, then a paste.
-    await page.keyboard.press("Shift+N");
-    await waitForLine(flow, /^ │ Add a note\.\.\. +│$/);
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send("Input.imeSetComposition", { text: "한", selectionStart: 1, selectionEnd: 1 });
-    await cdp.send("Input.imeSetComposition", { text: "한글", selectionStart: 2, selectionEnd: 2 });
-    await cdp.send("Input.insertText", { text: "한글" });
-    await waitForLine(flow, /^ │ 한글 +│$/);
-    await pasteInto(flow, " ünï");
-    await waitForLine(flow, /^ │ 한글 ünï +│$/);
-    // Ctrl+W deletes a word in the editor; the workbench does not also close the panel, nor
-    // does Ctrl+K start a chord that would swallow the next key.
-    await page.keyboard.type(" draft");
-    await waitForLine(flow, /^ │ 한글 ünï draft +│$/);
-    await page.keyboard.press("Control+w");
-    await waitForLine(flow, /^ │ 한글 ünï  +│$/);
-    await page.keyboard.press("Control+k");
-    await page.keyboard.press("Backspace");
-    await waitForLine(flow, /^ │ 한글 ünï +│$/);
-    assert.equal(await page.locator("iframe.webview").count(), 1);
-    await screenshot(page, "light-note");
-    await page.keyboard.press("Enter");
-    await waitForLine(flow, " [□ Editor✎]  □ Languages   □ Layout   ✓ Submit");
-
-    // Another editor in front hides the panel and takes the keyboard; back in front, the flow
-    // is as it was and gets the keyboard back without another click.
-    await h.runCommand(page, "File: New Untitled Text File");
-    await page.locator(".tab.active", { hasText: "Untitled-1" }).waitFor();
-    await h.waitFor("the text editor to have the keyboard", async () =>
-      !(await flow.evaluate((element) => element.ownerDocument.hasFocus())),
-    );
-    await page.locator(".tab", { hasText: "askd demo" }).click();
-    await waitForLine(flow, " ✎ Note: 한글 ünï");
-    await waitForKeyboard(flow);
-    await page.keyboard.press("ArrowDown");
-    await waitForLine(flow, " ❯ 3. ○ Helix");
-
-    // The theme changes while the panel is open; the panel follows it.
-    for (const [theme, name, type] of [
-      ["Default High Contrast", "hc-dark", "hc-black"],
-      ["Default High Contrast Light", "hc-light", "hc-light"],
-    ]) {
-      await applySettings(page, vs.workspace, { "workbench.colorTheme": theme });
-      await h.waitFor(`the ${theme} theme`, async () => (await page.locator(`.monaco-workbench.${type}`).count()) === 1);
-      await h.waitFor("the panel's page to take the theme", () =>
-        flow.evaluate((_element, wanted) => document.body.classList.contains(wanted), name === "hc-dark" ? "vscode-high-contrast" : "vscode-high-contrast-light"),
-      );
-      await screenshot(page, name);
-    }
-
-    await page.keyboard.press("Escape");
-    const finished = await readResult(vs.workspace, "finished-1");
-    assert.deepEqual(finished, {
-      session: "vscode-1",
-      result: {
-        content: [{ type: "text", text: "User cancelled the ask flow" }],
-        details: {
-          title: "askd demo",
-          cancelled: true,
-          cancelReason: "user",
-          mode: "submit",
-          questions: DEMO_QUESTIONS,
-          answers: { editor: { values: [], labels: [], indices: [], note: "한글 ünï" } },
-        },
-      },
-      transcript: { call: "ask_user 3 question(s) (Editor, Languages, Layout)", result: "Cancelled" },
-      outcome: "cancelled",
-      source: "demo",
-    });
-    await waitForPanelClosed(page);
-    await waitForNotification(page, "askd: User cancelled the ask flow");
-  });
-});
-
-/**
- * The JSON-RPC messages of a log that engine-with-log.sh wrote, in order: each one's
- * `Content-Length` header, then that many bytes of JSON.
- *
- * @param {string} file
- * @returns {any[]}
- */
-function framedMessages(file) {
-  const bytes = fs.readFileSync(file);
-  const messages = [];
-  let at = 0;
-  while (at < bytes.length) {
-    const headerEnd = bytes.indexOf("\r\n\r\n", at);
-    if (headerEnd < 0) break;
-    const length = /Content-Length: *(\d+)/i.exec(bytes.subarray(at, headerEnd).toString("latin1"));
-    if (length === null) throw new Error(`a message without Content-Length at byte ${at} of ${file}`);
-    const bodyStart = headerEnd + 4;
-    const bodyEnd = bodyStart + Number(length[1]);
-    if (bodyEnd > bytes.length) break;
-    messages.push(JSON.parse(bytes.subarray(bodyStart, bodyEnd).toString("utf8")));
-    at = bodyEnd;
-  }
-  return messages;
-}
-
-/**
- * Where the renderer draws the cursor: its screen line and the columns before it on that line.
- *
- * @param {import("playwright-core").Locator} flow
- * @returns {Promise<{ line: number, column: number } | null>}
- */
-function cursorCell(flow) {
-  return flow.locator(".askd-screen .askd-line").evaluateAll((lines) => {
-    for (const [line, element] of lines.entries()) {
-      const cursor = element.querySelector(".askd-cursor");
-      if (cursor === null) continue;
-      const before = document.createRange();
-      before.setStart(element, 0);
-      before.setEndBefore(cursor);
-      return { line, column: [...before.toString()].length };
-    }
-    return null;
-  });
-}
-
-test("a resized panel gives askd its width: Steps come at it with no getView after a key, and up follows the lines drawn", async () => {
-  const wrapper = path.join(__dirname, "engine-with-log.sh");
-  const log = path.join(h.testRoot, "run", "resize", "engine");
-  const settings = { "askd.path": wrapper, "workbench.colorTheme": "Default Dark Modern" };
-  await withVsCode("resize", { settings, env: { ASKD_TEST_ENGINE: ASKD_BIN, ASKD_TEST_LOG: log } }, async ({ page }) => {
-    await h.runCommand(page, "askd: Demo");
-    const flow = await openFlow(page);
-    await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
-    const wide = Number(await flow.getAttribute("data-columns"));
-    assert.equal(Number(await flow.getAttribute("data-step-width")), wide);
-    const digits = "0123456789".repeat(20);
-    assert.ok(wide - 9 < digits.length, `the panel holds ${wide} columns`);
-
-    // Type your own, with a pasted line of 200 digits: wrapped in the box at the panel's width,
-    // into more lines at the narrower one.
-    await page.keyboard.press("4");
-    await waitForLine(flow, /^   │ Type answer\.\.\. +│$/);
-    await pasteInto(flow, digits);
-    // The box's inside is one column wider than its text: the last is kept for the cursor.
-    await waitForLine(flow, `   │ ${digits.slice(0, wide - 9)}  │`);
-
-    await page.setViewportSize({ width: 900, height: 800 });
-    await h.waitFor("the panel to measure fewer columns", async () => Number(await flow.getAttribute("data-columns")) < wide);
-    const narrow = Number(await flow.getAttribute("data-columns"));
-    await waitForLine(flow, "─".repeat(narrow));
-    // The answer box lays the text out in the screen's width less 9 columns, the text's first
-    // column being the sixth.
-    const inside = narrow - 9;
-    await waitForLine(flow, `   │ ${digits.slice(0, inside)}  │`);
-    const atEnd = await cursorCell(flow);
-    assert.ok(atEnd !== null && atEnd.column === 5 + (digits.length % inside), `the cursor at the end is at ${JSON.stringify(atEnd)}`);
-    await screenshot(page, "resized-editor");
-
-    // Up, then down once the screen shows where up went: every request of the first is sent by
-    // then, so that a getView following it would come before the second.
-    await page.keyboard.press("ArrowUp");
-    await h.waitFor("the cursor to move", async () => (await cursorCell(flow))?.line !== atEnd.line);
-    const afterUp = await cursorCell(flow);
-    await screenshot(page, "resized-editor-up");
-    await page.keyboard.press("ArrowDown");
-    await h.waitFor("the cursor to move back", async () => (await cursorCell(flow))?.line === atEnd.line);
-
-    const requests = framedMessages(`${log}.requests`).filter((message) => "method" in message && "id" in message);
-    const sinceInsert = requests.slice(requests.findIndex((message) => message.method === "insert") + 1);
-    // The resize: askd is given the new width for the session, then draws the screen once at
-    // it; each key after is answered by a Step at that width, with no getView after it.
-    assert.deepEqual(
-      sinceInsert.map((message) => [message.method, message.params]),
-      [
-        ["subscribe", { session: "vscode-1", width: narrow }],
-        ["getView", { session: "vscode-1", width: narrow }],
-        ["key", { session: "vscode-1", key: "up" }],
-        ["key", { session: "vscode-1", key: "down" }],
-      ],
-    );
-    const replies = new Map(
-      framedMessages(`${log}.replies`)
-        .filter((message) => "id" in message && !("method" in message))
-        .map((message) => [message.id, message]),
-    );
-    const [, , upStep, downStep] = sinceInsert.map((message) => replies.get(message.id)?.result);
-    /** The width of a Step's rules, its text cursor's byte and line. */
-    const summary = (/** @type {any} */ step) => ({
-      rule: step.view.lines[0].map((/** @type {{ text: string }} */ span) => span.text).join(""),
-      byte: step.view.editor.cursor.byte,
-      line: step.view.editor.cursor.line,
-    });
-    assert.deepEqual(summary(upStep), { rule: "─".repeat(narrow), byte: digits.length - inside, line: 0 });
-    assert.deepEqual(summary(downStep), { rule: "─".repeat(narrow), byte: digits.length, line: 0 });
-    // Up went to the visual line above as the panel draws it, in the same column.
-    assert.deepEqual(afterUp, { line: atEnd.line - 1, column: atEnd.column });
-  });
-});
-
-test("askd: Ask from File… asks a payload chosen from the workspace", async () => {
-  const files = {
-    "payloads/proceed.json": JSON.stringify({
-      title: "From a file",
-      questions: [{ id: "go", prompt: "Go ahead?", options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] }],
-    }),
-    "payloads/broken.json": "{ not json",
-  };
-  await withVsCode("file", { files }, async ({ page, vs }) => {
-    await h.runCommand(page, "askd: Ask from File…");
-    const picker = page.locator(".quick-input-widget");
-    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/proceed.json" }).waitFor();
-    await page.keyboard.type("proceed");
-    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/broken.json" }).waitFor({ state: "detached" });
-    await page.keyboard.press("Enter");
-    const flow = await openFlow(page);
-    await waitForLine(flow, " Go ahead?");
-    await page.keyboard.press("1");
-    await waitForLine(flow, " ❯ 1. Submit");
-    await page.keyboard.press("Enter");
-    const finished = await readResult(vs.workspace, "finished-1");
-    assert.deepEqual(finished.result, {
-      content: [{ type: "text", text: "Q1: Yes" }],
-      details: {
-        title: "From a file",
-        cancelled: false,
-        mode: "submit",
-        questions: [{ id: "go", label: "Q1", prompt: "Go ahead?", type: "single" }],
-        answers: { go: { values: ["yes"], labels: ["Yes"], indices: [1] } },
-      },
-    });
-    assert.equal(finished.source, "file");
-    await waitForNotification(page, "askd: Q1: Yes");
-    // Show Result opens the output channel, scrolled to its end: the last lines of the result JSON.
-    await page.locator(".notifications-toasts .monaco-button", { hasText: "Show Result" }).click();
-    const shown = await h.waitFor("the output channel", async () => {
-      const rows = await page.locator(".part.panel .view-lines .view-line").evaluateAll((elements) =>
-        elements
-          .map((row) => ({ top: parseFloat(/** @type {HTMLElement} */ (row).style.top), text: (row.textContent ?? "").replace(/\u00a0/g, " ") }))
-          .sort((a, b) => a.top - b.top)
-          .map((row) => row.text),
-      );
-      while (rows.length > 0 && rows[rows.length - 1] === "") rows.pop();
-      return rows.length >= 4 ? rows : undefined;
-    });
-    const written = ["file: session vscode-1 ended (submit)", ...JSON.stringify(finished.result, null, 2).split("\n")];
-    assert.deepEqual(shown, written.slice(written.length - shown.length));
-
-    await h.runCommand(page, "askd: Ask from File…");
-    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/broken.json" }).waitFor();
-    await page.keyboard.type("broken");
-    await picker.locator(".quick-input-list .monaco-list-row", { hasText: "payloads/proceed.json" }).waitFor({ state: "detached" });
-    await page.keyboard.press("Enter");
-    await waitForNotification(
-      page,
-      "askd: payloads/broken.json is not valid JSON: Expected property name or '}' in JSON at position 2",
-    );
-  });
-});
-
-test("a missing engine and a dying engine are clear errors, and the next ask starts the engine again", async () => {
-  const missing = path.join(h.testRoot, "no-such-folder", "askd");
-  const wrapper = path.join(__dirname, "engine-with-pid.sh");
-  const pidFile = path.join(h.testRoot, "run", "engine.pid");
-  await withVsCode(
-    "engine",
-    { settings: { "askd.path": missing }, env: { ASKD_TEST_ENGINE: ASKD_BIN, ASKD_TEST_PID_FILE: pidFile } },
-    async ({ page, vs }) => {
-      await h.runCommand(page, "askd: Demo");
-      await waitForNotification(page, `askd: the engine "${missing}" set in askd.path was not found or is not executable.`);
-      assert.equal(await page.locator("iframe.webview").count(), 0);
-
-      // A working engine (through a wrapper that records its process id), killed mid-flow.
-      await applySettings(page, vs.workspace, { "askd.path": wrapper });
-      fs.rmSync(pidFile, { force: true });
-      await h.runCommand(page, "askd: Demo");
-      let flow = await openFlow(page);
-      await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
-      const firstPid = Number(fs.readFileSync(pidFile, "utf8"));
-      process.kill(firstPid, "SIGKILL");
-      await waitForPanelClosed(page);
-      await waitForNotification(
-        page,
-        `askd: the engine "${wrapper}" was killed by SIGKILL. Its last stderr lines: test engine: starting ${ASKD_BIN}`,
-      );
-
-      // The next ask starts a new engine.
-      fs.rmSync(pidFile, { force: true });
-      await h.runCommand(page, "askd: Demo");
-      flow = await openFlow(page);
-      await waitForLine(flow, " ❯ 1. ○ VS Code (recommended)");
-      const secondPid = Number(fs.readFileSync(pidFile, "utf8"));
-      assert.notEqual(secondPid, firstPid);
-      await page.keyboard.press("1");
-      await waitForLine(flow, "  ■ Editor  [□ Languages]  □ Layout   ✓ Submit");
-      await page.keyboard.press("Control+c");
-      const finished = await readResult(vs.workspace, "finished-1");
-      assert.equal(finished.outcome, "cancelled");
-      assert.deepEqual(finished.result.details.answers, {
-        editor: { values: ["vscode"], labels: ["VS Code (Recommended)"], indices: [1] },
-      });
-    },
-  );
 });

@@ -120,6 +120,20 @@ async function activate(context) {
     vscode.commands.registerCommand("askdFixture.applySettings", applySettings),
   );
 
+  // A question that arrives while the person works, with no command run: the tests write
+  // `ask-<name>.json` (`{ payload, options }`) into the workspace, and the fixture asks it
+  // through the API at once, recording the result as `results/<name>.json`.
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder !== undefined) {
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, "ask-*.json"));
+    watcher.onDidCreate((uri) => {
+      const name = path.basename(uri.fsPath, ".json").slice("ask-".length);
+      const { payload, options } = JSON.parse(fs.readFileSync(uri.fsPath, "utf8"));
+      settle(name, api.ask(payload, options ?? {}));
+    });
+    context.subscriptions.push(watcher);
+  }
+
   const status = vscode.window.createStatusBarItem("askdFixture.status", vscode.StatusBarAlignment.Right, 0);
   status.text = "askd fixture";
   status.show();

@@ -73,7 +73,14 @@ function pageTyping(/** @type {string} */ keys, columns = 70, /** @type {(page: 
 
 test("activate registers the commands and returns the API", () => {
   const api = activate();
-  assert.deepEqual([...stub.commands.keys()].sort(), ["askd.ask", "askd.askFromFile", "askd.demo", "askd.keepKeyInFlow"]);
+  assert.deepEqual([...stub.commands.keys()].sort(), [
+    "askd.answer",
+    "askd.ask",
+    "askd.askFromFile",
+    "askd.demo",
+    "askd.focusQuestion",
+    "askd.keepKeyInFlow",
+  ]);
   assert.equal(api.apiVersion, 1);
   assert.equal(typeof api.ask, "function");
   assert.equal(typeof api.onDidFinishAsk, "function");
@@ -89,7 +96,12 @@ test("the API: options and settings reach the engine's open; the result comes ba
     "askd.behaviour.confirmDismissWhenDirty": true,
   };
   stub.workspaceFolders = [{ uri: stub.vscode.Uri.file("/projects/project") }];
-  pageTyping("2<CR>");
+  /** @type {unknown[]} */
+  const whileOpen = [];
+  pageTyping("2<CR>", 70, (page) => {
+    const waiting = stub.statusItems.get("askd.waiting");
+    whileOpen.push({ start: page.received[0].focus, look: page.received[0].look, item: waiting.visible && waiting.text });
+  });
   const api = activate();
   /** @type {unknown[]} */
   const finished = [];
@@ -100,6 +112,10 @@ test("the API: options and settings reach the engine's open; the result comes ba
     keymapPreset: "vim",
     behaviour: { profile: "pi-0.9" },
     timeoutMs: 60000,
+    asker: { name: "release-helper" },
+    mcp: { requester: { name: "deploy-server" } },
+    claude: { previewFormat: "html" },
+    allRows: true,
   });
   assert.deepEqual(result, ANSWERED_NO);
   assert.deepEqual(finished, [
@@ -127,14 +143,23 @@ test("the API: options and settings reach the engine's open; the result comes ba
     keymapPreset: "vim",
     behaviour: { confirmDismissWhenDirty: true, profile: "pi-0.9" },
     timeoutMs: 60000,
+    asker: { name: "release-helper" },
+    mcp: { requester: { name: "deploy-server" } },
+    claude: { previewFormat: "html" },
+    allRows: true,
   });
   assert.equal(stub.panels.length, 1);
   assert.equal(stub.panels[0].viewType, "askd.flow");
   assert.equal(stub.panels[0].title, "Unit");
+  // Beside the editor, the keyboard left where it was; counted and announced meanwhile.
+  assert.deepEqual(stub.panels[0].showOptions, { viewColumn: stub.vscode.ViewColumn.Beside, preserveFocus: true });
+  assert.deepEqual(whileOpen, [{ start: false, look: "form", item: "$(bell-dot) askd: 1 waiting" }]);
   assert.ok(stub.panels[0].disposed, "the panel closed");
+  assert.equal(stub.statusItems.get("askd.waiting").visible, false);
   assert.deepEqual(stub.output.slice(0, 1), ["api: session toolu_01 ended (submit)"]);
   assert.deepEqual(JSON.parse(stub.output.slice(1).join("\n")), ANSWERED_NO);
-  assert.deepEqual(stub.shown, []);
+  assert.deepEqual(stub.shown, [{ kind: "info", text: "askd: a question is waiting: Unit" }]);
+  assert.deepEqual(stub.buttons.get("askd: a question is waiting: Unit"), ["Answer"]);
 });
 
 test("askd: Demo shows the result in the output channel and a notification", async () => {
@@ -150,6 +175,9 @@ test("askd: Demo shows the result in the output channel and a notification", asy
   ]);
   assert.equal(stub.output[0], "demo: session vscode-1 ended (submit)");
   assert.equal(stub.panels[0].title, "askd demo");
+  // The person ran the command: the panel takes the keyboard.
+  assert.deepEqual(stub.panels[0].showOptions, { viewColumn: stub.vscode.ViewColumn.Beside, preserveFocus: false });
+  assert.equal(stub.panels[0].received[0].focus, true);
 });
 
 test("the askd.ask command returns the result, and an invalid payload's result is returned as it is", async () => {
@@ -162,13 +190,17 @@ test("the askd.ask command returns the result, and an invalid payload's result i
   assert.equal(invalid.details.cancelled, true);
 });
 
-test("a missing engine: the ask fails with the places tried, shown as an error, and no panel opens", async () => {
+test("a missing engine: the ask fails with the places tried, shown as an error with Open Settings, and no panel opens", async () => {
   const missing = path.join(os.tmpdir(), "askd-vscode-no-such-folder", "askd");
   stub.settings = { "askd.path": missing };
+  stub.choose = (_text, buttons) => buttons[0];
   const api = activate();
   const message = `askd: the engine "${missing}" set in askd.path was not found or is not executable.`;
   await assert.rejects(api.ask(PAYLOAD), { message });
   assert.deepEqual(stub.shown, [{ kind: "error", text: message }]);
+  assert.deepEqual(stub.buttons.get(message), ["Open Settings"]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(stub.ran, [["workbench.action.openSettings", "askd.path"]]);
   assert.equal(stub.panels.length, 0);
   assert.equal(await stub.vscode.commands.executeCommand("askd.demo"), undefined);
   assert.deepEqual(stub.shown[1], { kind: "error", text: message });
@@ -184,7 +216,11 @@ test("an engine that dies mid-flow fails the ask with its last stderr lines; the
   const api = activate();
   const message = `askd: the engine "${wrapper}" was killed by SIGKILL. Its last stderr lines:\ntest engine: starting ${ASKD_BIN}`;
   await assert.rejects(api.ask(PAYLOAD), { message });
-  assert.deepEqual(stub.shown, [{ kind: "error", text: message }]);
+  assert.deepEqual(stub.shown, [
+    { kind: "info", text: "askd: a question is waiting: Unit" },
+    { kind: "error", text: message },
+  ]);
+  assert.deepEqual(stub.buttons.get(message), []);
   assert.ok(stub.panels[0].disposed, "the panel closed");
   const first = fs.readFileSync(pidFile, "utf8");
 
@@ -244,7 +280,7 @@ test("notification summaries and panel titles", () => {
 
 test("the web renderer is packaged unchanged, with every module it imports", () => {
   const web = path.resolve(extensionRoot, "..", "web");
-  for (const file of ["askd-view.js", "askd-wide.js", "askd.css"]) {
+  for (const file of ["askd-view.js", "askd-form.js", "askd-wide.js", "askd.css"]) {
     assert.ok(
       fs.readFileSync(path.join(extensionRoot, "media", file)).equals(fs.readFileSync(path.join(web, file))),
       `media/${file} is editors/web/${file}`,

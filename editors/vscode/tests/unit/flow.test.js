@@ -192,10 +192,13 @@ test("a resized page gives its new width with subscribe on its own session: Step
     await page.next("start");
     // The page's subscribe reaches its own session only, whatever session it names.
     page.send({ kind: "request", id: 1, method: "subscribe", params: { session: "other", width: 30 } });
-    assert.deepEqual(await page.next("response"), {
+    const subscribed = await page.next("response");
+    // `openedAt` is the time askd stamped at open: a number, compared as such.
+    assert.equal(typeof subscribed.result[0].openedAt, "number");
+    assert.deepEqual(subscribed, {
       kind: "response",
       id: 1,
-      result: [{ session: "s1", title: "Unit", status: "open" }],
+      result: [{ session: "s1", title: "Unit", status: "open", openedAt: subscribed.result[0].openedAt }],
     });
     page.send({ kind: "request", id: 2, method: "key", params: { key: "3" } });
     const typing = await page.next("response");

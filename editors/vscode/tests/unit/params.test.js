@@ -92,3 +92,32 @@ test("settings of the wrong type fall back to their defaults", () => {
   });
   assert.deepEqual(settings({ width: 12.5 }).width, 0);
 });
+
+test("every other open param passes through unchanged: asker, the dialects' options, params a newer engine knows; the token and focus stay in the extension", () => {
+  const options = {
+    dialect: "mcp",
+    asker: { name: "release-helper", folder: "/projects/project" },
+    mcp: { requester: { name: "deploy-server" }, protocolVersion: "2025-11-25" },
+    claude: { previewFormat: "html" },
+    allRows: true,
+    hasUI: true,
+    futureParam: { kept: [1, 2] },
+    token: { isCancellationRequested: false },
+    focus: true,
+    width: 10,
+    undefinedParam: undefined,
+  };
+  assert.deepEqual(openParams(PAYLOAD, options, settings(), DECIDED), {
+    payload: PAYLOAD,
+    session: "vscode-7",
+    width: 96,
+    cwd: "/projects/project",
+    dialect: "mcp",
+    asker: { name: "release-helper", folder: "/projects/project" },
+    mcp: { requester: { name: "deploy-server" }, protocolVersion: "2025-11-25" },
+    claude: { previewFormat: "html" },
+    allRows: true,
+    hasUI: true,
+    futureParam: { kept: [1, 2] },
+  });
+});

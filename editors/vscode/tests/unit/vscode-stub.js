@@ -61,7 +61,11 @@ function fileUri(/** @type {string} */ fsPath) {
  * `page.send(message)` posts a message to the extension and `page.received` lists what the
  * extension posted (`page.onMessage(listener)` is called for each).
  */
-function createWebviewPanel(/** @type {string} */ viewType, /** @type {string} */ title) {
+function createWebviewPanel(
+  /** @type {string} */ viewType,
+  /** @type {string} */ title,
+  /** @type {{ viewColumn: number, preserveFocus: boolean }} */ showOptions,
+) {
   const fromPage = new EventEmitter();
   const disposed = new EventEmitter();
   /** @type {Array<(message: any) => void>} */
@@ -69,10 +73,13 @@ function createWebviewPanel(/** @type {string} */ viewType, /** @type {string} *
   const page = {
     viewType,
     title,
+    showOptions,
     html: "",
     /** @type {unknown[]} */
     received: [],
     disposed: false,
+    /** How often the extension brought the panel to the front. */
+    revealed: 0,
     /** @param {unknown} message */
     send(message) {
       setImmediate(() => fromPage.fire(message));
@@ -106,6 +113,10 @@ function createWebviewPanel(/** @type {string} */ viewType, /** @type {string} *
   const panel = {
     webview,
     iconPath: undefined,
+    active: false,
+    reveal() {
+      page.revealed += 1;
+    },
     onDidDispose: disposed.event,
     dispose() {
       if (!page.disposed) {
@@ -133,6 +144,18 @@ const stub = {
   /** Messages shown: `{ kind: "info" | "warning" | "error", text }`. */
   /** @type {Array<{ kind: string, text: string }>} */
   shown: [],
+  /** The buttons of each message shown, by its text. */
+  /** @type {Map<string, string[]>} */
+  buttons: new Map(),
+  /** Which button the person presses on a message (by default none: it is dismissed). */
+  /** @type {(text: string, buttons: string[]) => string | undefined} */
+  choose: () => undefined,
+  /** Commands run with `executeCommand` that the stub does not register: `[id, ...args]`. */
+  /** @type {unknown[][]} */
+  ran: [],
+  /** Every status-bar item created, by id. */
+  /** @type {Map<string, any>} */
+  statusItems: new Map(),
   /** Lines written to the output channel. */
   /** @type {string[]} */
   output: [],
@@ -145,13 +168,17 @@ const stub = {
     stub.onPanel = () => undefined;
     stub.panels = [];
     stub.shown = [];
+    stub.buttons = new Map();
+    stub.choose = () => undefined;
+    stub.ran = [];
+    stub.statusItems = new Map();
     stub.output = [];
     stub.commands = new Map();
   },
   vscode: {
     EventEmitter,
     CancellationTokenSource,
-    ViewColumn: { Active: -1 },
+    ViewColumn: { Active: -1, Beside: -2 },
     StatusBarAlignment: { Left: 1, Right: 2 },
     ConfigurationTarget: { Global: 1 },
     Uri: {
@@ -164,23 +191,44 @@ const stub = {
         show: () => undefined,
         dispose: () => undefined,
       }),
-      createStatusBarItem: () => ({ show: () => undefined, dispose: () => undefined }),
+      createStatusBarItem: (/** @type {string} */ id) => {
+        const item = {
+          visible: false,
+          text: "",
+          show() {
+            item.visible = true;
+          },
+          hide() {
+            item.visible = false;
+          },
+          dispose: () => undefined,
+        };
+        stub.statusItems.set(id, item);
+        return item;
+      },
+      activeTextEditor: undefined,
+      onDidChangeActiveTextEditor: () => ({ dispose: () => undefined }),
       createWebviewPanel,
-      showInformationMessage: (/** @type {string} */ text) => {
+      showInformationMessage: (/** @type {string} */ text, /** @type {string[]} */ ...buttons) => {
         stub.shown.push({ kind: "info", text });
-        return Promise.resolve(undefined);
+        stub.buttons.set(text, buttons);
+        return Promise.resolve(stub.choose(text, buttons));
       },
-      showWarningMessage: (/** @type {string} */ text) => {
+      showWarningMessage: (/** @type {string} */ text, /** @type {string[]} */ ...buttons) => {
         stub.shown.push({ kind: "warning", text });
-        return Promise.resolve(undefined);
+        stub.buttons.set(text, buttons);
+        return Promise.resolve(stub.choose(text, buttons));
       },
-      showErrorMessage: (/** @type {string} */ text) => {
+      showErrorMessage: (/** @type {string} */ text, /** @type {string[]} */ ...buttons) => {
         stub.shown.push({ kind: "error", text });
-        return Promise.resolve(undefined);
+        stub.buttons.set(text, buttons);
+        return Promise.resolve(stub.choose(text, buttons));
       },
       showQuickPick: () => Promise.resolve(undefined),
     },
     workspace: {
+      onDidChangeConfiguration: () => ({ dispose: () => undefined }),
+      textDocuments: [],
       getConfiguration: (/** @type {string} */ section) => ({
         get: (/** @type {string} */ key) => stub.settings[`${section}.${key}`],
       }),
@@ -203,6 +251,10 @@ const stub = {
       },
       executeCommand: (/** @type {string} */ id, /** @type {any[]} */ ...args) => {
         const handler = stub.commands.get(id);
+        if (handler === undefined && id.startsWith("workbench.")) {
+          stub.ran.push([id, ...args]);
+          return Promise.resolve(undefined);
+        }
         return handler === undefined ? Promise.reject(new Error(`no command ${id}`)) : Promise.resolve(handler(...args));
       },
     },
