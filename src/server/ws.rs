@@ -49,6 +49,9 @@ const NOT_UTF8_REASON: &str = "text that is not UTF-8";
 /// How long a closing connection waits for its peer to take what is left and the close frame.
 pub const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
+/// How often pongs the socket could not take at once are tried again.
+const PONG_RETRY: Duration = Duration::from_millis(50);
+
 /// The bytes of a pong frame beside its payload (askd's frames are not masked).
 const PONG_HEADER: usize = 2;
 
@@ -111,6 +114,13 @@ pub async fn run(
                 // The dispatch task ends early only on `exit`.
                 dispatching = false;
                 break Some(Closing::after_queued(close_code::NORMAL, EXIT_REASON));
+            }
+            // Pongs the socket could not take at once: tried again, so that their room comes
+            // back (and the notifications waiting for it go out) without another frame.
+            _ = tokio::time::sleep(PONG_RETRY), if pongs.is_some() => {
+                if socket.flush().now_or_never().is_some_and(|r| r.is_ok()) {
+                    out.give_back(pongs.take().expect("held"));
+                }
             }
             // Waits for the dispatch task to take the frame before.
             _ = frames.reserve(), if frames.capacity() == 0 => {}
