@@ -25,7 +25,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The workloads, shared with the criterion benches (`benches/engine.rs`).
 pub mod workload {
-    use askd::core::{Key, KeyCode, Mods, parse_sequence};
+    use askd::core::{Key, KeyCode, Mods, Target, parse_sequence};
     use askd::session::{OpenOptions, Session};
     use askd::view::{ScreenCache, ViewOptions};
     use serde_json::{Value, json};
@@ -54,6 +54,22 @@ pub mod workload {
     /// a multi question, and a preview question.
     pub fn flow_payload() -> Value {
         serde_json::from_str(askd::dialect::pi::EXAMPLE).expect("the demo payload is JSON")
+    }
+
+    /// One cycle of clicks on [`flow_payload`]: the multi question's tab, two of its rows
+    /// toggled on and off, the preview question's tab, the review tab, the first tab again. It
+    /// starts and ends on the first row of the first tab with nothing answered.
+    pub fn flow_clicks() -> Vec<Target> {
+        vec![
+            Target::Tab(1),
+            Target::Row(1),
+            Target::Row(2),
+            Target::Row(1),
+            Target::Row(2),
+            Target::Tab(2),
+            Target::Tab(3),
+            Target::Tab(0),
+        ]
     }
 
     /// The keys of [`FLOW_KEYS`].
@@ -87,6 +103,24 @@ pub mod workload {
     /// Opens `payload` with the default options.
     pub fn open(payload: &Value) -> Session {
         Session::open(payload, &OpenOptions::default()).expect("the payload opens")
+    }
+
+    /// One click, then the full view as [`key_and_view`] writes it.
+    pub fn click_and_view(
+        session: &mut Session,
+        cache: &mut ScreenCache,
+        target: &Target,
+    ) -> String {
+        session
+            .flow_mut()
+            .and_then(|flow| flow.activate(target))
+            .expect("the flow stays open");
+        let options = ViewOptions {
+            width: Some(WIDTH),
+            all_rows: false,
+        };
+        let view = cache.build(SESSION, session, options);
+        serde_json::to_string(&cache.json(&view)).expect("a view serialises")
     }
 
     /// One key, then the full view at [`WIDTH`] columns serialised as a client receives it,
@@ -265,6 +299,28 @@ fn view_us_per_key(payload: &Value, keys: &[Key], total: usize, reps: usize) -> 
     Spread::of(samples)
 }
 
+/// Median microseconds per click of `activate` + view + rendered lines + JSON, over `total`
+/// clicks cycling through [`workload::flow_clicks`].
+fn view_us_per_click(total: usize, reps: usize) -> Spread {
+    let clicks = workload::flow_clicks();
+    let samples = (0..reps)
+        .map(|_| {
+            let mut session = workload::open(&workload::flow_payload());
+            let mut cache = ScreenCache::default();
+            let start = Instant::now();
+            for target in clicks.iter().cycle().take(total) {
+                black_box(workload::click_and_view(
+                    &mut session,
+                    &mut cache,
+                    black_box(target),
+                ));
+            }
+            micros(start.elapsed()) / total as f64
+        })
+        .collect();
+    Spread::of(samples)
+}
+
 /// Checks that one cycle of each key script keeps its flow open and ends where it started,
 /// so that the measured keys stay representative however long they run.
 fn check_workloads() -> Result<(), String> {
@@ -276,6 +332,17 @@ fn check_workloads() -> Result<(), String> {
             workload::options_keys(FEW_OPTIONS),
         ),
     ];
+    let start = workload::open(&workload::flow_payload());
+    let mut session = start.clone();
+    for target in workload::flow_clicks() {
+        session
+            .flow_mut()
+            .and_then(|flow| flow.activate(&target))
+            .map_err(|e| format!("the click script failed at {target:?}: {e}"))?;
+    }
+    if session != start {
+        return Err("the click script does not end where it started".into());
+    }
     for (name, payload, keys) in scripts {
         let start = workload::open(&payload);
         let mut session = start.clone();
@@ -798,6 +865,8 @@ fn run(cli: Cli) -> Result<Value, String> {
         plan.view_cycles * flow_keys.len(),
         plan.reps,
     );
+    let clicks = workload::flow_clicks().len();
+    let click_us = view_us_per_click(plan.view_cycles * clicks, plan.reps);
     let options_us = |n: usize| {
         view_us_per_key(
             &workload::options_payload(n),
@@ -870,6 +939,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         "options_ratio": figure("options_ratio"),
         "hub_rss_mb_100_questions": figure("hub_rss_mb_100_questions"),
         "rtt_ratio_with_state": round(rtt_state.askd_p50 / rtt_state.cat_p50, 3),
+        "view_us_per_click": round(click_us.median, 2),
         "details": {
             "with_state": {
                 "rtt_p50_us": round(rtt_state.askd_p50, 1),
@@ -877,6 +947,8 @@ fn run(cli: Cli) -> Result<Value, String> {
                 "floor_p50_us": round(rtt_state.cat_p50, 1),
             },
             "keys_per_cycle": flow_keys.len(),
+            "clicks_per_cycle": clicks,
+            "view_us_per_click_fastest": round(click_us.min, 2),
             "floor_p99_us": round(rtt.cat_p99, 1),
             "pipe_placement": match cpus {
                 Some(c) => json!({ "client_cpu": c.client, "server_cpu": c.other }),

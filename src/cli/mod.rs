@@ -7,15 +7,18 @@
 //! write files and spawn processes; the engine below never calls them.
 
 pub mod ask;
+pub mod attach;
 pub mod bridge;
 pub mod conformance;
 pub mod docs;
 pub mod fit;
 pub mod hook;
 pub mod hub;
+pub mod mcp;
 pub mod payload;
 pub mod play;
 pub mod schema;
+pub mod term;
 pub mod web;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -57,6 +60,9 @@ enum Command {
     Web(WebCommand),
     /// Run a payload through a key script, printing every screen and the result.
     Play(PlayArgs),
+    /// An MCP server on stdio whose ask_user tool asks the agent's questions in the hub (for
+    /// Claude Code, Codex, opencode, Gemini CLI and any MCP host).
+    Mcp(mcp::McpArgs),
     /// Answer an agent's questions in the hub from the agent's hook (`askd hook claude`).
     #[command(subcommand)]
     Hook(hook::HookCommand),
@@ -239,8 +245,8 @@ pub(crate) struct ServeArgs {
     /// largest snapshot the limits allow).
     #[arg(long, default_value_t = Config::default().max_message_bytes)]
     max_message_bytes: usize,
-    /// Most sessions held at once; completed ones, then recovered flows nobody asked for again,
-    /// are evicted oldest-first beyond it.
+    /// Most sessions held at once (completed ones are evicted oldest-first beyond it), and most
+    /// recovered flows offered at once.
     #[arg(long, default_value_t = Config::default().max_sessions)]
     max_sessions: usize,
     /// Most questions in one payload.
@@ -263,8 +269,9 @@ pub(crate) struct ServeArgs {
     /// until the client catches up.
     #[arg(long, default_value_t = Config::default().max_pending_bytes)]
     max_pending_bytes: usize,
-    /// Where the state of every open flow is kept, so that a new askd resumes the flows of
-    /// one that was killed [default: $XDG_STATE_HOME/askd, else ~/.local/state/askd].
+    /// Where the state of every open flow is kept, so that a new askd offers the flows of one
+    /// that was killed, for 7 days, to be resumed on request [default: $XDG_STATE_HOME/askd,
+    /// else ~/.local/state/askd].
     #[arg(long, value_name = "DIR", conflicts_with = "no_state")]
     state_dir: Option<std::path::PathBuf>,
     /// Keep no state on disk: open flows end with the process.
@@ -323,6 +330,7 @@ pub fn main() -> std::process::ExitCode {
         Some(Command::Serve(args)) => args,
         None => cli.serve,
         Some(Command::Ask(args)) => return ask::run(&args),
+        Some(Command::Mcp(args)) => return mcp::run(&args),
         Some(Command::Hook(command)) => return hook::run(&command),
         Some(Command::Bridge(command)) => return bridge::run(&command),
         Some(Command::Hub(args)) => return hub::command::run(args),

@@ -32,7 +32,8 @@ pub struct FlowArgs {
     /// Behaviour options of the flow, a JSON object as `open` takes them: `profile` (`seed` or
     /// `pi-0.9`) and the flags `confirmDismissWhenDirty` (on here unless given),
     /// `doublePressReviewShortcuts`, `autoSubmitWhenAnsweredWithoutNotes`,
-    /// `presentSingleAsMulti`.
+    /// `presentSingleAsMulti`, and `cursorOnAnswer` (a tab opens on the answer it holds; by
+    /// default on in every dialect but `pi`).
     #[arg(long, value_name = "JSON")]
     pub behaviour: Option<String>,
     /// Let one Esc or Ctrl+C end a flow that holds answers, notes or a draft (by default the

@@ -26,9 +26,9 @@ use serde_json::{Map, Value, json};
 use crate::core::{Action, MAX_SEQUENCE};
 use crate::dialect::{DIALECTS, Shape};
 use crate::server::params::{
-    CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams, KeysParams, OpenParams,
-    RestoreParams, SaveCustomParams, SessionParams, SetNoteParams, SubmitAnswersParams,
-    SubscribeParams,
+    ActivateParams, CancelParams, GetViewParams, InitializeParams, InsertParams, KeyParams,
+    KeysParams, OpenParams, RecoverParams, RestoreParams, SaveCustomParams, SessionParams,
+    SetDraftParams, SetNoteParams, SubmitAnswersParams, SubscribeParams,
 };
 use crate::server::state::{HubStatus, ListedStatus};
 use crate::server::{METHODS, Step, StepResult, code};
@@ -108,6 +108,13 @@ pub struct CloseResult {
     pub closed: bool,
 }
 
+/// The `discard` result.
+#[derive(JsonSchema)]
+pub struct DiscardResult {
+    /// Whether a recovered flow with that id was offered (and is now gone, its files with it).
+    pub discarded: bool,
+}
+
 /// The `snapshot` result.
 #[derive(JsonSchema)]
 pub struct SnapshotResult {
@@ -146,16 +153,41 @@ pub struct SessionSummary {
     /// The flow title, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// `open`, `done`, or `recovered` (read back from the state directory, not yet resumed).
+    /// `open`, `done`, or `recovered` (a flow a process that ended left unfinished, offered
+    /// until `recover` resumes it or `discard` drops it).
     pub status: ListedStatus,
     /// Who asked: the agent and its folder, when the flow's opener said or the connection
     /// named itself (absent when neither is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub asker: Option<AskedBy>,
-    /// When the flow was opened, in milliseconds since the Unix epoch (a recovered flow: when
-    /// its process last wrote it). Lists are ordered by it, oldest first.
+    /// When the flow was opened, in milliseconds since the Unix epoch (a recovered flow whose
+    /// state file did not record it, written by an earlier askd: when it was last saved).
+    /// Lists are ordered by it, oldest first.
     #[serde(rename = "openedAt")]
     pub opened_at: u64,
+    /// A recovered flow: when it was last saved, in milliseconds since the Unix epoch.
+    #[serde(rename = "savedAt", skip_serializing_if = "Option::is_none")]
+    pub saved_at: Option<u64>,
+    /// A recovered flow: how long ago it was last saved, in milliseconds, by the server's
+    /// clock. Recovered flows are offered for 7 days after their last save.
+    #[serde(rename = "ageMs", skip_serializing_if = "Option::is_none")]
+    pub age_ms: Option<u64>,
+    /// A recovered flow: how far it got.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+    /// A recovered flow: whether text was typed in it (a custom answer, a note, or a draft in
+    /// an open editor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typed: Option<bool>,
+}
+
+/// How far a recovered flow got.
+#[derive(JsonSchema)]
+pub struct Progress {
+    /// How many of its questions are answered.
+    pub answered: u64,
+    /// How many questions it has.
+    pub total: u64,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,7 +451,7 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
     let doc = match name {
         "initialize" => MethodDoc {
             summary: "Sets connection-wide defaults (optional).",
-            description: "Sets defaults for later `open`s: `hasUI`, `width`, `allRows`, a keymap preset and keymap overrides. May be called at any time, or never.",
+            description: "Sets defaults for later `open`s: `hasUI`, `width`, `allRows`, a keymap preset and keymap overrides. May be called at any time, or never. A test client (a scripted run, a snapshot suite) says `test: true`: it starts clean, offered no recovered flow, and its flows are not kept in the state directory.",
             params: Some(SchemaGenerator::subschema_for::<InitializeParams>),
             result: Some((
                 "initializeResult",
@@ -430,7 +462,7 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
         },
         "open" => MethodDoc {
             summary: "Opens a session on a payload and answers its first Step.",
-            description: "Validates the payload in its dialect. An invalid request either opens a session that is already done, with its dialect's negative result and the issues in the Step's `error` (pi's `invalid_input` result), or, in a dialect that refuses invalid requests, fails and creates no session (dsh with -32010, mcp with -32602). With `timeoutMs` the flow ends, cancelled as timed out, when its deadline passes.",
+            description: "Validates the payload in its dialect. An invalid request either opens a session that is already done, with its dialect's negative result and the issues in the Step's `error` (pi's `invalid_input` result), or, in a dialect that refuses invalid requests, fails and creates no session (dsh with -32010, mcp with -32602). With `timeoutMs` the flow ends, cancelled as timed out, when its deadline passes. A recovered flow (listed by `sessions` as `recovered`) of the same `session` id is resumed, draft and all, only with `resume: true` and a request that opens to the same flow; otherwise a new flow opens and the recovered one stays offered.",
             params: Some(SchemaGenerator::subschema_for::<OpenParams>),
             result: step,
             errors: &[code::INVALID_PARAMS, code::LIMIT, code::USER_QUESTION],
@@ -470,6 +502,31 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
             summary: "Inserts text at the open editor's cursor (a paste).",
             description: "Inserts text into the open editor; fails with -32003 when no editor is open.",
             params: Some(SchemaGenerator::subschema_for::<InsertParams>),
+            result: step,
+            errors: &[
+                code::INVALID_PARAMS,
+                code::UNKNOWN_SESSION,
+                code::COMPLETED,
+                code::NO_EDITOR,
+                code::LIMIT,
+            ],
+        },
+        "activate" => MethodDoc {
+            summary: "Acts on what a click or a tap hit.",
+            description: "Does what the keys that reach the target do: a tab is entered, a row does what its digit does (a single-choice row is chosen and the flow moves on as Enter does, a multi-choice row toggles, the custom row opens its editor), a review action runs as Enter on it does, a completion item is accepted, the filter and the help overlay open or close, an editor opens. The view's `activatable` says which targets the screen offers; any other is refused with -32602 naming what was wrong, and nothing changes.",
+            params: Some(SchemaGenerator::subschema_for::<ActivateParams>),
+            result: step,
+            errors: &[
+                code::INVALID_PARAMS,
+                code::UNKNOWN_SESSION,
+                code::COMPLETED,
+                code::LIMIT,
+            ],
+        },
+        "setDraft" => MethodDoc {
+            summary: "Sets the open editor's whole text (a client's own text area).",
+            description: "Replaces the open editor's text, normalised as typing normalises it, with the cursor at `caret` (UTF-16 code units, a browser's `selectionEnd`; the end when absent). Nothing is saved: the editor's Enter saves it. Fails with -32003 when no editor is open, -32004 past the text limit, -32602 for a caret past the text's end.",
+            params: Some(SchemaGenerator::subschema_for::<SetDraftParams>),
             result: step,
             errors: &[
                 code::INVALID_PARAMS,
@@ -540,6 +597,24 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
             )),
             errors: &[code::INVALID_PARAMS],
         },
+        "recover" => MethodDoc {
+            summary: "Resumes a recovered flow as a live session.",
+            description: "Resumes the recovered flow `session` (one a process that ended left unfinished, listed by `sessions` as `recovered`) exactly as it was last saved, draft and cursor included, as a live session of its id or of `as` (needed when a session of its id is open), and answers its Step. Its flow keeps its request, its dialect's options, its deadline and who asked it. An id no recovered flow has fails with -32001.",
+            params: Some(SchemaGenerator::subschema_for::<RecoverParams>),
+            result: step,
+            errors: &[code::INVALID_PARAMS, code::UNKNOWN_SESSION, code::LIMIT],
+        },
+        "discard" => MethodDoc {
+            summary: "Drops a recovered flow.",
+            description: "Drops the recovered flow `session` and removes its files from the state directory; answers `discarded: false` when no recovered flow has that id.",
+            params: Some(SchemaGenerator::subschema_for::<SessionParams>),
+            result: Some((
+                "discardResult",
+                "Whether a recovered flow had that id.",
+                SchemaGenerator::subschema_for::<DiscardResult>,
+            )),
+            errors: &[code::INVALID_PARAMS],
+        },
         "snapshot" => MethodDoc {
             summary: "Saves a session's state.",
             description: "Answers the session's whole state as versioned JSON, for `restore`.",
@@ -560,7 +635,7 @@ fn method_doc(name: &str) -> Option<MethodDoc> {
         },
         "sessions" => MethodDoc {
             summary: "Lists every session held.",
-            description: "Answers every session held, the earliest opened first (by `openedAt`), each with its title, status, who asked and when.",
+            description: "Answers every session held, the earliest opened first (by `openedAt`), each with its title, status, who asked and when; then, mixed in by `openedAt`, the recovered flows offered: flows that processes which ended (killed, or gone with flows open) left unfinished in the state directory, with status `recovered`, when they were last saved (`savedAt`, `ageMs`), how far they got (`progress`) and whether text was typed (`typed`). Listing reads back the flows of processes that ended since (not for a test client). A recovered flow is offered for 7 days after its last save, or until its request's deadline; `recover` resumes it, `discard` drops it.",
             params: None,
             result: Some((
                 "sessions",

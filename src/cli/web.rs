@@ -9,7 +9,8 @@
 //!
 //! The flow is kept in the state directory (`--state-dir`, `--no-state`) as `askd serve`
 //! keeps its flows: when `askd web` is killed, the same command run again (the same payload)
-//! takes the flow up where it was, draft and cursor included, and a page left open reconnects
+//! takes the flow up where it was (it opens its flow with `resume: true`), draft and cursor
+//! included, and a page left open reconnects
 //! to it when the address and token are the same (`--port`, `--token-file`).
 //!
 //! Exit statuses: [`EXIT_SUBMITTED`] (0) for a submitted flow (Submit or Elaborate),
@@ -107,10 +108,13 @@ fn prepare(args: &WebArgs) -> Result<Prepared, Failure> {
     if session.issues().is_some() {
         return Ok(Prepared::Invalid(session.result().unwrap_or(Value::Null)));
     }
+    // The same command run again after a crash goes on with the flow it left (`resume`); a
+    // flow of another payload left under the same id stays offered, apart.
     let mut params = json!({
         "session": SESSION,
         "payload": payload.value,
         "behaviour": payload.behaviour,
+        "resume": true,
     });
     if let Some(dialect) = payload.dialect {
         params["dialect"] = json!(dialect.name());

@@ -276,6 +276,13 @@ impl Completion {
         };
     }
 
+    /// Highlights entry `index` (0-based), when there is one.
+    pub fn select(&mut self, index: usize) {
+        if index < self.items.len() {
+            self.selected = index;
+        }
+    }
+
     /// Closes the list until the word at the cursor changes.
     pub fn dismiss(&mut self) {
         self.dismissed = true;

@@ -31,7 +31,8 @@ pub use editor::{
 };
 pub use filter::{FILTER_MIN_OPTIONS, RowFilter, contains_graphemes, fold_into};
 pub use flow::{
-    EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, ROW_WINDOW, Rows, TypeChange,
+    Activatable, EditorKind, EditorTarget, Flow, FlowError, Focus, OpenEditor, Prompts, ROW_WINDOW,
+    Rows, Target, TypeChange,
 };
 pub use key::{Key, KeyCode, KeyError, Mods, char_key, parse_sequence};
 pub use keymap::{

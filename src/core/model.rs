@@ -81,6 +81,16 @@ pub enum CustomRow {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
     },
+    /// A stand-in row that takes no answer: it says why the question cannot be answered (a
+    /// request its agent accepts but no answer can satisfy). It opens no editor, and no key
+    /// selects it; the question can only be left unanswered (the flow declined or cancelled).
+    Inert {
+        /// The row's label.
+        label: String,
+        /// Why the question cannot be answered, shown under the label.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
 }
 
 impl CustomRow {
@@ -136,7 +146,8 @@ impl Question {
     /// The custom row's label and description (`Type your own` and none for the standard row).
     pub fn custom_label(&self) -> (&str, Option<&str>) {
         match &self.custom_row {
-            CustomRow::Labelled { label, description } => (label, description.as_deref()),
+            CustomRow::Labelled { label, description }
+            | CustomRow::Inert { label, description } => (label, description.as_deref()),
             CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL, None),
         }
     }
@@ -199,27 +210,38 @@ impl FlowSpec {
         self
     }
 
-    /// Whether `q` has the synthetic custom row after its options: as its [`CustomRow`] says;
-    /// the standard row on single and multi questions always, on preview questions under
-    /// [`Behaviour::custom_row_on_preview`].
+    /// Whether `q` has the synthetic custom row after its options, where custom text is typed:
+    /// as its [`CustomRow`] says; the standard row on single and multi questions always, on
+    /// preview questions under [`Behaviour::custom_row_on_preview`].
     pub fn has_custom_row(&self, q: &Question) -> bool {
         match q.custom_row {
             CustomRow::Standard => {
                 q.kind != QuestionType::Preview || self.behaviour.custom_row_on_preview
             }
-            CustomRow::Absent => false,
+            CustomRow::Absent | CustomRow::Inert { .. } => false,
             CustomRow::Labelled { .. } => true,
         }
     }
 
-    /// Number of rows of `q`: its options plus the custom row when it has one.
+    /// Whether `q` has a row after its options: its custom row, or an inert stand-in row
+    /// ([`CustomRow::Inert`]).
+    pub fn has_last_row(&self, q: &Question) -> bool {
+        matches!(q.custom_row, CustomRow::Inert { .. }) || self.has_custom_row(q)
+    }
+
+    /// Number of rows of `q`: its options plus the row after them when it has one.
     pub fn row_count(&self, q: &Question) -> usize {
-        q.options.len() + usize::from(self.has_custom_row(q))
+        q.options.len() + usize::from(self.has_last_row(q))
     }
 
     /// Whether `row` (0-based) of `q` is its custom row.
     pub fn is_custom_row(&self, q: &Question, row: usize) -> bool {
         self.has_custom_row(q) && row == q.options.len()
+    }
+
+    /// Whether `row` (0-based) of `q` is an inert stand-in row ([`CustomRow::Inert`]).
+    pub fn is_inert_row(&self, q: &Question, row: usize) -> bool {
+        matches!(q.custom_row, CustomRow::Inert { .. }) && row == q.options.len()
     }
 }
 
@@ -272,7 +294,8 @@ impl fmt::Debug for Source {
 
 /// What a flow does beyond the defaults: the behaviour options a client chooses (the four
 /// flags) and what a profile of the reference changes. Plain data: the flow consults the
-/// fields, and the default is every field `false` (`protocol/behaviour.md` §1–§8 exactly).
+/// fields, and the default is every flag `false` and the cursor rule of the flow's dialect
+/// (`protocol/behaviour.md` §1–§8 exactly in the pi dialect).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Behaviour {
@@ -315,6 +338,10 @@ pub struct Behaviour {
     /// without notes has a line per answered question.
     #[serde(default)]
     pub elaborate_with_current_answer: bool,
+    /// Whether a question holding an answer opens with its cursor on that answer's row (see
+    /// [`Rules::cursor_on_answer`]); `None` keeps what the flow's dialect does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor_on_answer: Option<bool>,
 }
 
 /// An action of the review tab.
@@ -396,9 +423,19 @@ pub struct Rules {
     pub checker: Option<Checker>,
     /// A flow may ask no question at all: it is only its review tab.
     pub empty: bool,
+    /// A question tab that holds an answer opens with its cursor on that answer's row (the
+    /// first selected option from the top, else the custom row of chosen custom text), so that
+    /// `Enter` keeps what is chosen: a default, or the answer of a question gone back to.
+    /// Without it every tab opens on its first row. [`Behaviour::cursor_on_answer`] overrides it.
+    pub cursor_on_answer: bool,
 }
 
 impl Rules {
+    /// Whether a question holding an answer opens with its cursor on it, under `behaviour`.
+    pub fn opens_on_answer(&self, behaviour: &Behaviour) -> bool {
+        behaviour.cursor_on_answer.unwrap_or(self.cursor_on_answer)
+    }
+
     /// Whether the review tab offers Elaborate.
     pub fn elaborates(&self) -> bool {
         self.review.contains(&ReviewAction::Elaborate)

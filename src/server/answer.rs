@@ -99,9 +99,9 @@ impl Answer for Listing {
         &self,
         out: &mut Bounded,
         state: &mut State,
-        _: &mut Client,
+        client: &mut Client,
     ) -> serde_json::Result<()> {
-        state.write_list(out)
+        state.write_list(client, out)
     }
 }
 

@@ -114,23 +114,33 @@ pub fn module(link: Link) -> RpcModule<Link> {
             ("open", State::open),
             ("key", State::key),
             ("insert", State::insert),
+            ("activate", State::activate),
+            ("setDraft", State::set_draft),
             ("saveCustom", State::save_custom),
             ("setNote", State::set_note),
             ("submitAnswers", State::submit_answers),
             ("cancel", State::cancel),
             ("restore", State::restore),
+            ("recover", State::recover),
         ],
     );
     register::<Traced>(&mut module, &[("keys", State::keys)]);
     register::<View>(&mut module, &[("getView", State::get_view)]);
     register::<SnapshotOf>(&mut module, &[("snapshot", |s, _, p| s.snapshot(p))]);
-    register::<Listing>(&mut module, &[("sessions", |_, _, _| Ok(Listing))]);
+    register::<Listing>(
+        &mut module,
+        &[("sessions", |s, c, _| {
+            s.sessions(c);
+            Ok(Listing)
+        })],
+    );
     register::<Value>(
         &mut module,
         &[
             ("initialize", State::initialize),
             ("getResult", |s, _, p| s.get_result(p)),
             ("close", State::close),
+            ("discard", State::discard),
             ("subscribe", State::subscribe),
             ("unsubscribe", |_, c, _| Ok(State::unsubscribe(c))),
             ("hub/status", State::hub_status),

@@ -927,9 +927,10 @@ mod tests {
         add(&mut module, "open", State::open);
         add(&mut module, "key", State::key);
         add(&mut module, "getView", State::get_view);
-        add(&mut module, "sessions", |s, _, _| {
+        add(&mut module, "sessions", |s, c, _| {
             let mut list = Vec::new();
-            s.write_list(&mut Bounded::new(&mut list, usize::MAX))
+            s.sessions(c);
+            s.write_list(c, &mut Bounded::new(&mut list, usize::MAX))
                 .expect("the list is written");
             Ok(serde_json::from_slice::<Value>(&list).expect("the list is JSON"))
         });

@@ -13,7 +13,7 @@ use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::core::{Preset, described, quoted};
+use crate::core::{EditorKind, Preset, Target, described, quoted};
 use crate::dialect::{DIALECTS, DialectId};
 use crate::session::BehaviourOptions;
 
@@ -263,6 +263,11 @@ pub struct Capabilities {
     /// Behaviour options for later `open`s: a profile and the four flags (replaces earlier
     /// ones whole).
     pub behaviour: Option<BehaviourOptions>,
+    /// `true`: the client is a test (a scripted run, a snapshot suite). It starts clean: it
+    /// is offered no recovered flow (`sessions` lists none, `recover`, `discard` and
+    /// `resume` find none, and no flow of an ended process is adopted for it), and the flows
+    /// it opens are not kept in the state directory (default `false`).
+    pub test: Option<bool>,
 }
 
 /// `open` and `ask` params.
@@ -305,6 +310,11 @@ pub struct OpenParams {
     /// it. Each member left out defaults: `name` to `initialize`'s `clientInfo.name`, `folder`
     /// to `cwd`.
     pub asker: Option<Asker>,
+    /// `true`: when a recovered flow (`sessions` lists it as `recovered`) has this `session`
+    /// id and its request opens to the same flow (the same dialect and questions), resume it,
+    /// with its draft, instead of opening a new one. Otherwise (and without `resume`) a new
+    /// flow opens and the recovered one stays offered, apart from it.
+    pub resume: Option<bool>,
     /// The params named after a dialect: the options of that dialect (the schemas describe
     /// them one by one). Read beside the other members, as `payload` is kept raw.
     #[serde(skip)]
@@ -329,6 +339,23 @@ impl Asker {
     pub fn is_empty(&self) -> bool {
         self.name.is_none() && self.folder.is_none()
     }
+}
+
+/// `recover` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoverParams {
+    /// The id of the recovered flow, as `sessions` lists it.
+    pub session: String,
+    /// The id to resume it under (default: its own), for when a session of its id is open.
+    #[serde(rename = "as")]
+    pub as_id: Option<String>,
+    /// Terminal columns: views carry rendered `lines` at this width.
+    pub width: Option<usize>,
+    /// Views carry every row of a question (default: the connection's, else `false`).
+    pub all_rows: Option<bool>,
+    /// Root directory for `@` file completion in editors.
+    pub cwd: Option<String>,
 }
 
 /// Params naming just a session.
@@ -376,6 +403,83 @@ pub struct InsertParams {
     pub session: String,
     /// Text to insert at the open editor's cursor (a paste).
     pub text: String,
+}
+
+/// `activate` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ActivateParams {
+    /// The session id.
+    pub session: String,
+    /// What was clicked or tapped: exactly one of its members.
+    pub target: TargetParams,
+}
+
+/// A pointer target: exactly one of `tab`, `row`, `action`, `completion`, `filter`, `help` and
+/// `editor` (with `option` for an option note).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetParams {
+    /// A tab, by its 0-based index in the view's `tabs`.
+    pub tab: Option<usize>,
+    /// A row of the active question, by its `index` in the view (1-based, the digit that
+    /// selects it).
+    pub row: Option<usize>,
+    /// A review action, by its 0-based index in the view's `review.actions`.
+    pub action: Option<usize>,
+    /// An item of the open completion list, by its 0-based index.
+    pub completion: Option<usize>,
+    /// `true` opens the filter editor of a long list, `false` clears the filter.
+    pub filter: Option<bool>,
+    /// `true` opens the help overlay, `false` closes it.
+    pub help: Option<bool>,
+    /// An editor of the active question to open.
+    pub editor: Option<EditorKind>,
+    /// With `editor: "optionNote"`: the option's value.
+    pub option: Option<String>,
+}
+
+impl TargetParams {
+    /// The core's target; the error is the message of a -32602 when not exactly one member
+    /// names a target.
+    pub fn target(self) -> Result<Target, String> {
+        let mut targets = Vec::with_capacity(1);
+        targets.extend(self.tab.map(Target::Tab));
+        targets.extend(self.row.map(Target::Row));
+        targets.extend(self.action.map(Target::Action));
+        targets.extend(self.completion.map(Target::Completion));
+        targets.extend(self.filter.map(Target::Filter));
+        targets.extend(self.help.map(Target::Help));
+        let option = self.option;
+        if self.editor.is_none() && option.is_some() {
+            return Err("invalid params: target.option: given without editor".into());
+        }
+        targets.extend(self.editor.map(|kind| Target::Editor(kind, option)));
+        match targets.len() {
+            1 => Ok(targets.remove(0)),
+            0 => Err(format!(
+                "invalid params: target: expected one of {TARGETS}, got none"
+            )),
+            _ => Err(format!(
+                "invalid params: target: expected one of {TARGETS}, got several"
+            )),
+        }
+    }
+}
+
+/// The members of a target, in words.
+const TARGETS: &str =
+    "\"tab\", \"row\", \"action\", \"completion\", \"filter\", \"help\" or \"editor\"";
+
+/// `setDraft` params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SetDraftParams {
+    /// The session id.
+    pub session: String,
+    /// The open editor's whole text.
+    pub text: String,
+    /// Where the cursor stands, in UTF-16 code units into `text` (a browser's
+    /// `selectionEnd`); the end of the text when absent.
+    pub caret: Option<usize>,
 }
 
 /// `saveCustom` params.
@@ -508,6 +612,7 @@ const BEHAVIOUR: Field = optional(
         optional("doublePressReviewShortcuts", Expect::Flag),
         optional("autoSubmitWhenAnsweredWithoutNotes", Expect::Flag),
         optional("presentSingleAsMulti", Expect::Flag),
+        optional("cursorOnAnswer", Expect::Flag),
     ]),
 );
 
@@ -516,7 +621,15 @@ impl Params for InitializeParams {
         optional("clientInfo", Expect::Any("any JSON value")),
         optional(
             "capabilities",
-            Expect::Object(&[HAS_UI, WIDTH, ALL_ROWS, KEYMAP, KEYMAP_PRESET, BEHAVIOUR]),
+            Expect::Object(&[
+                HAS_UI,
+                WIDTH,
+                ALL_ROWS,
+                KEYMAP,
+                KEYMAP_PRESET,
+                BEHAVIOUR,
+                optional("test", Expect::Flag),
+            ]),
         ),
     ];
     const CHECK_FIRST: bool = true;
@@ -545,6 +658,7 @@ impl Params for OpenParams {
                 optional("folder", Expect::Text),
             ]),
         ),
+        optional("resume", Expect::Flag),
     ];
     // `behaviour` is a struct, which serde would also read from an array.
     const CHECK_FIRST: bool = true;
@@ -567,6 +681,16 @@ impl Params for OpenParams {
     }
 }
 
+impl Params for RecoverParams {
+    const FIELDS: &'static [Field] = &[
+        SESSION,
+        optional("as", Expect::Text),
+        WIDTH,
+        ALL_ROWS,
+        optional("cwd", Expect::Text),
+    ];
+}
+
 impl Params for SessionParams {
     const FIELDS: &'static [Field] = &[SESSION];
 }
@@ -585,6 +709,38 @@ impl Params for KeysParams {
 
 impl Params for InsertParams {
     const FIELDS: &'static [Field] = &[SESSION, required("text", Expect::Text)];
+}
+
+impl Params for ActivateParams {
+    const FIELDS: &'static [Field] = &[
+        SESSION,
+        required(
+            "target",
+            Expect::Closed(&[
+                optional("tab", Expect::Count),
+                optional("row", Expect::Count),
+                optional("action", Expect::Count),
+                optional("completion", Expect::Count),
+                optional("filter", Expect::Flag),
+                optional("help", Expect::Flag),
+                optional(
+                    "editor",
+                    Expect::OneOf(&["custom", "questionNote", "optionNote"]),
+                ),
+                optional("option", Expect::Text),
+            ]),
+        ),
+    ];
+    // `target` is a struct, which serde would also read from an array.
+    const CHECK_FIRST: bool = true;
+}
+
+impl Params for SetDraftParams {
+    const FIELDS: &'static [Field] = &[
+        SESSION,
+        required("text", Expect::Text),
+        optional("caret", Expect::Count),
+    ];
 }
 
 impl Params for SaveCustomParams {
@@ -688,11 +844,14 @@ mod tests {
         agree::<KeysParams>();
         agree::<InsertParams>();
         agree::<SaveCustomParams>();
+        agree::<ActivateParams>();
+        agree::<SetDraftParams>();
         agree::<SetNoteParams>();
         agree::<SubmitAnswersParams>();
         agree::<GetViewParams>();
         agree::<CancelParams>();
         agree::<RestoreParams>();
+        agree::<RecoverParams>();
         agree::<SubscribeParams>();
         let capabilities = serde_json::to_value(schemars::schema_for!(Capabilities)).unwrap();
         let mut names: Vec<&str> = capabilities["properties"]

@@ -16,6 +16,7 @@
 //!   <instance>.<k>/          the directory of an ended process, taken over by this one
 //!   <name>.corrupt           a file that did not restore, set aside
 //!   <name>.superseded        a recovered flow's file, set aside for a later flow of its id
+//!   <name>.expired           a recovered flow's file, set aside once older than [`MAX_AGE`]
 //! ```
 //!
 //! A session's request file is written once, when it opens, to a temporary file renamed into
@@ -30,12 +31,20 @@
 //! second; a killed process loses nothing. A session that completes or is closed leaves the
 //! directory.
 //!
+//! The request file (version 2) also says who asked the flow (`asker`: the client's name and
+//! its folder) and when it opened (`openedAt`), so that a recovered flow can be offered to a
+//! person with what it is; files of version 1, which have neither, are still read.
+//!
 //! Each process writes only in directories named after itself, so processes sharing a state
 //! directory never write the same file. A process whose directory's name no longer matches a
 //! live process (its pid is gone, or is another process's since, or the machine restarted) has
-//! ended: a starting process takes its directory over with one atomic rename (two starting
-//! processes cannot both win) and reads its sessions back with the checks of `restore`. Liveness
-//! is read from `/proc`; where there is none, no other process's directory is ever taken over.
+//! ended. Opening the state directory ([`Store::open`]) takes nothing over: a process adopts
+//! the directories of ended processes only when asked to ([`Store::adopt`], which the server
+//! does when a client asks for recovered flows), with one atomic rename each (two processes
+//! cannot both win), and reads their sessions back with the checks of `restore`. A flow last
+//! saved more than [`MAX_AGE`] ago is not read back but set aside (`.expired`), never deleted.
+//! Liveness is read from `/proc`; where there is none, no other process's directory is ever
+//! taken over.
 
 use std::collections::HashMap;
 use std::fs::{self, DirBuilder, File, OpenOptions};
@@ -50,13 +59,18 @@ use serde_json::value::RawValue;
 
 use crate::core::Limits;
 use crate::dialect::DialectId;
+use crate::server::params::Asker;
 use crate::session::Session;
 use crate::session::snapshot::{self, Restored};
 
 /// The `format` tag of a request file.
 const FORMAT: &str = "askd.state";
-/// The request file version this build writes and reads.
-const VERSION: u32 = 1;
+/// The request file version this build writes; it reads this one and version 1 (without
+/// `asker` and `openedAt`).
+const VERSION: u32 = 2;
+/// How long after its last save a flow left by an ended process is still offered: 7 days.
+/// An older one is set aside (`.expired`) when a process adopts it, never read back.
+pub const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 /// Ending of a request file.
 const REQUEST: &str = ".request.json";
 /// Ending of a flow log.
@@ -71,6 +85,8 @@ const TEMPORARY: &str = ".tmp";
 const CORRUPT: &str = ".corrupt";
 /// Ending of a recovered flow's file set aside for a later flow of the same id.
 const SUPERSEDED: &str = ".superseded";
+/// Ending of a recovered flow's file set aside because it is older than [`MAX_AGE`].
+const EXPIRED: &str = ".expired";
 /// Shortest time between two rounds of `fsync`.
 const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -110,6 +126,13 @@ pub struct Recovered {
     /// (the order in which its process opened its sessions): what orders recovered flows, the
     /// latest last.
     pub written: (u64, u64),
+    /// Who asked it, as its request file says (empty for a file of version 1).
+    pub asker: Asker,
+    /// When it was opened, in milliseconds since 1970 (for a file of version 1, which does
+    /// not say: when it was last saved).
+    pub opened_at: u64,
+    /// When it was last saved, in milliseconds since 1970.
+    pub saved_at: u64,
 }
 
 /// What a request file holds: the session's id, its request, and the members of its flow's
@@ -127,6 +150,20 @@ struct RequestFile<'a> {
     options: serde_json::Value,
     #[serde(borrow)]
     flow: &'a RawValue,
+    /// Who asked (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    asker: Option<Asker>,
+    /// When the flow opened, in milliseconds since 1970 (version 2).
+    #[serde(default, rename = "openedAt", skip_serializing_if = "Option::is_none")]
+    opened_at: Option<u64>,
+}
+
+/// What a request file says beside the snapshot: the session's id, who asked and when it
+/// opened.
+struct Header {
+    id: String,
+    asker: Option<Asker>,
+    opened_at: Option<u64>,
 }
 
 /// What waits to be made durable.
@@ -199,6 +236,8 @@ impl Syncer {
 /// The state directory of this process.
 pub struct Store {
     root: PathBuf,
+    /// What tells this process and this boot apart.
+    life: Life,
     instance: String,
     dir: Arc<Path>,
     /// Directories of ended processes taken over.
@@ -215,15 +254,9 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens `root` (created 0700 when missing), makes this process's directory in it, and
-    /// takes over the directories of ended processes, reading back their sessions: those that
-    /// restore within `limits` (requests of at most `max_request_bytes`), in no particular
-    /// order. A file that does not restore is set aside and reported.
-    pub fn open(
-        root: &Path,
-        limits: &Limits,
-        max_request_bytes: usize,
-    ) -> io::Result<(Store, Vec<Recovered>)> {
+    /// Opens `root` (created 0700 when missing) and makes this process's directory in it.
+    /// Nothing of other processes is taken over (see [`Store::adopt`]).
+    pub fn open(root: &Path) -> io::Result<Store> {
         // A write past a file-size limit (RLIMIT_FSIZE) then fails like one on a full disk, and
         // is reported, instead of ending the process with SIGXFSZ.
         // SAFETY: setting a signal's disposition to "ignore" involves no handler code.
@@ -243,8 +276,9 @@ impl Store {
         std::thread::Builder::new()
             .name("askd-sync".into())
             .spawn(move || thread.run())?;
-        let mut store = Store {
+        Ok(Store {
             root: root.to_owned(),
+            life,
             instance,
             dir,
             adopted: Vec::new(),
@@ -253,19 +287,38 @@ impl Store {
             logs: Vec::new(),
             syncer,
             failing: false,
-        };
+        })
+    }
+
+    /// Takes over the directories of processes that have ended since the last call (or since
+    /// the store opened), reading back their sessions: those that restore within `limits`
+    /// (requests of at most `max_request_bytes`), in no particular order. A file that does
+    /// not restore is set aside and reported; a flow last saved more than [`MAX_AGE`] before
+    /// `now` (milliseconds since 1970) is set aside as expired.
+    pub fn adopt(&mut self, limits: &Limits, max_request_bytes: usize, now: u64) -> Vec<Recovered> {
         let mut recovered = Vec::new();
-        for entry in fs::read_dir(root)? {
-            let entry = entry?;
+        let entries = match fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) => {
+                tracing::warn!(
+                    "cannot read the state directory {} ({e}); no flow of an ended process is recovered",
+                    self.root.display()
+                );
+                return recovered;
+            }
+        };
+        for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            if name == store.instance {
+            if name == self.instance {
                 continue;
             }
             let Some(owner) = Owner::parse(name) else {
                 continue;
             };
-            let kind = entry.file_type()?;
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             if !kind.is_dir() {
                 // Named as a process's directory, but a link or a file: askd made none such.
                 tracing::warn!(
@@ -279,24 +332,25 @@ impl Store {
                 );
                 continue;
             }
-            if life.is_alive(&owner) {
+            if self.life.is_alive(&owner) {
                 continue;
             }
-            let taken: Arc<Path> = root
-                .join(format!("{}.{}", store.instance, store.adopted.len() + 1))
+            let taken: Arc<Path> = self
+                .root
+                .join(format!("{}.{}", self.instance, self.adopted.len() + 1))
                 .into();
             // Only one process wins the rename of an ended process's directory.
             if fs::rename(entry.path(), &taken).is_err() {
                 continue;
             }
-            store.syncer.mark(None, &Arc::from(root));
-            store.adopted.push(taken.clone());
+            self.syncer.mark(None, &Arc::from(self.root.as_path()));
+            self.adopted.push(taken.clone());
             let limit = snapshot::max_bytes(limits, max_request_bytes);
-            recovered.extend(store.read_back(&taken, limits, max_request_bytes, limit));
+            recovered.extend(self.read_back(&taken, limits, max_request_bytes, limit, now));
             // A directory left with nothing goes (it fails, harmlessly, when it holds more).
             let _ = fs::remove_dir(&taken);
         }
-        Ok((store, recovered))
+        recovered
     }
 
     /// Reads back the sessions of a directory taken over; what does not restore is set aside.
@@ -306,6 +360,7 @@ impl Store {
         limits: &Limits,
         max_request_bytes: usize,
         max_flow_bytes: usize,
+        now: u64,
     ) -> Vec<Recovered> {
         let Ok(entries) = fs::read_dir(dir) else {
             return Vec::new();
@@ -343,7 +398,15 @@ impl Store {
                 }
             }
             match read_session(&request, &flow, limits, max_request_bytes, max_flow_bytes) {
-                Ok((id, restored, written)) => {
+                Ok((_, _, written)) if is_expired(written / 1_000_000, now) => {
+                    let why = format!(
+                        "holds a flow last saved more than {} days ago",
+                        MAX_AGE.as_secs() / 86_400
+                    );
+                    self.move_aside(&request, EXPIRED, &why);
+                    self.move_aside(&flow, EXPIRED, &why);
+                }
+                Ok((header, restored, written)) => {
                     let mut stored = Stored::new(dir, &base);
                     // Its first write compacts the log: nothing after a line cut short.
                     stored.logged = usize::MAX;
@@ -351,11 +414,15 @@ impl Store {
                         .strip_prefix('s')
                         .and_then(|n| n.parse().ok())
                         .unwrap_or(0);
+                    let saved_at = written / 1_000_000;
                     recovered.push(Recovered {
                         stored,
-                        id,
+                        id: header.id,
                         restored,
                         written: (written, opened),
+                        asker: header.asker.unwrap_or_default(),
+                        opened_at: header.opened_at.unwrap_or(saved_at),
+                        saved_at,
                     });
                 }
                 Err(reason) => {
@@ -372,6 +439,19 @@ impl Store {
     fn set_aside_file(&self, path: &Path, reason: &str) {
         let why = format!("does not hold a flow that can be restored ({reason})");
         self.move_aside(path, CORRUPT, &why);
+    }
+
+    /// Sets the files of a recovered session aside as `<dir>.<name>.expired`: it was offered
+    /// for longer than [`MAX_AGE`] and nobody took it.
+    pub fn set_aside_expired(&mut self, stored: &Stored) {
+        self.forget_log(stored);
+        let why = format!(
+            "holds a flow last saved more than {} days ago",
+            MAX_AGE.as_secs() / 86_400
+        );
+        for path in [&*stored.request, &*stored.flow] {
+            self.move_aside(path, EXPIRED, &why);
+        }
     }
 
     /// Sets the files of a recovered session aside as `<dir>.<name>.superseded`: another
@@ -413,13 +493,16 @@ impl Store {
 
     /// Writes a new session's files (its flow log, then its request, which makes it whole);
     /// `None` when they could not be written (reported).
-    /// `options` are those of the session's dialect it was opened with (`null`: none).
+    /// `options` are those of the session's dialect it was opened with (`null`: none);
+    /// `asker` who asked it and `opened_at` when it opened (milliseconds since 1970).
     pub fn create(
         &mut self,
         id: &str,
         session: &Session,
         request: &RawValue,
         options: &serde_json::Value,
+        asker: &Asker,
+        opened_at: u64,
     ) -> Option<Stored> {
         let base = format!("s{}", self.next);
         self.next += 1;
@@ -440,6 +523,8 @@ impl Store {
                     request,
                     options: options.clone(),
                     flow: &flow,
+                    asker: (!asker.is_empty()).then(|| asker.clone()),
+                    opened_at: Some(opened_at),
                 },
             )?;
             let temporary = stored.request.with_extension("json.tmp");
@@ -681,12 +766,12 @@ fn read_session(
     limits: &Limits,
     max_request_bytes: usize,
     max_flow_bytes: usize,
-) -> Result<(String, Restored, u64), String> {
+) -> Result<(Header, Restored, u64), String> {
     let request_bytes = read_capped(request, max_request_bytes.saturating_add(64 * 1024))
         .map_err(|e| format!("its request file: {e}"))?;
     let file: RequestFile = serde_json::from_slice(&request_bytes)
         .map_err(|_| "its request file is not one askd writes".to_owned())?;
-    if file.format != FORMAT || file.version != VERSION {
+    if file.format != FORMAT || !(1..=VERSION).contains(&file.version) {
         return Err(format!(
             "its request file is of format {:?} version {}",
             file.format, file.version
@@ -722,7 +807,18 @@ fn read_session(
     );
     let restored =
         snapshot::restore(&state, limits, max_request_bytes).map_err(|e| e.to_string())?;
-    Ok((file.session.to_owned(), restored, at))
+    let header = Header {
+        id: file.session.to_owned(),
+        asker: file.asker,
+        opened_at: file.opened_at,
+    };
+    Ok((header, restored, at))
+}
+
+/// Whether a flow last saved at `saved_at` is older than [`MAX_AGE`] at `now` (both in
+/// milliseconds since 1970).
+fn is_expired(saved_at: u64, now: u64) -> bool {
+    now.saturating_sub(saved_at) > MAX_AGE.as_millis() as u64
 }
 
 /// The process a directory is named after.
@@ -870,14 +966,25 @@ mod tests {
     fn a_log_is_compacted() {
         let scratch = tempfile::tempdir().unwrap();
         let root = scratch.path().join("state");
-        let (mut store, recovered) = Store::open(&root, &Limits::default(), 1 << 20).unwrap();
-        assert!(recovered.is_empty());
+        let mut store = Store::open(&root).unwrap();
+        assert!(
+            store
+                .adopt(&Limits::default(), 1 << 20, crate::server::state::now_ms())
+                .is_empty()
+        );
         let payload = crate::dialect::pi::EXAMPLE;
         let request: Box<RawValue> = serde_json::from_str(payload).unwrap();
         let value: serde_json::Value = serde_json::from_str(payload).unwrap();
         let mut session = Session::open(&value, &crate::session::OpenOptions::default()).unwrap();
         let mut stored = store
-            .create("s", &session, &request, &serde_json::Value::Null)
+            .create(
+                "s",
+                &session,
+                &request,
+                &serde_json::Value::Null,
+                &Asker::default(),
+                0,
+            )
             .unwrap();
         let keys = crate::core::parse_sequence("<Down><Up>").unwrap();
         let mut line = Vec::new();
@@ -894,6 +1001,17 @@ mod tests {
             last_state(log.as_bytes()).unwrap().1.get().as_bytes(),
             line.as_slice()
         );
+    }
+
+    /// A flow is offered for seven days after its last save, not a millisecond more.
+    #[test]
+    fn flows_expire_seven_days_after_their_last_save() {
+        let week = 7 * 24 * 60 * 60 * 1000;
+        assert_eq!(MAX_AGE.as_millis(), week as u128);
+        assert!(!is_expired(1_000, 1_000 + week));
+        assert!(is_expired(1_000, 1_001 + week));
+        // A save in the future (a clock set back) is not expired.
+        assert!(!is_expired(5_000, 1_000));
     }
 
     #[test]

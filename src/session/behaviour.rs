@@ -65,6 +65,12 @@ pub struct BehaviourOptions {
     /// `presentedType` (default `false`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub present_single_as_multi: Option<bool>,
+    /// A question holding an answer (a default, or the answer of a question gone back to)
+    /// opens with its cursor on that answer's row, so that `Enter` keeps it (default: on in
+    /// every dialect but `pi`, whose profiles open every tab on its first row as the reference
+    /// does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor_on_answer: Option<bool>,
 }
 
 impl BehaviourOptions {
@@ -84,11 +90,12 @@ impl BehaviourOptions {
             present_single_as_multi: self
                 .present_single_as_multi
                 .or(base.present_single_as_multi),
+            cursor_on_answer: self.cursor_on_answer.or(base.cursor_on_answer),
         }
     }
 
     /// The core behaviour these options make: the profile's (default `seed`), with the flags
-    /// given (default `false`).
+    /// given (default `false`) and the cursor rule given (default: the dialect's).
     pub fn behaviour(self) -> Behaviour {
         Behaviour {
             confirm_dismiss_when_dirty: self.confirm_dismiss_when_dirty.unwrap_or(false),
@@ -97,6 +104,7 @@ impl BehaviourOptions {
                 .auto_submit_when_answered_without_notes
                 .unwrap_or(false),
             present_single_as_multi: self.present_single_as_multi.unwrap_or(false),
+            cursor_on_answer: self.cursor_on_answer,
             ..self.profile.unwrap_or_default().behaviour()
         }
     }

@@ -80,6 +80,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             deadline: None,
             filter: None,
             pending_keys: None,
+            activatable: None,
             lines: None,
         };
     };
@@ -113,6 +114,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             total: flow.spec().questions[f.question].options.len(),
         }),
         pending_keys: (!flow.pending_keys().is_empty()).then(|| sequence_name(flow.pending_keys())),
+        activatable: flow.activatable(),
         lines: None,
     }
 }
@@ -320,7 +322,7 @@ fn question_view(flow: &Flow, q: &Question, answer: &Answer, all_rows: bool) -> 
                 .zip(start..)
                 .map(|(o, i)| option_row(flow, answer, o, i, i + 1)),
         );
-        if flow.spec().has_custom_row(q) && end == row_count {
+        if flow.spec().has_last_row(q) && end == row_count {
             let i = q.options.len();
             rows.push(custom_row(flow, q, answer, i, i + 1));
         }
@@ -384,7 +386,9 @@ fn option_row(flow: &Flow, answer: &Answer, o: &OptionItem, i: usize, index: usi
 #[inline(always)]
 fn custom_row(flow: &Flow, q: &Question, answer: &Answer, i: usize, index: usize) -> RowView {
     let (label, description) = match &q.custom_row {
-        CustomRow::Labelled { label, description } => (label.clone(), description.clone()),
+        CustomRow::Labelled { label, description } | CustomRow::Inert { label, description } => {
+            (label.clone(), description.clone())
+        }
         CustomRow::Standard | CustomRow::Absent => (CUSTOM_LABEL.to_owned(), None),
     };
     RowView {

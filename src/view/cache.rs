@@ -196,7 +196,7 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = 20 + usize::from(view.lines.is_some()) + usize::from(view.requester.is_some());
+        let fields = 21 + usize::from(view.lines.is_some()) + usize::from(view.requester.is_some());
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
@@ -223,6 +223,7 @@ impl Serialize for CachedView<'_> {
         s.serialize_field("progress", &view.progress)?;
         s.serialize_field("filter", &view.filter)?;
         s.serialize_field("pendingKeys", &view.pending_keys)?;
+        s.serialize_field("activatable", &view.activatable)?;
         match &view.lines {
             Some(lines) => match cache.lines_json(lines) {
                 Some(jsons) => s.serialize_field("lines", &JsonList(&jsons))?,

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::core::{CancelReason, Focus, KeyNames, Outcome, QuestionType};
+use crate::core::{Activatable, CancelReason, Focus, KeyNames, Outcome, QuestionType};
 use crate::dialect::DialectId;
 use crate::session::Status;
 use crate::view::line::Line;
@@ -67,6 +67,10 @@ pub struct View {
     /// The keys of a key sequence pressed so far, waiting for the next (`g` of `g g`), by
     /// canonical name separated by spaces; `null` when none wait.
     pub pending_keys: Option<String>,
+    /// What a click or a tap may act on now (`activate`): tabs, rows, review actions,
+    /// completion items, the filter, the help overlay, and the editors that may be opened;
+    /// `null` once done.
+    pub activatable: Option<Activatable>,
     /// The screen rendered at the known width (omitted when no width is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<Vec<crate::view::line::Span<'static>>>>")]
@@ -226,7 +230,9 @@ pub struct RowView {
     pub selected: bool,
     /// The active row.
     pub active: bool,
-    /// The synthetic `Type your own` row.
+    /// The synthetic row after the options: `Type your own` (or the dialect's label for it),
+    /// or an inert stand-in row that says why the question cannot be answered (it opens no
+    /// editor).
     pub custom: bool,
     /// The option's note (`null` when none).
     pub note: Option<String>,

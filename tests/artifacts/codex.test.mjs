@@ -15,6 +15,7 @@ import { askd, endings, generated, load } from "./lib.mjs";
 let engine;
 let params;
 let response;
+let elicitation;
 before(async () => {
   engine = askd();
   const { default: Ajv } = await load("ajv");
@@ -23,6 +24,7 @@ before(async () => {
   const schema = (name) => JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8"));
   params = ajv.compile(schema("ToolRequestUserInputParams"));
   response = ajv.compile(schema("ToolRequestUserInputResponse"));
+  elicitation = ajv.compile(schema("McpServerElicitationRequestParams"));
 });
 after(() => engine.close());
 
@@ -98,5 +100,38 @@ describe("every answer is a ToolRequestUserInputResponse", () => {
         deploy_target: { answers: ["None of the above", "user_note: our own Kubernetes"] },
       },
     });
+  });
+});
+
+describe("an MCP elicitation as Codex forwards it (mcpServer/elicitation/request)", () => {
+  test("its null _meta, which the MCP SDK's schema refuses, is taken as absent", async () => {
+    // The shape Codex sends: its own members, then the elicitation's, `_meta` written as null
+    // when the server sent none (what the generated McpServerElicitationRequestParams allows).
+    const forwarded = {
+      threadId: "thr_1",
+      turnId: "turn_1",
+      serverName: "deployer",
+      mode: "form",
+      message: "Where should the app be deployed?",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          region: { type: "string", title: "Region", oneOf: [{ const: "eu-west-1", title: "Ireland" }, { const: "us-east-1", title: "Virginia" }] },
+        },
+        required: ["region"],
+      },
+      _meta: null,
+    };
+    assert.ok(elicitation(forwarded), JSON.stringify(elicitation.errors));
+    const sdk = await load("@modelcontextprotocol/sdk/types.js");
+    // As the example client hands it to askd: Codex's own members left out.
+    const { threadId, turnId, serverName, ...payload } = forwarded;
+    assert.deepEqual([threadId, turnId, serverName], ["thr_1", "turn_1", "deployer"]);
+    assert.equal(sdk.ElicitRequestParamsSchema.safeParse(payload).success, false);
+    const results = await endings(engine, "mcp", payload, "21", { mcp: { requester: { name: "deployer" } } });
+    assert.deepEqual(results.submit, { action: "accept", content: { region: "us-east-1" } });
+    for (const [ending, result] of Object.entries(results)) {
+      assert.ok(sdk.ElicitResultSchema.safeParse(result).success, ending);
+    }
   });
 });

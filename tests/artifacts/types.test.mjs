@@ -94,7 +94,7 @@ test("every result of every ending has the type the agent's package declares", a
     declare("ToolRequestUserInputResponse", result);
   }
   declare("QuestionRequest", opencodeRequest);
-  const opencode = await endings(engine, "opencode", opencodeRequest, "2<Down>Audit<CR><Esc><Tab>1");
+  const opencode = await endings(engine, "opencode", opencodeRequest, "2<Down>Audit<CR><Tab>1");
   for (const [ending, result] of Object.entries(opencode)) {
     declare(ending === "submit" ? "Reply" : "Rejected", result);
   }

@@ -439,7 +439,7 @@ async fn a_question_is_asked_in_the_hub_and_its_answer_replied() {
     let asked = harness.next_ask().await;
     assert_eq!(
         asked.params,
-        json!({ "dialect": "opencode", "session": "que_1", "payload": request,
+        json!({ "dialect": "opencode", "session": "que_1", "payload": request, "resume": true,
                 "cwd": "/work/app", "asker": { "name": "opencode", "folder": "/work/app" } })
     );
     let _ = asked.end.send(answered(json!({ "answers": [["SQLite"]] })));

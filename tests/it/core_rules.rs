@@ -51,6 +51,7 @@ const CHECKED: Rules = Rules {
         answer: answered,
     }),
     empty: true,
+    cursor_on_answer: true,
 };
 
 /// A session of the pi dialect's id on a spec with the rules above.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use askd::core::{CancelReason, EditorTarget, Focus, Outcome};
 use askd::server::Bounded;
-use askd::server::state::{Config, MAX_DEADLINE, State};
+use askd::server::state::{Client, Config, MAX_DEADLINE, State};
 use askd::session::{OpenOptions, Session, Status};
 use serde_json::{Value, json};
 
@@ -248,10 +248,10 @@ fn the_table_expires_due_flows_at_the_time_it_is_given_and_resolves_their_asks()
     // Before any deadline nothing ends.
     state.expire_due(earliest - 1);
     assert!(waiter.try_recv().is_err());
-    let statuses = |state: &State| {
+    let statuses = |state: &State, client: &Client| {
         let mut out = Vec::new();
         state
-            .write_list(&mut Bounded::new(&mut out, usize::MAX))
+            .write_list(client, &mut Bounded::new(&mut out, usize::MAX))
             .expect("the list is written");
         let list: Value = serde_json::from_slice(&out).expect("a list");
         list.as_array()
@@ -260,12 +260,12 @@ fn the_table_expires_due_flows_at_the_time_it_is_given_and_resolves_their_asks()
             .map(|s| s["status"].clone())
             .collect::<Vec<_>>()
     };
-    assert_eq!(statuses(&state), vec![json!("open"); 3]);
+    assert_eq!(statuses(&state, &client), vec![json!("open"); 3]);
 
     // Past the first two deadlines, those flows end; the ask waits for its own.
     state.expire_due(deadline);
     assert_eq!(
-        statuses(&state),
+        statuses(&state, &client),
         [json!("done"), json!("open"), json!("done")]
     );
     assert!(waiter.try_recv().is_err());

@@ -232,3 +232,16 @@ fn a_codex_request_that_does_not_wait_is_submitted_when_its_time_is_up() {
     let (status, _) = s.finish();
     assert!(status.success());
 }
+
+/// `Enter` keeps what is chosen, through the binary: an MCP boolean with `default: false` and an
+/// enumeration with a default, answered with `Enter` alone, resolve the `ask` with the defaults.
+#[test]
+fn enter_keeps_the_defaults_of_an_elicitation() {
+    let params = json!({ "message": "Deploy", "requestedSchema": { "type": "object", "properties": {
+        "public": { "type": "boolean", "title": "Public", "default": false },
+        "size": { "type": "string", "title": "Size", "enum": ["s", "m", "l"], "default": "l" } } } });
+    assert_eq!(
+        ask_and_answer("mcp", params, json!({}), "<CR><CR><CR>"),
+        json!({ "action": "accept", "content": { "public": false, "size": "l" } })
+    );
+}

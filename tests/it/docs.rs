@@ -18,6 +18,7 @@ const SUBCOMMANDS: &[&str] = &[
     "schema",
     "completions",
     "man",
+    "mcp",
     "hook",
     "bridge",
 ];

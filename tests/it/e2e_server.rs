@@ -494,8 +494,8 @@ fn initialize_reports_server_protocol_version_and_methods() {
             "methods": [
                 "initialize", "open", "ask", "key", "keys", "insert", "saveCustom", "setNote",
                 "submitAnswers", "getView", "getResult", "cancel", "close", "snapshot",
-                "restore", "sessions", "subscribe", "unsubscribe", "hub/status", "shutdown",
-                "exit"
+                "restore", "sessions", "recover", "discard", "subscribe", "unsubscribe",
+                "hub/status", "shutdown", "exit"
             ]
         })
     );
@@ -609,7 +609,7 @@ fn unknown_behaviour_options_are_invalid_params() {
         e,
         error(
             -32602,
-            r#"invalid params: behaviour.confirmDismiss: unknown; expected one of the members "profile", "confirmDismissWhenDirty", "doublePressReviewShortcuts", "autoSubmitWhenAnsweredWithoutNotes", "presentSingleAsMulti""#
+            r#"invalid params: behaviour.confirmDismiss: unknown; expected one of the members "profile", "confirmDismissWhenDirty", "doublePressReviewShortcuts", "autoSubmitWhenAnsweredWithoutNotes", "presentSingleAsMulti", "cursorOnAnswer""#
         )
     );
     let e = s.err(

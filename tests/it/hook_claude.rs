@@ -9,9 +9,12 @@ use askd::cli::hook::claude::{Decision, HookInput, Input, ask_params, decide, ou
 use askd::dialect::claude::{ABORT_MESSAGE, CANCEL_MESSAGE, CLOSED_MESSAGE, TIMEOUT_MESSAGE};
 use serde_json::{Value, json};
 
-/// A hub that ends every flow as the test says (or never), and records what it was asked.
+/// A hub that ends every flow as the test says (or never), and records what it was asked. The
+/// first asks may end otherwise (`first`, in order): a hub that went away, then one that came
+/// back.
 #[derive(Clone)]
 struct ScriptedHub {
+    first: Arc<Mutex<Vec<Result<Ended, HostError>>>>,
     ending: Option<Result<Ended, HostError>>,
     asked: Arc<Mutex<Vec<Value>>>,
     closed: Arc<Mutex<Vec<String>>>,
@@ -19,7 +22,15 @@ struct ScriptedHub {
 
 impl ScriptedHub {
     fn ending(ending: Option<Result<Ended, HostError>>) -> ScriptedHub {
+        ScriptedHub::first_then(Vec::new(), ending)
+    }
+
+    fn first_then(
+        first: Vec<Result<Ended, HostError>>,
+        ending: Option<Result<Ended, HostError>>,
+    ) -> ScriptedHub {
         ScriptedHub {
+            first: Arc::new(Mutex::new(first)),
             ending,
             asked: Arc::default(),
             closed: Arc::default(),
@@ -30,6 +41,13 @@ impl ScriptedHub {
 impl FlowHost for ScriptedHub {
     async fn ask(&self, params: Value) -> Result<Ended, HostError> {
         self.asked.lock().unwrap().push(params);
+        let first = {
+            let mut first = self.first.lock().unwrap();
+            (!first.is_empty()).then(|| first.remove(0))
+        };
+        if let Some(ending) = first {
+            return ending;
+        }
         match &self.ending {
             Some(ending) => ending.clone(),
             None => std::future::pending().await,
@@ -102,7 +120,7 @@ fn the_hook_input_is_read() {
     );
     assert_eq!(
         ask_params(&input(), Duration::from_millis(595_000)),
-        json!({ "dialect": "claude", "session": "toolu_01ABC", "payload": tool_input(),
+        json!({ "dialect": "claude", "session": "toolu_01ABC", "resume": true, "payload": tool_input(),
                 "timeoutMs": 595000, "cwd": "/work/app",
                 "asker": { "name": "Claude Code", "folder": "/work/app" } })
     );
@@ -178,7 +196,8 @@ async fn endings_without_the_person_pass_the_call_on_to_claude_code() {
         );
         assert_eq!(*hub.closed.lock().unwrap(), ["toolu_01ABC"]);
     }
-    let (decision, _) = decision(
+    // Asked once more (a hub may start now), then passed on with the same words.
+    let (decision, hub) = decision(
         Some(Err(HostError::Unreachable("no hub could start".to_owned()))),
         Duration::from_secs(595),
     )
@@ -187,6 +206,79 @@ async fn endings_without_the_person_pass_the_call_on_to_claude_code() {
         decision,
         Decision::PassOn("no hub can be reached: no hub could start".to_owned())
     );
+    assert_eq!(hub.asked.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_hub_gone_mid_question_is_asked_again_under_the_same_session() {
+    let gone = || HostError::Unreachable("the hub at ws://127.0.0.1:9/rpc went away".to_owned());
+    // The next hub recovered the flow: asking again resumes it, and its answer is printed.
+    let hub = ScriptedHub::first_then(
+        vec![Err(gone())],
+        Some(Ok(Ended {
+            result: allowed(),
+            cancel_reason: None,
+        })),
+    );
+    let decision = decide(
+        &input(),
+        &hub,
+        Duration::from_secs(595),
+        std::future::pending(),
+    )
+    .await;
+    assert_eq!(
+        decision,
+        Decision::Print(json!({ "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": allowed()["updatedInput"] } }))
+    );
+    let asked = hub.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[1]["session"], "toolu_01ABC");
+    let left = |params: &Value| params["timeoutMs"].as_u64().unwrap();
+    assert!(left(&asked[1]) <= left(&asked[0]), "{asked:?}");
+    assert_eq!(asked[1]["payload"], asked[0]["payload"]);
+    // No hub comes back: both reasons are said, and Claude Code's dialog asks.
+    let hub = ScriptedHub::ending(None);
+    *hub.first.lock().unwrap() = vec![
+        Err(gone()),
+        Err(HostError::Unreachable("no hub could start".to_owned())),
+    ];
+    let decision = decide(
+        &input(),
+        &hub,
+        Duration::from_secs(595),
+        std::future::pending(),
+    )
+    .await;
+    assert_eq!(
+        decision,
+        Decision::PassOn(
+            "no hub can be reached: the hub at ws://127.0.0.1:9/rpc went away; asked again: \
+             no hub could start"
+                .to_owned()
+        )
+    );
+    // Without a tool use id, asking again would open a second flow: passed on at once.
+    let hub = ScriptedHub::first_then(vec![Err(gone())], None);
+    let mut input = input();
+    input.tool_use_id = None;
+    let decision = decide(
+        &input,
+        &hub,
+        Duration::from_secs(595),
+        std::future::pending(),
+    )
+    .await;
+    assert_eq!(
+        decision,
+        Decision::PassOn(
+            "no hub can be reached: the hub at ws://127.0.0.1:9/rpc went away".to_owned()
+        )
+    );
+    assert_eq!(hub.asked.lock().unwrap().len(), 1);
 }
 
 #[tokio::test]

@@ -397,12 +397,185 @@ fn a_hub_killed_mid_question_is_a_clear_error_and_the_next_hub_recovers_the_flow
         assert_eq!(listed[0]["title"], "Deploy");
         assert_eq!(listed[0]["status"], "recovered");
         assert!(listed[0]["openedAt"].is_u64());
+        // Who asked it comes back with it.
+        assert_eq!(listed[0]["asker"]["folder"], "/work/kept");
+        assert_eq!(listed[0]["progress"], json!({ "answered": 0, "total": 1 }));
+        assert_eq!(listed[0]["typed"], json!(false));
     });
     assert!(
-        place.log().contains("recovered 1 open flows"),
+        place
+            .log()
+            .contains("1 unfinished flows of ended processes are offered for recovery"),
         "{}",
         place.log()
     );
+}
+
+/// `askd hook claude` started here with Claude Code's input of an `AskUserQuestion` call
+/// (`tool_use_id` `toolu_kill`) on its stdin, and its budget `timeout` seconds.
+fn hook(place: &Place, timeout: &str) -> std::process::Child {
+    let input = json!({
+        "session_id": "7b0c1d2e-0000-4000-8000-000000000001",
+        "transcript_path": "/work/app/transcript.jsonl",
+        "cwd": "/work/app",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "AskUserQuestion",
+        "tool_input": { "questions": [{
+            "question": "Which database should we use?",
+            "header": "Database",
+            "multiSelect": false,
+            "options": [
+                { "label": "Postgres", "description": "Full SQL, runs as a server" },
+                { "label": "SQLite", "description": "A single file, no server" }
+            ]
+        }] },
+        "tool_use_id": "toolu_kill",
+    });
+    let mut child = place
+        .command(&["hook", "claude", "--timeout", timeout])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, input.to_string().as_bytes()).unwrap();
+    child
+}
+
+/// A child's whole output once it ends, waited for off the runtime's thread.
+async fn output_of(child: std::process::Child) -> Output {
+    within(
+        "the hook to end",
+        tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()),
+    )
+    .await
+    .unwrap()
+}
+
+#[test]
+fn a_hook_whose_hub_is_killed_mid_question_asks_again_where_the_next_hub_recovered_the_flow() {
+    let place = Place::new();
+    block_on(async {
+        let first = HubClient::connect_or_start(&place.options("starter"))
+            .await
+            .unwrap()
+            .hub()
+            .clone();
+        let (before, mut seen) = person(&place).await;
+        let child = hook(&place, "120");
+        let opened = next_of(&mut seen, "session/opened").await;
+        assert_eq!(opened.params["session"], "toolu_kill");
+        // The person moves to SQLite, then the hub is killed.
+        let step = before
+            .request("keys", json!({ "session": "toolu_kill", "keys": ["down"] }))
+            .await
+            .unwrap();
+        assert_eq!(step["status"], "open");
+        kill(first.pid);
+
+        // The hook found no hub, started the next one, which recovered the flow from the state
+        // directory, and asked again under the same session: the flow goes on where it was.
+        eventually("the next hub", || {
+            place.file().is_some_and(|file| file.pid != first.pid)
+        });
+        let (person, _) = person(&place).await;
+        let mut waited = 0;
+        loop {
+            let listed = person.request("sessions", json!({})).await.unwrap();
+            let entry = listed
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["session"] == "toolu_kill")
+                .cloned();
+            if entry.as_ref().is_some_and(|e| e["status"] == "open") {
+                assert_eq!(entry.unwrap()["asker"]["name"], "Claude Code");
+                break;
+            }
+            waited += 1;
+            assert!(waited < 500, "the hook's flow did not open again: {listed}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let view = person
+            .request("getView", json!({ "session": "toolu_kill" }))
+            .await
+            .unwrap();
+        // The row the person moved to before the kill (SQLite, the second) is still theirs.
+        assert_eq!(view["question"]["activeOption"], 1, "{view}");
+        assert_eq!(view["question"]["rows"][1]["label"], "SQLite");
+        assert_eq!(view["question"]["rows"][1]["active"], true);
+        let step = person
+            .request(
+                "keys",
+                json!({ "session": "toolu_kill", "keys": ["enter"] }),
+            )
+            .await
+            .unwrap();
+        if step["status"] == "open" {
+            // The review: its first action submits.
+            let step = person
+                .request("keys", json!({ "session": "toolu_kill", "keys": ["1"] }))
+                .await
+                .unwrap();
+            assert_eq!(step["status"], "done", "{step}");
+        }
+        let out = output_of(child).await;
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+        let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            printed["hookSpecificOutput"]["permissionDecision"], "allow",
+            "{printed}"
+        );
+        assert_eq!(
+            printed["hookSpecificOutput"]["updatedInput"]["answers"],
+            json!({ "Which database should we use?": "SQLite" })
+        );
+    });
+    // The hub the hook started logs where a started hub does: in the state directory.
+    let log = std::fs::read_to_string(place.state.path().join("askd").join("hub.log")).unwrap();
+    assert!(
+        log.contains("1 unfinished flows of ended processes are offered for recovery"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_hook_whose_hub_is_killed_and_none_can_come_back_passes_the_call_on_saying_why() {
+    let place = Place::new();
+    block_on(async {
+        let first = HubClient::connect_or_start(&place.options("starter"))
+            .await
+            .unwrap()
+            .hub()
+            .clone();
+        let (_person, mut seen) = person(&place).await;
+        let child = hook(&place, "120");
+        next_of(&mut seen, "session/opened").await;
+        // No hub can start any more: the directory is opened to others before the kill.
+        std::fs::set_permissions(place.dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        kill(first.pid);
+        let out = output_of(child).await;
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "",
+            "Claude Code's dialog asks"
+        );
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        // The last line: the lines before it are the log's, naming the refused directory.
+        let said = stderr.lines().last().unwrap_or_default().to_owned() + "\n";
+        let dir = place.dir().display().to_string();
+        let start = format!(
+            "askd hook claude: passed on to Claude Code's dialog: no hub can be reached: the hub at {} went away (",
+            first.url
+        );
+        let end = format!(
+            ") before it answered; asked again: {dir} is not used: others may use it (mode 0755); it must be 0700\n"
+        );
+        assert!(said.starts_with(&start) && said.ends_with(&end), "{said}");
+    });
 }
 
 #[test]

@@ -39,6 +39,10 @@ mod long_lists;
 mod mcp_core;
 /// The opencode dialect (`protocol/dialects.md`).
 mod opencode_core;
+/// Where a question tab opens: on the answer it holds, or its first row (behaviour §2).
+mod opening_row;
+/// Pointer actions (behaviour §11): what the view offers, keys against activations.
+mod pointer;
 /// Random payloads and keys: invariants, contract, snapshots.
 mod properties;
 /// Results through the flow (behaviour §6).
@@ -57,6 +61,8 @@ mod bridge_opencode;
 mod hook_claude;
 
 // The real binary.
+/// `askd ask --attach` in a real terminal (tmux): the hub's flows answered one after another.
+mod attach;
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
 /// SIGKILL at random moments while a client types: every acknowledged draft comes back.
@@ -73,6 +79,8 @@ mod hub;
 mod hub_clients;
 /// Hostile peers of the WebSocket listener.
 mod listener_faults;
+/// `askd mcp` as an MCP host runs it, with a person answering through the hub.
+mod mcp_server;
 /// Crash safety: the state directory, recovered and resumed flows, files set aside.
 mod persistence;
 /// The generated protocol documents against the code and the binary.
@@ -86,6 +94,8 @@ mod socket_faults;
 mod state_faults;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.
 mod terminal;
+/// A tmux server of a test's own, for the terminal tests.
+mod tmux;
 /// The WebSocket listener and `askd web` over real WebSocket connections.
 mod websocket;
 /// The browser client's table of wide characters against the engine's widths.

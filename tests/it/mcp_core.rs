@@ -3,7 +3,7 @@
 //! requests it cannot ask, the result of every ending, answer sets, transcripts and snapshots.
 
 use crate::common::*;
-use askd::core::{CancelReason, FlowError, Focus, Outcome, QuestionType};
+use askd::core::{Answer, CancelReason, FlowError, Focus, Outcome, QuestionType};
 use askd::dialect::mcp::{is_date, is_date_time, is_email, is_uri};
 use askd::session::{OpenOptions, Session, Status};
 use askd::view;
@@ -529,14 +529,10 @@ fn a_pattern_that_cannot_be_checked_opens_with_the_reason() {
         row_description(&mut s, 2).as_deref(),
         Some("askd cannot check its pattern \"^(a)\\\\1$\": it uses a backreference")
     );
-    press(&mut s, "<CR>x<CR>");
-    assert_eq!(
-        view::build("s", &s).editor.unwrap().error.as_deref(),
-        Some(
-            "This field cannot be answered: askd cannot check its pattern \"^(a)\\\\1$\": it uses a backreference"
-        )
-    );
-    press(&mut s, "<C-u><Esc>");
+    // The row is inert: no editor opens, no key answers it.
+    press(&mut s, "x<Space>3");
+    assert_eq!((flow(&s).tab(), flow(&s).editor()), (2, None));
+    assert_eq!(answer(&s, 2), Answer::default());
     go_to(&mut s, 4);
     assert_eq!(
         problems(&s),
@@ -552,7 +548,7 @@ fn a_pattern_that_cannot_be_checked_opens_with_the_reason() {
     press(&mut s, "2");
     assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
     let mut s = open_form(&field(json!({ "type": "string", "pattern": 5 })));
-    press(&mut s, "<Esc><Tab>");
+    press(&mut s, "<Tab>");
     assert_eq!(
         problems(&s)[0].1.as_deref(),
         Some(
@@ -563,7 +559,7 @@ fn a_pattern_that_cannot_be_checked_opens_with_the_reason() {
     assert_eq!(s.result().unwrap(), json!({ "action": "cancel" }));
     // A backreference pattern on an optional field: the form is accepted without it.
     let mut s = open_form(&field(json!({ "type": "string", "pattern": "^(a)\\1$" })));
-    press(&mut s, "<Esc><Tab>1");
+    press(&mut s, "<Tab>1");
     assert_eq!(
         s.result().unwrap(),
         json!({ "action": "accept", "content": {} })
@@ -661,6 +657,51 @@ fn forms_no_answer_can_satisfy_open_with_the_reason_shown() {
     );
 }
 
+/// The `Cannot be answered` row of a field no answer can satisfy is inert: no editor opens on
+/// it, no key or answer set gives the field a value, and `Enter` only moves on; the form is
+/// accepted without the field, unless it is required, and declined or cancelled as always.
+#[test]
+fn a_field_no_answer_can_satisfy_has_an_inert_row() {
+    for required in [false, true] {
+        let mut params = field(json!({ "type": "string", "enum": [] }));
+        if required {
+            params["requestedSchema"]["required"] = json!(["f"]);
+        }
+        let mut s = open_form(&params);
+        assert_eq!((flow(&s).row(), flow(&s).focus()), (0, Focus::Options));
+        assert!(flow(&s).editor().is_none());
+        press(&mut s, "1<Space>x<Down><Up>");
+        assert_eq!((flow(&s).tab(), flow(&s).row()), (0, 0));
+        assert!(flow(&s).editor().is_none());
+        assert_eq!(answer(&s, 0), Answer::default());
+        assert!(matches!(
+            s.flow_mut().unwrap().save_custom("f", "x", false),
+            Err(FlowError::NoCustomAnswer(_))
+        ));
+        let before = s.clone();
+        let refused = s.submit_answer_set(
+            &json!({ "action": "accept", "content": { "f": "x" } }),
+            Outcome::Submit,
+        );
+        assert!(refused.is_err());
+        assert_eq!(s, before);
+        press(&mut s, "<CR>");
+        assert_eq!(flow(&s).focus(), Focus::Review);
+        press(&mut s, "1");
+        if required {
+            // Accept waits; Decline answers.
+            assert_eq!(s.status(), Status::Open);
+            press(&mut s, "2");
+            assert_eq!(s.result().unwrap(), json!({ "action": "decline" }));
+        } else {
+            assert_eq!(
+                s.result().unwrap(),
+                json!({ "action": "accept", "content": {} })
+            );
+        }
+    }
+}
+
 /// What the MCP SDK's request schema refuses is refused, naming the field; `task` and `_meta`
 /// of the shapes it reads are taken and never echoed.
 #[test]
@@ -680,6 +721,15 @@ fn task_and_meta_are_not_read_and_not_echoed() {
     press(&mut plain, keys);
     press(&mut plain, "1");
     assert_eq!(plain.result().unwrap(), expected);
+    // A `_meta` of null, as Codex forwards an elicitation without one
+    // (`mcpServer/elicitation/request`, Codex's own members left out), is taken as absent.
+    let mut codex = form();
+    codex["_meta"] = Value::Null;
+    let mut s = open_form(&codex);
+    assert_eq!(screen(&s, 70), screen(&open_form(&form()), 70));
+    press(&mut s, keys);
+    press(&mut s, "1");
+    assert_eq!(s.result().unwrap(), expected);
     let mut odd = form();
     odd["task"] = json!({ "ttl": "soon" });
     odd["_meta"] = json!(7);

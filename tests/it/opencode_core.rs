@@ -2,7 +2,7 @@
 //! the result of every ending, answer sets, transcripts and snapshots.
 
 use crate::common::*;
-use askd::core::{CancelReason, CustomRow, Focus, Outcome, QuestionType};
+use askd::core::{Answer, CancelReason, CustomRow, FlowError, Focus, Outcome, QuestionType};
 use askd::session::{OpenOptions, Session, Status};
 use askd::view;
 use serde_json::{Value, json};
@@ -276,12 +276,25 @@ fn what_opencode_takes_is_asked() {
             Some("This question offers no options and no answer of your own: leave it unanswered.")
         )
     );
-    press(&mut s, "x<CR>");
+    // The row is inert: no editor opens on it, and no key answers it.
     assert_eq!(
-        view::build("s", &s).editor.unwrap().error.as_deref(),
-        Some("This question offers no options and no answer of your own: leave it unanswered.")
+        (flow(&s).tab(), flow(&s).row(), flow(&s).editor()),
+        (1, 0, None)
     );
-    press(&mut s, "<C-u><Esc><Tab>1");
+    press(&mut s, "1<Space>nNx<Down><Up>");
+    assert_eq!(
+        (flow(&s).tab(), flow(&s).row(), flow(&s).editor()),
+        (1, 0, None)
+    );
+    assert_eq!(answer(&s, 1), Answer::default());
+    assert!(matches!(
+        s.flow_mut().unwrap().save_custom("q2", "x", false),
+        Err(FlowError::NoCustomAnswer(_))
+    ));
+    // Enter only moves on; the question is left unanswered.
+    press(&mut s, "<CR>");
+    assert_eq!(flow(&s).focus(), Focus::Review);
+    press(&mut s, "1");
     assert_eq!(s.result().unwrap(), json!({ "answers": [["X"], []] }));
 }
 

@@ -1,6 +1,8 @@
 //! Crash safety through the real binary: a server killed with SIGKILL loses nothing typed; the
-//! next one on the same state directory lists the flows as recovered and resumes them exactly
-//! as they were; what does not restore is set aside and reported, never trusted.
+//! next one on the same state directory offers the flows as recovered (when a client asks),
+//! resumes them exactly as they were when a client says so (`recover`, `open` with `resume`),
+//! and never mixes them into a new flow; what does not restore is set aside and reported,
+//! never trusted.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -117,12 +119,10 @@ fn a_killed_server_loses_nothing_typed() {
     let mut second = dir.start();
     assert_eq!(
         untimed(second.ok("sessions", json!({}))),
-        json!([{ "session": "call-7", "title": "Deploy", "status": "recovered" }])
+        json!([{ "session": "call-7", "title": "Deploy", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": true }])
     );
-    let resumed = second.ok(
-        "open",
-        json!({ "session": "call-7", "payload": payload(), "width": 60 }),
-    );
+    let resumed = second.ok("recover", json!({ "session": "call-7", "width": 60 }));
     assert_eq!(resumed["view"], before);
     assert_eq!(
         untimed(second.ok("sessions", json!({}))),
@@ -135,7 +135,7 @@ fn a_killed_server_loses_nothing_typed() {
     let mut second = dir.start();
     second.ok(
         "open",
-        json!({ "session": "call-7", "payload": payload(), "width": 60 }),
+        json!({ "session": "call-7", "payload": payload(), "width": 60, "resume": true }),
     );
     assert_eq!(second.view("call-7"), typed);
     second.ok("keys", json!({ "session": "call-7", "keys": "<BS>" }));
@@ -160,8 +160,8 @@ fn a_killed_server_loses_nothing_typed() {
     assert_eq!(dir.shapes(), Vec::<String>::new());
 }
 
-/// A pending `ask` is lost with its process; the client asks again (the same tool call) and
-/// the flow resumes, its `ask` answered when it completes.
+/// A pending `ask` is lost with its process; the client asks again (the same tool call) with
+/// `resume: true` and the flow resumes, its `ask` answered when it completes.
 #[test]
 fn an_ask_asked_again_resumes_its_flow() {
     let dir = Dir::new();
@@ -172,7 +172,7 @@ fn an_ask_asked_again_resumes_its_flow() {
     first.kill();
     let mut second = dir.start();
     second.send(&json!({ "jsonrpc": "2.0", "id": "ask-2", "method": "ask",
-        "params": { "session": "tool-3", "payload": payload() } }));
+        "params": { "session": "tool-3", "payload": payload(), "resume": true } }));
     let step = second.ok("keys", json!({ "session": "tool-3", "keys": "1<CR>1" }));
     assert_eq!(step["status"], json!("done"));
     let answer = second.reply_to(&json!("ask-2"));
@@ -185,94 +185,179 @@ fn an_ask_asked_again_resumes_its_flow() {
     );
 }
 
-/// An `open` of a recovered id on another request gives the recovered flow up and opens the
-/// new one; `close` of a recovered flow forgets it too.
+/// Nothing of an ended process is read back until a client asks: a server that starts leaves
+/// the killed one's directory as it is; `sessions` then adopts it.
 #[test]
-fn a_recovered_flow_is_given_up_for_another_request_or_closed() {
+fn flows_of_an_ended_process_are_adopted_only_when_a_client_asks() {
     let dir = Dir::new();
     let mut first = dir.start();
     first.open("a", payload());
-    first.open("b", payload());
-    first.ok("keys", json!({ "session": "a", "keys": "2" }));
-    first.ok("keys", json!({ "session": "b", "keys": "2" }));
     first.kill();
+    let left = dir.files();
     let mut second = dir.start();
+    second.ok("initialize", json!({}));
+    let mut open = second.open("b", payload());
+    open["view"] = json!(null);
+    assert_eq!(open["status"], json!("open"));
+    // The killed server's directory is where it was; the new one has a directory of its own.
+    let files = dir.files();
+    for file in &left {
+        assert!(files.contains(file), "{file} was taken: {files:?}");
+    }
+    assert_eq!(files.len(), left.len() + 3, "{files:?}");
     assert_eq!(
         untimed(second.ok("sessions", json!({}))),
         json!([
-            { "session": "a", "title": "Deploy", "status": "recovered" },
-            { "session": "b", "title": "Deploy", "status": "recovered" }
+            { "session": "a", "title": "Deploy", "status": "recovered",
+              "progress": { "answered": 0, "total": 2 }, "typed": false },
+            { "session": "b", "title": "Deploy", "status": "open" }
         ])
     );
-    let mut other = payload();
-    other["title"] = json!("Other");
-    let step = second.open("a", other);
-    assert_eq!(step["view"]["title"], json!("Other"));
-    assert_eq!(step["view"]["activeTab"], json!(0));
-    assert_eq!(
-        second.ok("close", json!({ "session": "b" })),
-        json!({ "closed": true })
-    );
-    assert_eq!(
-        untimed(second.ok("sessions", json!({}))),
-        json!([{ "session": "a", "title": "Other", "status": "open" }])
-    );
-    second.kill();
-    let mut third = dir.start();
-    assert_eq!(
-        untimed(third.ok("sessions", json!({}))),
-        json!([{ "session": "a", "title": "Other", "status": "recovered" }])
-    );
+    let files = dir.files();
+    assert!(!files.contains(&left[0]), "{files:?}");
 }
 
-/// Recovered flows never keep new ones out: with the table full of them, a new `open` gives up
-/// the oldest one nobody asked for again (its files leave the directory), and a completed
-/// session goes before any recovered one.
+/// An `open` of a recovered flow's id without `resume` (or with it, on another request) opens
+/// a new flow: the old draft is not shown, and the recovered flow stays offered beside it.
+/// `recover` resumes it under another id while one of its id is open; `discard` drops it and
+/// its files.
 #[test]
-fn recovered_flows_make_room_for_new_ones() {
+fn a_recovered_flow_is_never_mixed_into_a_new_one() {
     let dir = Dir::new();
     let mut first = dir.start();
     first.open("a", payload());
     first.open("b", payload());
-    // `a` changed last: of the two, `b` is the older.
-    first.ok("keys", json!({ "session": "a", "keys": "2" }));
+    first.ok("keys", json!({ "session": "a", "keys": "22dr" }));
+    first.ok("keys", json!({ "session": "b", "keys": "2" }));
+    let drafted = first.view("a");
+    assert_eq!(drafted["editor"]["text"], json!("dr"));
+    first.kill();
+    let mut second = dir.start();
+    let listed = json!([
+        { "session": "a", "title": "Deploy", "status": "recovered",
+          "progress": { "answered": 1, "total": 2 }, "typed": true },
+        { "session": "b", "title": "Deploy", "status": "recovered",
+          "progress": { "answered": 1, "total": 2 }, "typed": false }
+    ]);
+    assert_eq!(untimed(second.ok("sessions", json!({}))), listed);
+    // The same request under the same id, without `resume`: a new flow, no draft.
+    let fresh = second.open("a", payload());
+    assert_eq!(fresh["view"]["activeTab"], json!(0));
+    assert_eq!(fresh["view"]["editor"], json!(null));
+    // Another request with `resume`: a new flow too.
+    let mut other = payload();
+    other["title"] = json!("Other");
+    let step = second.ok(
+        "open",
+        json!({ "session": "b", "payload": other, "resume": true }),
+    );
+    assert_eq!(step["view"]["title"], json!("Other"));
+    assert_eq!(step["view"]["activeTab"], json!(0));
+    assert_eq!(
+        untimed(second.ok("sessions", json!({}))),
+        json!([listed[0], listed[1],
+            { "session": "a", "title": "Deploy", "status": "open" },
+            { "session": "b", "title": "Other", "status": "open" }])
+    );
+    // `a` is open: the recovered `a` is resumed under another id, exactly as it was.
+    let error = second.err("recover", json!({ "session": "a" }));
+    assert_eq!(
+        error,
+        json!({ "code": -32602, "message": "invalid params: session: \"a\" is already in use by an open session; recover it `as` another id" })
+    );
+    let resumed = second.ok("recover", json!({ "session": "a", "as": "a-2" }));
+    assert_eq!(resumed["session"], json!("a-2"));
+    assert_eq!(resumed["view"]["editor"], drafted["editor"]);
+    assert_eq!(resumed["view"]["activeTab"], drafted["activeTab"]);
+    assert_eq!(
+        second.err("recover", json!({ "session": "a" })),
+        json!({ "code": -32001, "message": "no recovered flow has the id \"a\"" })
+    );
+    // `discard` drops `b` and its files, once.
+    let before = dir.files().len();
+    assert_eq!(
+        second.ok("discard", json!({ "session": "b" })),
+        json!({ "discarded": true })
+    );
+    // Its two files go, and the directory taken over that held them, left empty (the flow
+    // resumed as `a-2` is written in the new server's own directory).
+    assert_eq!(dir.files().len(), before - 3);
+    assert_eq!(
+        second.ok("discard", json!({ "session": "b" })),
+        json!({ "discarded": false })
+    );
+    assert_eq!(
+        untimed(second.ok("sessions", json!({}))),
+        // `a-2` is listed by when it first opened, before the server was killed.
+        json!([
+            { "session": "a-2", "title": "Deploy", "status": "open" },
+            { "session": "a", "title": "Deploy", "status": "open" },
+            { "session": "b", "title": "Other", "status": "open" }
+        ])
+    );
+    second.ok("keys", json!({ "session": "a-2", "keys": "!" }));
+    second.kill();
+    // The flow resumed as `a-2` is kept under that id, opened when it first was.
+    let mut third = dir.start();
+    assert_eq!(
+        untimed(third.ok("sessions", json!({})))
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|s| (
+                s["session"].clone(),
+                s["status"].clone(),
+                s["typed"].clone()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            (json!("a-2"), json!("recovered"), json!(true)),
+            (json!("a"), json!("recovered"), json!(false)),
+            (json!("b"), json!("recovered"), json!(false)),
+        ]
+    );
+    let step = third.ok("recover", json!({ "session": "a-2" }));
+    assert_eq!(step["view"]["editor"]["text"], json!("dr!"));
+}
+
+/// Recovered flows never keep new ones out: they are offered apart from the table. At most
+/// `--max-sessions` are offered; the others stay on disk for a later process.
+#[test]
+fn recovered_flows_never_keep_new_ones_out_and_are_bounded() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.open("a", payload());
+    first.open("b", payload());
+    first.open("c", payload());
     first.kill();
     let state = dir.path();
     let state = state.to_str().expect("UTF-8");
     let mut second = Server::start(&["--state-dir", state, "--max-sessions", "2"]);
+    let offered = untimed(second.ok("sessions", json!({})));
+    assert_eq!(offered.as_array().map(Vec::len), Some(2), "{offered}");
     let mut other = payload();
     other["title"] = json!("Other");
+    second.open("d", other.clone());
+    second.open("e", other);
     assert_eq!(
-        second.open("c", other.clone())["view"]["title"],
-        json!("Other")
+        untimed(second.ok("sessions", json!({})))
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|s| s["status"].clone())
+            .collect::<Vec<_>>(),
+        ["recovered", "recovered", "open", "open"]
     );
-    assert_eq!(
-        untimed(second.ok("sessions", json!({}))),
-        json!([
-            { "session": "a", "title": "Deploy", "status": "recovered" },
-            { "session": "c", "title": "Other", "status": "open" }
-        ])
-    );
-    // `c` completes; the next open makes room with it, not with the recovered `a`.
-    let done = second.ok("keys", json!({ "session": "c", "keys": "11<CR>" }));
-    assert_eq!(done["status"], json!("done"));
-    second.open("d", other);
-    assert_eq!(
-        untimed(second.ok("sessions", json!({}))),
-        json!([
-            { "session": "a", "title": "Deploy", "status": "recovered" },
-            { "session": "d", "title": "Other", "status": "open" }
-        ])
-    );
+    // The one not offered is on disk still, offered once this server has ended.
     second.kill();
     let mut third = dir.start();
-    assert_eq!(
-        untimed(third.ok("sessions", json!({}))),
-        json!([
-            { "session": "a", "title": "Deploy", "status": "recovered" },
-            { "session": "d", "title": "Other", "status": "recovered" }
-        ])
-    );
+    let ids: Vec<Value> = untimed(third.ok("sessions", json!({})))
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|s| s["session"].clone())
+        .collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e"]);
 }
 
 /// Two servers on one state directory keep to their own files: killing one leaves the other
@@ -295,9 +380,10 @@ fn servers_sharing_a_state_directory_keep_apart() {
     let mut c = dir.start();
     assert_eq!(
         untimed(c.ok("sessions", json!({}))),
-        json!([{ "session": "x", "title": "From A", "status": "recovered" }])
+        json!([{ "session": "x", "title": "From A", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": true }])
     );
-    let step = c.open("x", titled("From A"));
+    let step = c.ok("recover", json!({ "session": "x" }));
     assert_eq!(step["view"]["editor"]["text"], json!("a"));
     let step = b.ok("keys", json!({ "session": "x", "keys": "c" }));
     assert_eq!(step["view"]["editor"]["text"], json!("bc"));
@@ -309,10 +395,11 @@ fn servers_sharing_a_state_directory_keep_apart() {
     let mut d = dir.start();
     assert_eq!(
         untimed(d.ok("sessions", json!({}))),
-        json!([{ "session": "x", "title": "From A", "status": "recovered" }])
+        json!([{ "session": "x", "title": "From A", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": true }])
     );
     assert_eq!(
-        d.open("x", titled("From A"))["view"]["editor"]["text"],
+        d.ok("recover", json!({ "session": "x" }))["view"]["editor"]["text"],
         json!("az")
     );
     // All it wrote to stderr is read once it has ended.
@@ -385,9 +472,10 @@ fn corrupt_and_foreign_files_are_set_aside() {
     let mut second = dir.start();
     assert_eq!(
         untimed(second.ok("sessions", json!({}))),
-        json!([{ "session": "good", "title": "Deploy", "status": "recovered" }])
+        json!([{ "session": "good", "title": "Deploy", "status": "recovered",
+                 "progress": { "answered": 1, "total": 2 }, "typed": false }])
     );
-    let step = second.open("good", payload());
+    let step = second.ok("recover", json!({ "session": "good" }));
     assert_eq!(step["view"]["activeTab"], json!(1));
     // All it wrote to stderr is read once it has ended.
     second.kill();
@@ -397,7 +485,7 @@ fn corrupt_and_foreign_files_are_set_aside() {
         ("s2.flow.log", "its request file is not one askd writes"),
         (
             "s3.request.json",
-            "its request file is of format \"other.state\" version 1",
+            "its request file is of format \"other.state\" version 2",
         ),
         (
             "s4.request.json",
@@ -482,9 +570,12 @@ fn a_killed_server_loses_nothing_typed_in_another_dialect() {
     let mut second = dir.start();
     assert_eq!(
         untimed(second.ok("sessions", json!({}))),
-        json!([{ "session": "tool-c", "status": "recovered" }])
+        json!([{ "session": "tool-c", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": true }])
     );
-    let resumed = second.ok("open", claude_open("tool-c"));
+    let mut resume = claude_open("tool-c");
+    resume["resume"] = json!(true);
+    let resumed = second.ok("open", resume);
     assert_eq!(resumed["view"], before);
     let step = second.ok(
         "keys",
@@ -509,7 +600,7 @@ fn a_refused_draft_in_an_mcp_form_survives_a_kill() {
         "properties": { "n": { "type": "integer", "title": "Replicas", "minimum": 1 } },
         "required": ["n"] } });
     let open = json!({ "session": "e-1", "payload": params, "dialect": "mcp", "width": 60,
-                       "mcp": { "requester": { "name": "deploy-server" } } });
+                       "mcp": { "requester": { "name": "deploy-server" } }, "resume": true });
     let dir = Dir::new();
     let mut first = dir.start();
     first.ok("open", open.clone());
@@ -536,13 +627,15 @@ fn a_refused_draft_in_an_mcp_form_survives_a_kill() {
 
 /// The deadline of a flow (`timeoutMs`) is kept with what the flow keeps as it opened: a flow
 /// recovered before its deadline keeps it, and one whose deadline passed while no server ran
-/// times out as soon as a server reads it back, its files leaving the directory.
+/// is dropped as timed out when a server reads it back, its files leaving the directory.
 #[test]
-fn a_recovered_flow_keeps_its_deadline_and_times_out_once_past_it() {
+fn a_recovered_flow_keeps_its_deadline_and_is_dropped_once_past_it() {
     let dir = Dir::new();
     let mut first = dir.start();
-    let open =
-        |session: &str| json!({ "session": session, "payload": payload(), "timeoutMs": 3_600_000 });
+    let open = |session: &str| {
+        json!({ "session": session, "payload": payload(), "timeoutMs": 3_600_000,
+                "resume": true })
+    };
     let opened = first.ok("open", open("later"));
     let deadline = opened["view"]["deadline"].as_u64().expect("a deadline");
     let past = first.ok("open", open("past"))["view"]["deadline"].clone();
@@ -565,19 +658,10 @@ fn a_recovered_flow_keeps_its_deadline_and_times_out_once_past_it() {
     fs::write(&path, stored.to_string()).expect("writable");
 
     let mut second = dir.start();
-    let resumed = second.ok("open", open("later"));
-    assert_eq!(resumed["status"], json!("open"));
-    assert_eq!(resumed["view"]["deadline"], json!(deadline));
-    let timed_out = second.ok("open", open("past"));
-    assert_eq!(timed_out["status"], json!("done"));
-    assert_eq!(timed_out["view"]["cancelReason"], json!("timeout"));
     assert_eq!(
-        timed_out["result"]["content"],
-        json!([{ "type": "text", "text": "The ask flow timed out before the user answered" }])
-    );
-    assert_eq!(
-        timed_out["result"]["details"]["answers"]["env"]["values"],
-        json!(["dev"])
+        untimed(second.ok("sessions", json!({}))),
+        json!([{ "session": "later", "title": "Deploy", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": false }])
     );
     // Only the flow still open is on disk.
     let kept: Vec<String> = dir
@@ -586,4 +670,330 @@ fn a_recovered_flow_keeps_its_deadline_and_times_out_once_past_it() {
         .filter(|f| f.ends_with(".request.json"))
         .collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
+    let resumed = second.ok("open", open("later"));
+    assert_eq!(resumed["status"], json!("open"));
+    assert_eq!(resumed["view"]["deadline"], json!(deadline));
+    assert_eq!(
+        second.err("recover", json!({ "session": "past" }))["code"],
+        json!(-32001)
+    );
+    // `past` under its id is a new flow, with a deadline of its own.
+    let fresh = second.ok("open", open("past"));
+    assert_eq!(fresh["status"], json!("open"));
+    assert_eq!(fresh["view"]["activeTab"], json!(0));
+}
+
+/// The time in nanoseconds since the Unix epoch `days` days ago.
+fn days_ago(days: u64) -> u128 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_nanos();
+    now - u128::from(days) * 24 * 3_600 * 1_000_000_000
+}
+
+/// Makes the flow log `path` say its last state was saved at `at` (nanoseconds).
+fn saved_at(path: &Path, at: u128) {
+    let log = fs::read_to_string(path).expect("the log");
+    let last = log.lines().last().expect("a state");
+    let (_, state) = last.split_once(' ').expect("a time and a state");
+    fs::write(path, format!("{at} {state}\n")).expect("writable");
+}
+
+/// A recovered flow is listed with who asked it (from the request file, version 2) and its
+/// age; one last saved more than seven days ago is set aside as `.expired`, never deleted and
+/// never offered; a request file of version 1 (no asker, no opening time) is still read.
+#[test]
+fn flows_older_than_seven_days_are_set_aside_and_offers_say_who_asked_and_when() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.ok("initialize", json!({ "clientInfo": { "name": "nvim" } }));
+    for id in ["old", "week", "v1"] {
+        first.ok(
+            "open",
+            json!({ "session": id, "payload": payload(),
+                    "asker": { "folder": "/home/me/project" } }),
+        );
+    }
+    first.ok("keys", json!({ "session": "week", "keys": "3why" }));
+    first.kill();
+    let file_of = |id: &str, ending: &str| {
+        dir.files()
+            .into_iter()
+            .map(|f| dir.path().join(f))
+            .find(|f| {
+                let request = f.with_file_name(
+                    f.file_name()
+                        .expect("a name")
+                        .to_string_lossy()
+                        .replace(".flow.log", ".request.json"),
+                );
+                f.to_string_lossy().ends_with(ending)
+                    && fs::read_to_string(request)
+                        .is_ok_and(|t| t.contains(&format!(r#""session":"{id}""#)))
+            })
+            .expect("the flow's file")
+    };
+    let request: Value = serde_json::from_str(
+        &fs::read_to_string(file_of("week", ".request.json")).expect("readable"),
+    )
+    .expect("JSON");
+    assert_eq!(request["version"], json!(2));
+    assert_eq!(
+        request["asker"],
+        json!({ "name": "nvim", "folder": "/home/me/project" })
+    );
+    let opened_at = request["openedAt"].as_u64().expect("openedAt");
+    saved_at(&file_of("old", ".flow.log"), days_ago(8));
+    let week_saved = days_ago(6);
+    saved_at(&file_of("week", ".flow.log"), week_saved);
+    // A request file an earlier askd wrote: version 1, no asker, no opening time.
+    let v1 = file_of("v1", ".request.json");
+    let mut old: Value =
+        serde_json::from_str(&fs::read_to_string(&v1).expect("readable")).expect("JSON");
+    old["version"] = json!(1);
+    let members = old.as_object_mut().expect("an object");
+    members.remove("asker");
+    members.remove("openedAt");
+    fs::write(&v1, old.to_string()).expect("writable");
+
+    let mut second = dir.start();
+    let listed = second.ok("sessions", json!({}));
+    let week = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|s| s["session"] == "week")
+        .expect("week is offered")
+        .clone();
+    let week_saved = u64::try_from(week_saved / 1_000_000).expect("milliseconds");
+    assert_eq!(week["savedAt"], json!(week_saved));
+    assert_eq!(week["openedAt"], json!(opened_at));
+    let age = week["ageMs"].as_u64().expect("an age");
+    assert!(
+        (6 * 24 * 3_600_000..6 * 24 * 3_600_000 + 600_000).contains(&age),
+        "{age}"
+    );
+    let v1 = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|s| s["session"] == "v1")
+        .expect("v1 is offered")
+        .clone();
+    assert_eq!(v1["openedAt"], v1["savedAt"]);
+    let mut week = week;
+    for member in ["savedAt", "ageMs", "openedAt"] {
+        week.as_object_mut().expect("an object").remove(member);
+    }
+    assert_eq!(
+        week,
+        json!({ "session": "week", "title": "Deploy", "status": "recovered",
+                "asker": { "name": "nvim", "folder": "/home/me/project" },
+                "progress": { "answered": 0, "total": 2 }, "typed": true })
+    );
+    assert_eq!(v1.get("asker"), None);
+    assert_eq!(listed.as_array().map(Vec::len), Some(2), "{listed}");
+    // The expired flow's files are set aside, named for why.
+    let expired: Vec<String> = dir
+        .files()
+        .into_iter()
+        .filter(|f| f.ends_with(".expired"))
+        .map(|f| f[f.find(".s").expect("<instance>.<file>") + 1..].to_owned())
+        .collect();
+    assert_eq!(expired.len(), 2, "{expired:?}");
+    assert!(
+        expired
+            .iter()
+            .all(|f| f.ends_with(".flow.log.expired") || f.ends_with(".request.json.expired")),
+        "{expired:?}"
+    );
+    let step = second.ok("recover", json!({ "session": "week" }));
+    assert_eq!(step["view"]["editor"]["text"], json!("why"));
+    assert_eq!(
+        second.err("recover", json!({ "session": "old" }))["code"],
+        json!(-32001)
+    );
+    second.kill();
+    assert!(
+        second
+            .stderr_text()
+            .contains("holds a flow last saved more than 7 days ago; it is set aside as "),
+        "{}",
+        second.stderr_text()
+    );
+}
+
+/// A client that says it is a test starts clean: it is offered nothing, resumes nothing, and
+/// keeps nothing on disk; the flows of the ended process stay for a later client.
+#[test]
+fn a_test_client_starts_clean_and_leaves_nothing() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.open("snap-1", payload());
+    first.ok("keys", json!({ "session": "snap-1", "keys": "3old draft" }));
+    first.kill();
+    let left = dir.files();
+    let mut test = dir.start();
+    test.ok("initialize", json!({ "capabilities": { "test": true } }));
+    assert_eq!(test.ok("sessions", json!({})), json!([]));
+    let step = test.ok(
+        "open",
+        json!({ "session": "snap-1", "payload": payload(), "resume": true }),
+    );
+    assert_eq!(step["view"]["activeTab"], json!(0));
+    assert_eq!(step["view"]["editor"], json!(null));
+    test.ok("keys", json!({ "session": "snap-1", "keys": "3new" }));
+    assert_eq!(
+        test.err("recover", json!({ "session": "snap-1", "as": "x" }))["code"],
+        json!(-32001)
+    );
+    assert_eq!(
+        test.ok("discard", json!({ "session": "snap-1" })),
+        json!({ "discarded": false })
+    );
+    // Nothing was taken over or written: only the test server's empty directory is new.
+    let files = dir.files();
+    assert_eq!(files.len(), left.len() + 1, "{files:?}");
+    for file in &left {
+        assert!(files.contains(file), "{file}: {files:?}");
+    }
+    test.kill();
+    let mut person = dir.start();
+    let listed = untimed(person.ok("sessions", json!({})));
+    assert_eq!(
+        listed,
+        json!([{ "session": "snap-1", "title": "Deploy", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": true }])
+    );
+    let step = person.ok("recover", json!({ "session": "snap-1" }));
+    assert_eq!(step["view"]["editor"]["text"], json!("old draft"));
+}
+
+/// Scripted runs start clean: `askd play` (and `demo`) never read the state directory, so a
+/// run after a killed server shows no draft of it, run after run, and the killed server's
+/// flow stays for a later server.
+#[test]
+fn scripted_runs_start_clean_after_a_kill() {
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let state = scratch.path().join("askd");
+    let mut first = Server::start(&["--state-dir", state.to_str().expect("UTF-8")]);
+    first.open("play", payload());
+    first.ok("keys", json!({ "session": "play", "keys": "3left over" }));
+    first.kill();
+    let payload_file = scratch.path().join("payload.json");
+    fs::write(&payload_file, payload().to_string()).expect("writable");
+    let play = || {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_askd"))
+            .args(["play", payload_file.to_str().expect("UTF-8"), "--keys", "3"])
+            .env("XDG_STATE_HOME", scratch.path())
+            .output()
+            .expect("askd play runs");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).expect("UTF-8")
+    };
+    let once = play();
+    assert!(!once.contains("left over"), "{once}");
+    assert_eq!(play(), once);
+    let demo = std::process::Command::new(env!("CARGO_BIN_EXE_askd"))
+        .arg("demo")
+        .env("XDG_STATE_HOME", scratch.path())
+        .output()
+        .expect("askd demo runs");
+    assert!(demo.status.success());
+    let mut later = Server::start(&["--state-dir", state.to_str().expect("UTF-8")]);
+    let step = later.ok("recover", json!({ "session": "play" }));
+    assert_eq!(step["view"]["editor"]["text"], json!("left over"));
+}
+
+/// A `recover` or `open` with `resume` whose reply is over `--max-reply-bytes` changes
+/// nothing: the flow is still offered, exactly as it was, and can be resumed later.
+#[test]
+fn a_refused_recover_leaves_the_offer_as_it_was() {
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.open("r", payload());
+    first.ok("keys", json!({ "session": "r", "keys": "3kept" }));
+    first.kill();
+    let state = dir.path();
+    let state = state.to_str().expect("UTF-8");
+    let mut small = Server::start(&["--state-dir", state, "--max-reply-bytes", "600"]);
+    let listed = untimed(small.ok("sessions", json!({})));
+    assert_eq!(
+        listed,
+        json!([{ "session": "r", "title": "Deploy", "status": "recovered",
+                 "progress": { "answered": 0, "total": 2 }, "typed": true }])
+    );
+    for (method, params) in [
+        ("recover", json!({ "session": "r" })),
+        ("recover", json!({ "session": "r", "as": "r-2" })),
+        (
+            "open",
+            json!({ "session": "r", "payload": payload(), "resume": true }),
+        ),
+    ] {
+        assert_eq!(small.err(method, params)["code"], json!(-32004), "{method}");
+        assert_eq!(untimed(small.ok("sessions", json!({}))), listed, "{method}");
+    }
+    small.kill();
+    let mut next = dir.start();
+    let step = next.ok("recover", json!({ "session": "r", "as": "r-2" }));
+    assert_eq!(step["view"]["editor"]["text"], json!("kept"));
+}
+
+/// The listing of `sessions` as a connection of `state` sees it.
+fn listing(
+    state: &mut askd::server::state::State,
+    client: &mut askd::server::state::Client,
+) -> Value {
+    state.sessions(client);
+    let mut out = Vec::new();
+    state
+        .write_list(
+            client,
+            &mut askd::server::Bounded::new(&mut out, usize::MAX),
+        )
+        .expect("the list is written");
+    state.commit(client);
+    untimed(serde_json::from_slice(&out).expect("JSON"))
+}
+
+/// In a process shared by several connections (the hub), a test client is offered nothing
+/// either when another connection has already adopted a recovered flow: it does not list it
+/// and `resume` does not resume it.
+#[test]
+fn a_test_client_of_a_shared_process_sees_no_offer_another_adopted() {
+    use askd::server::state::{Config, State};
+    let dir = Dir::new();
+    let mut first = dir.start();
+    first.open("shared", payload());
+    first.ok("keys", json!({ "session": "shared", "keys": "3mine" }));
+    first.kill();
+    let mut state = State::new(Config {
+        state_dir: Some(dir.path()),
+        ..Config::default()
+    });
+    let mut person = state.client();
+    let offered = json!([{ "session": "shared", "title": "Deploy", "status": "recovered",
+                           "progress": { "answered": 0, "total": 2 }, "typed": true }]);
+    assert_eq!(listing(&mut state, &mut person), offered);
+    let mut test = state.client();
+    state
+        .initialize(&mut test, Some(r#"{"capabilities":{"test":true}}"#))
+        .expect("initialized");
+    state.commit(&mut test);
+    assert_eq!(listing(&mut state, &mut test), json!([]));
+    let params = json!({ "session": "shared", "payload": payload(), "resume": true });
+    let step = state
+        .open(&mut test, Some(&params.to_string()))
+        .expect("opens");
+    state.commit(&mut test);
+    assert_eq!(step.view.editor, None);
+    // The person still has it on offer, beside the test's new flow.
+    let listed = listing(&mut state, &mut person);
+    assert_eq!(
+        listed,
+        json!([offered[0], { "session": "shared", "title": "Deploy", "status": "open" }])
+    );
+    state.close_store();
 }

@@ -8,6 +8,7 @@
 //! editor and it opens again at once), but not after the `Esc` that closed it. Two kept their
 //! difference, by design: they end with a digit on the review tab, which in the reference never
 //! finishes its flow (a known defect) and in askd runs the action (see protocol/behaviour.md).
+//! A third (case 8) ends as the reference's source makes of its keys, not as recorded.
 
 use std::sync::Arc;
 
@@ -262,4 +263,37 @@ fn esc_leaves_the_custom_row_closed_until_the_next_key() {
     press_key(&mut s, "up");
     press_key(&mut s, "down");
     assert!(flow(&s).editor().is_some());
+}
+
+/// Case 8 of the comparison ends with a digit on the review tab, and its recorded reference
+/// result (submitted, the question answered with no value) is not what pi-ask 0.9.0's source
+/// makes of these keys: traced through its controller, transitions and answers, the empty
+/// Enter reopens the editor, `1` and `a` are typed into it, Esc saves `1a` (chosen), Space sets
+/// it aside, Enter reopens it pre-filled and Esc saves it again, which chooses it. askd ends as
+/// that trace does (protocol/behaviour.md §9, *Where the reference differs*).
+#[test]
+fn set_aside_custom_text_saved_again_is_chosen_again() {
+    let r = replay(
+        "q1:multi[a]",
+        &[
+            "space",
+            "space",
+            "down",
+            "enter",
+            "1",
+            "down",
+            "a",
+            "escape",
+            "space",
+            "enter",
+            "escape",
+            "shift+tab",
+            "1",
+        ],
+    );
+    assert_eq!(text(&r), "Q1: 1a");
+    assert_eq!(
+        r["details"]["answers"]["q1"],
+        json!({ "values": ["1a"], "labels": ["1a"], "indices": [], "customText": "1a" })
+    );
 }

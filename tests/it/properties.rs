@@ -5,8 +5,10 @@
 use std::sync::{Arc, LazyLock};
 
 use crate::common::{null_paths, question, restore, save};
+use crate::pointer::{arb_target, offered};
 use askd::core::Action;
 use askd::core::Key;
+use askd::core::Target;
 use askd::core::{EditorTarget, FlowError, Focus};
 use askd::core::{FlowSpec, Outcome};
 use askd::dialect::DialectId;
@@ -513,6 +515,10 @@ enum Op {
     Press(Key),
     /// Paste text into the open editor (refused when none is open).
     Paste(String),
+    /// A click or a tap on a target (refused when the screen does not offer it).
+    Activate(Target),
+    /// The open editor's whole text and caret set (refused when none is open).
+    Draft(String, Option<usize>),
 }
 
 fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
@@ -522,6 +528,12 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
         2 => prop::sample::select(ending).prop_map(Op::Press),
         3 => prop::sample::select(vec!["é", "👍🏽", "한글", "a b", "x\ny", "  "])
             .prop_map(|t| Op::Paste(t.to_owned())),
+        12 => arb_target().prop_map(Op::Activate),
+        2 => (
+            prop::sample::select(vec!["", "é", "👍🏽 x", "a\r\nb", "  ", "@"]),
+            prop::option::of(0..8usize),
+        )
+            .prop_map(|(t, caret)| Op::Draft(t.to_owned(), caret)),
     ];
     prop::collection::vec(op, 0..60)
 }
@@ -529,18 +541,42 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
 /// Applies one step; once the flow is done every step must be refused.
 fn apply(session: &mut Session, op: &Op) -> Result<(), TestCaseError> {
     let done = session.result().is_some();
+    let before = session.clone();
     let outcome = match op {
         Op::Press(key) => session.press(*key),
         Op::Paste(text) => session.flow_mut().and_then(|f| f.insert(text)),
+        Op::Activate(target) => {
+            // What the view offers is exactly what the core takes.
+            let offered = offered(session, target);
+            let outcome = session.flow_mut().and_then(|f| f.activate(target));
+            let refused = matches!(outcome, Err(FlowError::NotOnScreen(_)));
+            prop_assert_eq!(offered, !done && !refused, "{:?}: {:?}", target, outcome);
+            outcome
+        }
+        Op::Draft(text, caret) => {
+            let units = text.encode_utf16().count();
+            let outcome = session.flow_mut().and_then(|f| f.set_draft(text, *caret));
+            if let Err(FlowError::Caret { .. }) = outcome {
+                prop_assert!(caret.is_some_and(|c| c > units));
+            }
+            outcome
+        }
     };
+    if outcome.is_err() {
+        prop_assert_eq!(&*session, &before, "a refused {:?} changed the session", op);
+    }
     match outcome {
         Ok(()) => prop_assert!(!done, "a done flow took {:?}", op),
         Err(FlowError::Completed) => prop_assert!(done),
         Err(FlowError::NoEditor) => {
-            prop_assert!(matches!(op, Op::Paste(_)));
+            prop_assert!(matches!(op, Op::Paste(_) | Op::Draft(..)));
             prop_assert!(session.flow().is_some_and(|f| f.editor().is_none()));
-            prop_assert!(session.flow().is_some_and(|f| f.focus() != Focus::Filter));
+            if matches!(op, Op::Paste(_)) {
+                prop_assert!(session.flow().is_some_and(|f| f.focus() != Focus::Filter));
+            }
         }
+        Err(FlowError::NotOnScreen(_)) => prop_assert!(matches!(op, Op::Activate(_))),
+        Err(FlowError::Caret { .. }) => prop_assert!(matches!(op, Op::Draft(..))),
         Err(e) => prop_assert!(false, "unexpected error {e}"),
     }
     Ok(())

@@ -674,6 +674,7 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("initialize", json!({}), "capabilities.width", "count"),
         ("initialize", json!({}), "capabilities.allRows", "flag"),
         ("initialize", json!({}), "capabilities.behaviour", "object"),
+        ("initialize", json!({}), "capabilities.test", "flag"),
         (
             "initialize",
             json!({}),
@@ -696,6 +697,7 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ),
         ("open", json!({ "payload": small() }), "timeoutMs", "count"),
         ("open", json!({ "payload": small() }), "asker", "object"),
+        ("open", json!({ "payload": small() }), "resume", "flag"),
         (
             "open",
             json!({ "payload": small() }),
@@ -723,6 +725,7 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
             "preset",
         ),
         ("ask", json!({ "payload": small() }), "timeoutMs", "count"),
+        ("ask", json!({ "payload": small() }), "resume", "flag"),
         ("open", claude.clone(), "claude", "object"),
         ("open", claude.clone(), "claude.unansweredV1", "flag"),
         ("ask", claude.clone(), "claude", "object"),
@@ -812,6 +815,12 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("close", json!({}), "session", "string"),
         ("snapshot", json!({}), "session", "string"),
         ("restore", json!({ "state": state }), "session", "string"),
+        ("recover", json!({}), "session", "string"),
+        ("recover", json!({ "session": "s" }), "as", "string"),
+        ("recover", json!({ "session": "s" }), "width", "count"),
+        ("recover", json!({ "session": "s" }), "allRows", "flag"),
+        ("recover", json!({ "session": "s" }), "cwd", "string"),
+        ("discard", json!({}), "session", "string"),
         ("subscribe", json!({}), "session", "string"),
         ("subscribe", json!({}), "width", "count"),
         ("subscribe", json!({}), "allRows", "flag"),
@@ -1061,7 +1070,7 @@ fn every_limit_is_documented_with_its_default() {
         "      --max-message-bytes <MAX_MESSAGE_BYTES>
           Largest accepted message, in bytes (a `restore` may be as large as this plus the largest snapshot the limits allow) [default: 1048576]
       --max-sessions <MAX_SESSIONS>
-          Most sessions held at once; completed ones, then recovered flows nobody asked for again, are evicted oldest-first beyond it [default: 1024]
+          Most sessions held at once (completed ones are evicted oldest-first beyond it), and most recovered flows offered at once [default: 1024]
       --max-questions <MAX_QUESTIONS>
           Most questions in one payload [default: 64]
       --max-options <MAX_OPTIONS>
@@ -1075,7 +1084,7 @@ fn every_limit_is_documented_with_its_default() {
       --max-pending-bytes <MAX_PENDING_BYTES>
           Most bytes of replies waiting for the client to read them; past it, input is not read until the client catches up [default: 4194304]
       --state-dir <DIR>
-          Where the state of every open flow is kept, so that a new askd resumes the flows of one that was killed [default: $XDG_STATE_HOME/askd, else ~/.local/state/askd]
+          Where the state of every open flow is kept, so that a new askd offers the flows of one that was killed, for 7 days, to be resumed on request [default: $XDG_STATE_HOME/askd, else ~/.local/state/askd]
       --no-state
           Keep no state on disk: open flows end with the process
 "

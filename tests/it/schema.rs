@@ -197,6 +197,7 @@ fn openrpc_describes_every_method_in_order() {
         ("timeoutMs", false),
         ("behaviour", false),
         ("asker", false),
+        ("resume", false),
         ("claude", false),
         ("mcp", false),
     ]);
@@ -212,6 +213,11 @@ fn openrpc_describes_every_method_in_order() {
         (
             "keys",
             p(&[("session", true), ("keys", true), ("trace", false)]),
+        ),
+        ("activate", p(&[("session", true), ("target", true)])),
+        (
+            "setDraft",
+            p(&[("session", true), ("text", true), ("caret", false)]),
         ),
         ("insert", p(&[("session", true), ("text", true)])),
         (
@@ -243,9 +249,20 @@ fn openrpc_describes_every_method_in_order() {
         ("getResult", session.clone()),
         ("cancel", p(&[("session", true), ("reason", false)])),
         ("close", session.clone()),
-        ("snapshot", session),
+        ("snapshot", session.clone()),
         ("restore", p(&[("state", true), ("session", false)])),
         ("sessions", vec![]),
+        (
+            "recover",
+            p(&[
+                ("session", true),
+                ("as", false),
+                ("width", false),
+                ("allRows", false),
+                ("cwd", false),
+            ]),
+        ),
+        ("discard", session.clone()),
         (
             "subscribe",
             p(&[

@@ -77,12 +77,13 @@ fn typed(server: &mut Server, text: &str) -> Value {
     server.view("call")
 }
 
-/// A new server on the directory resumes `call` exactly as `view` shows it.
+/// A new server on the directory resumes `call` (asked for again with `resume`) exactly as
+/// `view` shows it.
 fn resumes(dir: &Dir, view: &Value) -> Server {
     let mut next = dir.start();
     let step = next.ok(
         "open",
-        json!({ "session": "call", "payload": payload(), "width": 60 }),
+        json!({ "session": "call", "payload": payload(), "width": 60, "resume": true }),
     );
     assert_eq!(&step["view"], view);
     next
@@ -115,7 +116,8 @@ fn a_fifo_in_the_state_directory_is_set_aside_not_waited_on() {
     // It answers at once: nothing waits on the FIFO.
     assert_eq!(
         untimed(second.ok("sessions", json!({}))),
-        json!([{ "session": "call", "title": "Deploy", "status": "recovered" }])
+        json!([{ "session": "call", "title": "Deploy", "status": "recovered",
+                 "progress": { "answered": 0, "total": 1 }, "typed": true }])
     );
     second.kill();
     let log = second.stderr_text();
@@ -325,8 +327,10 @@ fn a_process_directory_that_is_a_link_is_left_alone_with_a_log_line() {
     );
 }
 
+/// A recovered flow whose deadline passes while it is offered is dropped (it timed out):
+/// neither listed as waiting nor as done, and its files leave the directory.
 #[test]
-fn a_recovered_flow_that_timed_out_is_listed_as_done() {
+fn a_recovered_flow_that_timed_out_is_dropped() {
     let dir = Dir::new();
     let mut first = dir.start();
     let open = |session: &str, timeout: u64| json!({ "session": session, "payload": payload(), "timeoutMs": timeout });
@@ -350,20 +354,27 @@ fn a_recovered_flow_that_timed_out_is_listed_as_done() {
         out.sort();
         out
     };
-    // `soon` times out while nobody resumes it: it is done, not waiting.
-    let done = crate::websocket::eventually("the recovered flow to time out", || {
+    // Both are offered once read back (`soon` has a second and a half left at most).
+    let first_look = status(&mut second);
+    assert!(
+        first_look.contains(&("later".to_owned(), "recovered".to_owned())),
+        "{first_look:?}"
+    );
+    // `soon` times out while nobody resumes it: it is no longer offered.
+    let left = crate::websocket::eventually("the recovered flow to time out", || {
         let listed = status(&mut second);
-        listed
-            .iter()
-            .any(|(id, s)| id == "soon" && s == "done")
-            .then_some(listed)
+        (!listed.iter().any(|(id, _)| id == "soon")).then_some(listed)
     });
+    assert_eq!(left, [("later".to_owned(), "recovered".to_owned())]);
+    let requests: Vec<String> = dir
+        .names()
+        .into_iter()
+        .filter(|n| n.contains("request.json"))
+        .collect();
+    assert_eq!(requests, Vec::<String>::new(), "set aside nothing");
     assert_eq!(
-        done,
-        [
-            ("later".to_owned(), "recovered".to_owned()),
-            ("soon".to_owned(), "done".to_owned())
-        ]
+        second.err("recover", json!({ "session": "soon" }))["code"],
+        json!(-32001)
     );
     second.kill();
 }

@@ -562,8 +562,9 @@ pub fn run_to_end(args: &[&str]) -> (ExitStatus, String, String) {
 }
 
 /// `value` with every `openedAt` of a listed session (`sessions`, `subscribe`,
-/// `session/opened`) left out, each checked to be a time in milliseconds since the Unix epoch
-/// no later than now: the times a flow opened at, which a test cannot know in advance.
+/// `session/opened`) and every `savedAt` and `ageMs` of a recovered flow left out, each checked
+/// to be a time in milliseconds since the Unix epoch no later than now (an age: less than an
+/// hour): the times a flow opened and was saved at, which a test cannot know in advance.
 pub fn untimed(value: Value) -> Value {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -573,11 +574,21 @@ pub fn untimed(value: Value) -> Value {
         match value {
             Value::Array(items) => Value::Array(items.into_iter().map(|v| strip(v, now)).collect()),
             Value::Object(mut members) => {
-                if let Some(at) = members.remove("openedAt") {
-                    let at = at.as_u64().unwrap_or_else(|| panic!("openedAt: {at}"));
+                for name in ["openedAt", "savedAt"] {
+                    if let Some(at) = members.remove(name) {
+                        let at = at.as_u64().unwrap_or_else(|| panic!("{name}: {at}"));
+                        assert!(
+                            at > 1_600_000_000_000 && at <= now,
+                            "{name} {at} is not a time"
+                        );
+                    }
+                }
+                // A recovered flow's age: how long ago it was saved, as the server saw it.
+                if let Some(age) = members.remove("ageMs") {
+                    let age = age.as_u64().unwrap_or_else(|| panic!("ageMs: {age}"));
                     assert!(
-                        at > 1_600_000_000_000 && at <= now,
-                        "openedAt {at} is not a time"
+                        age < 3_600_000,
+                        "ageMs {age} is not the age of a flow just saved"
                     );
                 }
                 Value::Object(

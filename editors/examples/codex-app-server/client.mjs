@@ -60,12 +60,11 @@ function question(method, params) {
   }
   if (method === "mcpServer/elicitation/request") {
     // Codex adds its own members (threadId, turnId, serverName) to the elicitation's params;
-    // the mcp dialect takes the elicitation's, and the server's name as the requester.
-    const { threadId, turnId, serverName, environmentId, _meta, ...elicitation } = params;
+    // the mcp dialect takes the elicitation's as they come (a `_meta` of null, Codex's way of
+    // writing none, included), and the server's name as the requester.
+    const { threadId, turnId, serverName, environmentId, ...elicitation } = params;
     void turnId;
     void environmentId;
-    // Codex writes an absent `_meta` as null.
-    if (_meta != null) elicitation._meta = _meta;
     return {
       dialect: "mcp",
       session: `codex-${threadId}-elicitation-${serverName}-${Date.now()}`,

@@ -152,6 +152,23 @@ end
 
 local resume_current
 
+--- What a case registered to run when it ends, passed or failed (`on_cleanup`), last first.
+local cleanups = {}
+
+local function on_cleanup(fn)
+  table.insert(cleanups, fn)
+end
+
+local function run_cleanups()
+  for i = #cleanups, 1, -1 do
+    local ok, err = pcall(cleanups[i])
+    if not ok then
+      out("  cleanup failed: " .. tostring(err))
+    end
+  end
+  cleanups = {}
+end
+
 --- Yields to the main loop for `ms` milliseconds.
 local function sleep(ms)
   local resume = resume_current
@@ -503,6 +520,7 @@ local function run_all()
         failed = failed + 1
         out("FAIL " .. c.name .. "\n  " .. tostring(err):gsub("\n", "\n  "))
       end
+      run_cleanups()
       vim.schedule(next_case)
     end
     resume_current = function()
@@ -3364,6 +3382,199 @@ case("attach: when the hub goes away its flows leave the float, with a warning",
   end, notes)
   eq(#warned, 1, "one warning: " .. vim.inspect(notes))
   eq(askd.detach(), false, "already detached")
+end)
+
+---------------------------------------------------------------------------------------------
+-- Attach to the agents' hub: the default connection, `askd hub --pipe`.
+
+--- A runtime directory (where the hub's discovery file goes) and a state directory of the
+--- case's own, in Neovim's environment (the jobs it starts inherit it) until the case ends;
+--- then the plugin detaches and the hub of that runtime directory is stopped. Returns the
+--- case's folder.
+local function own_hub_dirs()
+  local dir = vim.fn.tempname()
+  local runtime, state = dir .. "/runtime", dir .. "/state"
+  vim.fn.mkdir(runtime, "p")
+  vim.fn.mkdir(state, "p")
+  vim.loop.fs_chmod(runtime, tonumber("700", 8))
+  local saved = {
+    runtime = vim.env.XDG_RUNTIME_DIR,
+    state = vim.env.XDG_STATE_HOME,
+    browser = vim.env.ASKD_NO_BROWSER,
+  }
+  vim.env.XDG_RUNTIME_DIR = runtime
+  vim.env.XDG_STATE_HOME = state
+  vim.env.ASKD_NO_BROWSER = "1"
+  on_cleanup(function()
+    askd.detach()
+    vim.fn.system({ ASKD, "hub", "--stop" })
+    vim.env.XDG_RUNTIME_DIR = saved.runtime
+    vim.env.XDG_STATE_HOME = saved.state
+    vim.env.ASKD_NO_BROWSER = saved.browser
+  end)
+  return dir
+end
+
+--- Claude Code's `AskUserQuestion` call as its `PreToolUse` hook input.
+local function claude_hook_input(tool_use_id, cwd)
+  return {
+    session_id = "7b0c1d2e-0000-4000-8000-000000000001",
+    transcript_path = cwd .. "/transcript.jsonl",
+    cwd = cwd,
+    permission_mode = "default",
+    hook_event_name = "PreToolUse",
+    tool_name = "AskUserQuestion",
+    tool_input = {
+      questions = {
+        {
+          question = "Which database should we use?",
+          header = "Database",
+          multiSelect = false,
+          options = {
+            { label = "Postgres", description = "Full SQL, runs as a server" },
+            { label = "SQLite", description = "A single file, no server" },
+          },
+        },
+      },
+    },
+    tool_use_id = tool_use_id,
+  }
+end
+
+--- Runs `askd hook claude` as Claude Code does: the hook input on its standard input. Returns
+--- a table that gets `stdout` (lines), `stderr` and `code` when it exits. Stopped, if it still
+--- runs, when the case ends.
+local function claude_hook(input)
+  local job = { stdout = {}, stderr = {} }
+  local id = vim.fn.jobstart({ ASKD, "hook", "claude" }, {
+    cwd = input.cwd,
+    on_stdout = function(_, data)
+      vim.list_extend(job.stdout, data)
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(job.stderr, data)
+    end,
+    on_exit = function(_, code)
+      job.code = code
+    end,
+  })
+  truthy(id > 0, "askd hook claude started")
+  -- A hook still waiting when the case ends stops first: it would start a hub again.
+  on_cleanup(function()
+    vim.fn.jobstop(id)
+  end)
+  vim.fn.chansend(id, vim.fn.json_encode(input))
+  vim.fn.chanclose(id, "stdin")
+  return job
+end
+
+--- The hook output that answers the call of `claude_hook_input` with `answer`.
+local function claude_allowed(answer)
+  local call = claude_hook_input("", "")
+  return {
+    hookSpecificOutput = {
+      hookEventName = "PreToolUse",
+      permissionDecision = "allow",
+      updatedInput = {
+        questions = call.tool_input.questions,
+        answers = { ["Which database should we use?"] = answer },
+      },
+    },
+  }
+end
+
+--- Whether the hub of the runtime directory runs with `n` clients attached.
+local function hub_attached(n)
+  local status = vim.fn.system({ ASKD, "hub", "--status" })
+  return vim.v.shell_error == 0 and status:find("\nattached: " .. n .. "\n", 1, true) ~= nil
+end
+
+local function hook_answer(job)
+  wait_for("the hook to end", function()
+    return job.code ~= nil
+  end)
+  eq(job.code, 0, "the hook: " .. table.concat(job.stderr, "\n"))
+  local printed = vim.tbl_filter(function(line)
+    return line ~= ""
+  end, job.stdout)
+  eq(#printed, 1, "one line printed: " .. vim.inspect(job.stdout))
+  return vim.json.decode(printed[1])
+end
+
+case("attach: by default the agents' hub: a Claude Code hook's question answered here", function()
+  local dir = own_hub_dirs()
+  local folder = dir .. "/app"
+  vim.fn.mkdir(folder, "p")
+  -- No attach_cmd: `askd hub --pipe`, which starts the hub (none runs in this runtime dir).
+  askd.setup({ cmd = ASKD })
+  local attached
+  eq(askd.attach({
+    on_attached = function(err)
+      attached = err or true
+    end,
+  }), true, "attach()")
+  wait_for("the hub's answer", function()
+    return attached ~= nil
+  end)
+  eq(attached, true, "attached")
+  truthy(hub_attached(1), "a hub runs with this editor attached")
+  -- A person types in a buffer while Claude Code asks through its hook.
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  local editing = vim.api.nvim_get_current_win()
+  local hook = claude_hook(claude_hook_input("toolu_01ABC", folder))
+  wait_screen("Which database should we use?")
+  eq(notes[1], {
+    message = "askd: a question from Claude Code in " .. folder .. " waits: :Askd to answer",
+    level = vim.log.levels.INFO,
+  }, "the notice comes first")
+  eq(vim.api.nvim_get_current_win(), editing, "the focus stays in the buffer")
+  eq(hook.code, nil, "the hook waits")
+  -- :Askd enters the question; SQLite, then submit on the review.
+  vim.cmd("Askd")
+  eq(vim.api.nvim_get_current_win(), floats()[1], ":Askd enters the float")
+  feed("2")
+  wait_screen("Review your answers")
+  feed("1")
+  eq(hook_answer(hook), claude_allowed("SQLite"), "Claude Code gets exactly the answer")
+  wait_for("the float to close", function()
+    return #floats() == 0
+  end)
+  -- The hub goes away: the plugin says so and how to attach again.
+  notes = {}
+  vim.fn.system({ ASKD, "hub", "--stop" })
+  eq(vim.v.shell_error, 0, "askd hub --stop")
+  wait_for("the detach", function()
+    return not askd._internal.hub_job()
+  end)
+  eq(#notes, 1, "one notice: " .. vim.inspect(notes))
+  eq(notes[1].level, vim.log.levels.WARN, "a warning")
+  truthy(
+    notes[1].message:find(
+      "^askd: detached from the hub: the hub at ws://127%.0%.0%.1:%d+/rpc went away %(.+%);"
+        .. " :Askd attaches again$"
+    ),
+    "the warning: " .. notes[1].message
+  )
+  -- :Askd attaches again, to a hub it starts; the next question shows here too.
+  vim.cmd("Askd")
+  wait_for("this editor attached to a new hub", function()
+    sleep(50)
+    return hub_attached(1)
+  end)
+  notes = {}
+  local again = claude_hook(claude_hook_input("toolu_02DEF", folder))
+  wait_screen("Which database should we use?")
+  eq(#notes, 1, "a notice: " .. vim.inspect(notes))
+  vim.cmd("Askd")
+  feed("1")
+  wait_screen("Review your answers")
+  feed("1")
+  eq(hook_answer(again), claude_allowed("Postgres"), "the answer through the new hub")
+  askd.detach()
+  vim.fn.system({ ASKD, "hub", "--stop" })
+  eq(vim.v.shell_error, 0, "the hub stops at the end")
+  vim.api.nvim_buf_delete(buf, { force = true })
 end)
 
 ---------------------------------------------------------------------------------------------

@@ -23,19 +23,34 @@ export function runtimeDir(): string {
   return path.join(process.env.TMPDIR || os.tmpdir(), `askd-${uid}`, "askd");
 }
 
-/** The discovery file when it is one to trust: ours, private, of a live process. */
+/**
+ * The discovery file when it is one to trust: a regular file of this user's, readable by them
+ * alone, naming a live process. Any other file is not used (a hub that starts replaces it), as
+ * askd's own clients do; a directory that is not this user's alone is refused.
+ */
 function readDiscovery(): Discovery | null {
-  const file = path.join(runtimeDir(), "hub.json");
-  let stat: fs.Stats;
+  const dir = runtimeDir();
+  const uid = process.getuid?.();
+  let dirStat: fs.Stats;
   try {
-    stat = fs.statSync(file);
+    dirStat = fs.statSync(dir);
   } catch {
     return null;
   }
-  const uid = process.getuid?.();
-  if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0) {
-    throw new Error(`${file} is not a private file of this user: askd's hub refuses it; remove it`);
+  if (uid !== undefined && dirStat.uid !== uid) {
+    throw new Error(`${dir} is not used: it belongs to user ${dirStat.uid}, not to this user (${uid})`);
   }
+  if ((dirStat.mode & 0o077) !== 0) {
+    throw new Error(`${dir} is not used: others may use it (mode 0${(dirStat.mode & 0o777).toString(8)}); it must be 0700`);
+  }
+  const file = path.join(dir, "hub.json");
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(file);
+  } catch {
+    return null;
+  }
+  if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0) return null;
   let discovery: Discovery;
   try {
     discovery = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -58,6 +73,10 @@ async function findOrStartHub(): Promise<Discovery> {
   const child = spawn(askdCommand(), ["hub", "--idle-exit", "600"], { detached: true, stdio: "ignore" });
   const failed = new Promise<never>((_, reject) => {
     child.once("error", (error) => reject(new Error(`could not start ${askdCommand()} hub (${error.message}); install askd or set ASKD_BIN`)));
+    // Status 3: another hub registered first, and its file is about to be there.
+    child.once("exit", (code) => {
+      if (code !== 0 && code !== 3) reject(new Error(`askd hub could not start (status ${code}); askd hub --status says why`));
+    });
   });
   child.unref();
   const deadline = Date.now() + 10_000;

@@ -33,8 +33,8 @@ impl Ended {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostError {
     /// No hub can be reached now (none could start, it went away, the connection broke); a
-    /// later try may succeed, and asking again with the same session id resumes the flow the
-    /// hub recovered.
+    /// later try may succeed, and asking again with the same session id (and `resume`)
+    /// resumes the flow the hub recovered.
     #[error("no hub can be reached: {0}")]
     Unreachable(String),
     /// The hub took the flow, but no person can see it: no person's client is attached and no

@@ -163,13 +163,16 @@ struct Tracked {
 }
 
 /// The `ask` params of a question: the opencode dialect, the question's id as the session,
-/// the request as the payload, and who asked (opencode, in its directory).
+/// the request as the payload, who asked (opencode, in its directory), and `resume`: the
+/// question asked again (after the hub was lost) goes on with the flow the next hub recovered
+/// of it, which no other question's id names.
 pub fn ask_params(id: &str, request: &Value, directory: Option<&str>) -> Value {
     let mut asker = json!({ "name": ASKER });
     let mut params = json!({
         "dialect": "opencode",
         "session": id,
         "payload": request,
+        "resume": true,
     });
     if let Some(directory) = directory {
         asker["folder"] = json!(directory);
@@ -597,6 +600,7 @@ mod tests {
                 "dialect": "opencode",
                 "session": "que_1",
                 "payload": request,
+                "resume": true,
                 "cwd": "/w",
                 "asker": { "name": "opencode", "folder": "/w" },
             })
@@ -607,6 +611,7 @@ mod tests {
                 "dialect": "opencode",
                 "session": "que_1",
                 "payload": request,
+                "resume": true,
                 "asker": { "name": "opencode" },
             })
         );

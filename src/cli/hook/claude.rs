@@ -19,6 +19,11 @@
 //! never blocks the agent by surprise: every exit status is 0, except 1 for an input that is
 //! not a hook's (a non-blocking error Claude Code shows and goes past).
 //!
+//! A hub that goes away mid-question is asked once more, in the hub found or started then, under
+//! the same session: that hub recovered the flow from the state directory, so the question goes
+//! on where the person left it. When no hub can be reached then either, the hook passes the call
+//! on, naming both reasons.
+//!
 //! Time: Claude Code stops a command hook after its `timeout` setting (in seconds; 600 when
 //! unset). The hook does not learn that setting, so `--timeout` tells it (the same number);
 //! the hook gives up [`margin`] before it, withdraws its flow and prints nothing, so that
@@ -30,7 +35,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cli::bridge::host::FlowHost;
+use crate::cli::bridge::host::{FlowHost, HostError};
 use crate::dialect::claude::{PreviewFormat, validate};
 
 /// Claude Code's own time limit of a command hook without a `timeout` setting, in seconds.
@@ -111,7 +116,10 @@ pub fn ask_params(input: &HookInput, time_left: Duration) -> Value {
     });
     let mut asker = json!({ "name": ASKER });
     if let Some(id) = &input.tool_use_id {
+        // The tool call's own id: a flow of it that a killed hub left is this very question,
+        // so asking again goes on with it.
         params["session"] = json!(id);
+        params["resume"] = json!(true);
     }
     if let Some(cwd) = &input.cwd {
         asker["folder"] = json!(cwd);
@@ -170,7 +178,24 @@ pub async fn decide<H: FlowHost>(
             issues.join("; ")
         ));
     }
-    let asked = host.ask(ask_params(input, budget));
+    let started = tokio::time::Instant::now();
+    let asked = async {
+        match host.ask(ask_params(input, budget)).await {
+            // The hub went away mid-question (or could not be reached): once more, in the hub
+            // found or started now, under the same session, which resumes the flow that hub
+            // recovered from the state directory.
+            Err(HostError::Unreachable(lost)) if input.tool_use_id.is_some() => {
+                let left = budget.saturating_sub(started.elapsed());
+                match host.ask(ask_params(input, left)).await {
+                    Err(HostError::Unreachable(again)) if again != lost => Err(
+                        HostError::Unreachable(format!("{lost}; asked again: {again}")),
+                    ),
+                    other => other,
+                }
+            }
+            other => other,
+        }
+    };
     let deadline = tokio::time::sleep(budget);
     let outcome = tokio::select! {
         ended = asked => Some(ended),

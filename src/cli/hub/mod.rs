@@ -74,8 +74,9 @@
 //! - **The hub going away mid-question** (stopped, killed): the question ends with
 //!   [`HubError::Lost`], whose text says so ("the hub at ws://… went away (…) before it
 //!   answered"); turn it into the result your agent reads (a hook prints nothing so that the
-//!   agent's own prompt asks). The flow is kept in the hub's state directory and listed as
-//!   `recovered` by the next hub.
+//!   agent's own prompt asks). The flow is kept in the hub's state directory and offered as
+//!   `recovered` by the next hub; a question asked again under the same session id with
+//!   `resume: true` in its params goes on with it.
 //!
 //! Everything is async (tokio); the connection is one task of the caller's runtime.
 

@@ -155,6 +155,11 @@ impl Flow {
         list
     }
 
+    /// Accepts the highlighted entry of the open completion list, as its accept keys do.
+    pub(super) fn accept_completion(&mut self) -> Result<(), FlowError> {
+        self.press_list(ListCommand::Accept)
+    }
+
     /// Runs a key of the open completion list.
     fn press_list(&mut self, command: ListCommand) -> Result<(), FlowError> {
         match command {
@@ -339,7 +344,7 @@ impl Flow {
     /// An engine rule: a draft whose trimmed text equals the trimmed text the editor opened with
     /// changes nothing, except that saved custom text set aside is chosen again (as any save of
     /// custom text chooses it).
-    fn save_editor(&mut self, trim: bool) -> Result<bool, FlowError> {
+    pub(super) fn save_editor(&mut self, trim: bool) -> Result<bool, FlowError> {
         let Some(editor) = self.editor.as_ref() else {
             return Ok(true);
         };

@@ -51,6 +51,17 @@ pub enum FlowError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A pointer target that the screen does not offer (`activate`).
+    #[error("{0}")]
+    NotOnScreen(String),
+    /// A caret past the end of the text given (`setDraft`).
+    #[error("caret {caret} is past the end of the text ({length} UTF-16 code units)")]
+    Caret {
+        /// The caret given, in UTF-16 code units.
+        caret: usize,
+        /// The text's length in UTF-16 code units.
+        length: usize,
+    },
     /// A whole answer set given to `submit_answers` is invalid.
     #[error("{0}")]
     InvalidAnswers(String),

@@ -106,7 +106,7 @@ impl Flow {
         filter.refresh(question);
         self.row = match filter.matches().first() {
             Some(&first) => first,
-            None if spec.has_custom_row(question) => question.options.len(),
+            None if spec.has_last_row(question) => question.options.len(),
             None => self.row,
         };
     }

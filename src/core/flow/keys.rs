@@ -132,7 +132,7 @@ impl Flow {
 
     /// Digit `d` on a question tab: the `d`-th row keys move among (with a filter, the
     /// `d`-th row that matches).
-    fn press_digit(&mut self, d: usize) {
+    pub(super) fn press_digit(&mut self, d: usize) {
         let rows = self.rows();
         if d > rows.len() {
             return;
@@ -141,7 +141,9 @@ impl Flow {
         let Some(question) = self.current_question() else {
             return;
         };
-        if self.spec.is_custom_row(question, self.row) {
+        if self.spec.is_inert_row(question, self.row) {
+            // A stand-in row takes no answer: its digit only moves the cursor onto it.
+        } else if self.spec.is_custom_row(question, self.row) {
             self.toggle_or_open_custom();
         } else if question.kind == QuestionType::Multi {
             self.toggle(self.row);
@@ -164,6 +166,7 @@ impl Flow {
         };
         let kind = question.kind;
         let on_custom = self.spec.is_custom_row(question, self.row);
+        let on_inert = self.spec.is_inert_row(question, self.row);
         let filterable = question.options.len() >= FILTER_MIN_OPTIONS;
         // A filter that matches nothing leaves no active row to act on.
         let shown = self.rows().position(self.row).is_some();
@@ -187,6 +190,9 @@ impl Flow {
                 self.change_question_type();
             }
             _ if !shown => {}
+            // A stand-in row takes no answer and opens no editor: Enter only moves on.
+            Action::MainConfirm if on_inert => self.advance(),
+            Action::MainToggle | Action::MainOptionNote if on_inert => {}
             Action::MainConfirm if on_custom => self.open_editor(EditorTarget::Custom),
             Action::MainConfirm => {
                 if kind != QuestionType::Multi {
@@ -278,7 +284,7 @@ impl Flow {
     }
 
     /// Runs a review action; Submit does nothing while an answer blocks it.
-    fn run_review_action(&mut self, action: ReviewAction) {
+    pub(super) fn run_review_action(&mut self, action: ReviewAction) {
         if action == ReviewAction::Submit && self.submit_blocked() {
             return;
         }

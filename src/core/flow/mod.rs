@@ -12,6 +12,7 @@
 //! | `filtering.rs` | the `/` filter of a long list (§10) |
 //! | `prompts.rs` | the notices and confirmations of the behaviour options ([`Prompts`], §9) |
 //! | `direct.rs` | operations without keys: a custom answer, a note, every answer at once |
+//! | `pointer.rs` | pointer actions: what a click or a tap on a target does, which targets the screen offers, an editor's whole text set at once |
 //! | `ending.rs` | submit on arrival, cancel, decline, the deadline ([`Flow::expire`]; the flow reads no clock) |
 //! | `invariants.rs` | [`Flow::check_invariants`] |
 //! | `error.rs` | [`FlowError`]: why an operation is refused (the flow is then unchanged) |
@@ -27,10 +28,12 @@ mod filtering;
 mod invariants;
 mod keys;
 mod navigation;
+mod pointer;
 mod prompts;
 
 pub use error::FlowError;
 pub use navigation::{ROW_WINDOW, Rows};
+pub use pointer::{Activatable, EditorKind, Target};
 pub use prompts::{Prompts, TypeChange};
 
 use std::sync::Arc;
@@ -133,7 +136,8 @@ fn previews_of(spec: &FlowSpec) -> Vec<bool> {
 }
 
 impl Flow {
-    /// A new flow on its first tab, first row (opening the editor of a free-text-only first question).
+    /// A new flow on its first tab, on the row it opens on ([`Flow::opening_row`]; the editor of
+    /// a custom row opens there).
     pub fn new(spec: Arc<FlowSpec>, keymap: Arc<Keymap>) -> Flow {
         let answers = spec.questions.iter().map(|q| q.initial.clone()).collect();
         let previews = previews_of(&spec);
@@ -157,7 +161,8 @@ impl Flow {
             filter: None,
             pending: Vec::new(),
         };
-        flow.after_move();
+        flow.row = flow.opening_row(0);
+        flow.after_arrival();
         flow
     }
 

@@ -18,7 +18,8 @@ pub struct Rows<'a> {
     count: usize,
     /// The options that match, while a filter is applied.
     matches: Option<&'a [usize]>,
-    /// The custom row, when the question has one.
+    /// The row after the options (the custom row, or an inert stand-in row), when the
+    /// question has one.
     custom: Option<usize>,
 }
 
@@ -67,7 +68,7 @@ impl Flow {
             Some(q) => Rows {
                 count: self.spec.row_count(q),
                 matches: self.filter.as_ref().map(RowFilter::matches),
-                custom: self.spec.has_custom_row(q).then_some(q.options.len()),
+                custom: self.spec.has_last_row(q).then_some(q.options.len()),
             },
             None => Rows {
                 count: 0,
@@ -122,17 +123,49 @@ impl Flow {
         self.enter_tab((self.tab + 1).min(self.spec.questions.len()));
     }
 
-    /// Makes `tab` active on its first row and first review action; the notices and the filter
-    /// of the tab left go with it.
-    fn enter_tab(&mut self, tab: usize) {
+    /// Makes `tab` active on its opening row ([`Flow::opening_row`]) and first review action;
+    /// the notices and the filter of the tab left go with it.
+    pub(super) fn enter_tab(&mut self, tab: usize) {
         self.filter = None;
         self.tab = tab;
-        self.row = 0;
+        self.row = self.opening_row(tab);
         self.review_action = 0;
         self.prompts.dismiss = false;
         self.prompts.type_change = None;
         self.prompts.armed = None;
+        self.after_arrival();
+    }
+
+    /// After arriving on the active tab: [`Flow::after_move`], unless the tab opened on the
+    /// custom row of chosen custom text after its options. That arrival is a jump: the editor
+    /// opens with `Enter` (pre-filled, so a second `Enter` keeps the text), and the tab keys
+    /// pass through the question as through any other.
+    pub(super) fn after_arrival(&mut self) {
+        let options = self.current_question().map(|q| q.options.len());
+        if options.is_some_and(|n| n > 0 && self.row == n) {
+            return;
+        }
         self.after_move();
+    }
+
+    /// The row tab `tab` opens on: its first, or under [`crate::core::Rules::cursor_on_answer`]
+    /// (unless the behaviour overrides it) the row of the answer it holds: the first selected
+    /// option from the top, else the custom row of chosen custom text. `Enter` there keeps the
+    /// answer: it selects the option again, or opens the custom text to save it again (the
+    /// editor of a question with options does not open on arrival: that landing is a jump).
+    pub fn opening_row(&self, tab: usize) -> usize {
+        let spec = &*self.spec;
+        let (Some(q), Some(answer)) = (spec.questions.get(tab), self.answers.get(tab)) else {
+            return 0;
+        };
+        if !spec.rules.opens_on_answer(&spec.behaviour) {
+            return 0;
+        }
+        match answer.selected.iter().min() {
+            Some(&row) => row,
+            None if answer.chosen_custom().is_some() && spec.has_custom_row(q) => q.options.len(),
+            None => 0,
+        }
     }
 
     /// After a move: landing on a custom row opens that question's input editor (auto-open;

@@ -47,6 +47,7 @@ pub const RULES: Rules = Rules {
     review_labels: &[],
     checker: None,
     empty: false,
+    cursor_on_answer: true,
 };
 
 /// The JSON-RPC error code of options that are not valid.

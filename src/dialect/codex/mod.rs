@@ -41,6 +41,7 @@ pub const RULES: Rules = Rules {
     review_labels: &[],
     checker: None,
     empty: true,
+    cursor_on_answer: true,
 };
 
 /// OpenAI Codex's `request_user_input`.

@@ -56,6 +56,7 @@ pub const RULES: Rules = Rules {
     review_labels: &[],
     checker: None,
     empty: false,
+    cursor_on_answer: true,
 };
 
 /// The JSON-RPC error code of a dsh `UserQuestionError`.

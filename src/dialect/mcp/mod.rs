@@ -73,6 +73,7 @@ pub const RULES: Rules = Rules {
         answer: check::check_answer,
     }),
     empty: true,
+    cursor_on_answer: true,
 };
 
 /// The `mcp` param of `open`.
@@ -176,9 +177,13 @@ pub fn refusal(issues: &[Issue]) -> AskError {
 }
 
 /// The request's `_meta` and `task`, as the SDK reads them: an object, and an object whose
-/// `ttl` is a number.
+/// `ttl` is a number. A `_meta` of `null` is taken as absent: Codex writes an elicitation
+/// without `_meta` that way when it forwards one (`mcpServer/elicitation/request`).
 fn envelope(root: &Map<String, Value>, issues: &mut Vec<Issue>) {
-    if root.get("_meta").is_some_and(|m| !m.is_object()) {
+    if root
+        .get("_meta")
+        .is_some_and(|m| !m.is_object() && !m.is_null())
+    {
         issues.push(issue("_meta", "must be an object"));
     }
     match root.get("task") {
@@ -369,7 +374,7 @@ fn question(key: &str, property: &Property, required: bool) -> Question {
         Kind::Blocked { reason, .. } => (
             QuestionType::Single,
             Vec::new(),
-            CustomRow::Labelled {
+            CustomRow::Inert {
                 label: BLOCKED_LABEL.to_owned(),
                 description: Some(capitalised(reason)),
             },

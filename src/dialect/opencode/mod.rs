@@ -15,7 +15,7 @@ mod validate;
 
 use serde_json::Value;
 
-use crate::core::{Answer, Behaviour, Checker, FlowSpec, ReviewAction, Rules};
+use crate::core::{Answer, Behaviour, FlowSpec, ReviewAction, Rules};
 use crate::dialect::shape;
 use crate::dialect::{Dialect, Ending, Rejection, SchemaFile, Schemas, Shape, Transcript};
 
@@ -25,8 +25,8 @@ pub use validate::{
 };
 
 /// What opencode flows offer: no notes, free-text questions, requests without questions, and
-/// Submit and Dismiss on the review tab; typed text is refused on a question that offers
-/// neither options nor an answer of one's own.
+/// Submit and Dismiss on the review tab (a question that offers neither options nor an answer
+/// of one's own has an inert row saying so, and is left unanswered).
 pub const RULES: Rules = Rules {
     dialect: "opencode",
     notes: false,
@@ -35,11 +35,9 @@ pub const RULES: Rules = Rules {
     free_text: true,
     option_notes: false,
     review_labels: &[(ReviewAction::Cancel, "Dismiss")],
-    checker: Some(Checker {
-        text: validate::check_text,
-        answer: validate::check_answer,
-    }),
+    checker: None,
     empty: true,
+    cursor_on_answer: true,
 };
 
 /// opencode's `question` tool.

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::{Answer, CustomRow, FlowSpec, Issue, Question, QuestionType};
+use crate::core::{Answer, CustomRow, Issue, Question, QuestionType};
 use crate::dialect::shape::{Place, issue, questions, tab_label};
 use crate::dialect::walk;
 
@@ -112,7 +112,7 @@ fn check_question(
             description: None,
         }
     } else if options.is_empty() {
-        CustomRow::Labelled {
+        CustomRow::Inert {
             label: NO_ANSWER_LABEL.to_owned(),
             description: Some(NO_ANSWER_DESCRIPTION.to_owned()),
         }
@@ -137,23 +137,4 @@ fn check_question(
         initial: Answer::default(),
         asked: None,
     })
-}
-
-/// Whether question `q` of a spec is one that cannot be answered ([`NO_ANSWER_LABEL`]).
-pub fn unanswerable(q: &Question) -> bool {
-    q.options.is_empty()
-        && matches!(&q.custom_row, CustomRow::Labelled { label, .. } if label == NO_ANSWER_LABEL)
-}
-
-/// The checker's check of typed text: refused on a question that cannot be answered.
-pub fn check_text(spec: &FlowSpec, index: usize, _text: &str) -> Result<(), String> {
-    match spec.questions.get(index) {
-        Some(q) if unanswerable(q) => Err(NO_ANSWER_DESCRIPTION.to_owned()),
-        _ => Ok(()),
-    }
-}
-
-/// The checker's check of an answer before the submit: every answer may be submitted.
-pub fn check_answer(_spec: &FlowSpec, _index: usize, _answer: &Answer) -> Result<(), String> {
-    Ok(())
 }

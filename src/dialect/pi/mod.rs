@@ -36,6 +36,8 @@ pub const RULES: Rules = Rules {
     review_labels: &[],
     checker: None,
     empty: false,
+    // pi-ask opens every tab on its first row.
+    cursor_on_answer: false,
 };
 
 /// The payload of the built-in example flow (`askd demo`): a single question with descriptions and a

@@ -38,6 +38,9 @@ pub struct Client {
     /// The connection's name, `initialize`'s `clientInfo.name`: who asks the flows it opens
     /// unless they say.
     pub(super) name: Option<String>,
+    /// Whether the connection said it is a test (`initialize`'s `capabilities.test`): it is
+    /// offered no recovered flow, and the flows it opens are not kept in the state directory.
+    pub(super) test: bool,
     /// What views of a session carry, as the connection asked at `open`, `restore` or
     /// `subscribe`: session id → the session's serial and the options (looked up on every
     /// Step; as many as the table holds at most, so a fast hash is safe).
@@ -182,6 +185,7 @@ impl State {
             view: ViewOptions::default(),
             has_ui: None,
             name: None,
+            test: false,
             views: HashMap::default(),
             waiting_views: HashMap::default(),
             screens: ScreenCache::default(),

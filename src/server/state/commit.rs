@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::recovery::Offer;
 use super::{AskReply, Client, Entry, State};
 use crate::core::{CancelReason, Flow, Keymap, Preset};
-use crate::server::params::Asker;
 use crate::server::protocol::{ask_error, code, error};
 use crate::session::{BehaviourOptions, Session, Status};
 use crate::view::ViewOptions;
@@ -17,20 +17,21 @@ use crate::view::ViewOptions;
 pub(super) enum Undo {
     /// A session changed; its state before.
     Changed { id: String, before: Box<Session> },
-    /// A session was added, in place of a recovered one given up (`replaced`); the table had
-    /// room once `evict` (a completed session) goes.
-    Added {
-        id: String,
-        replaced: Option<Box<Entry>>,
-        evict: Option<String>,
-    },
-    /// A recovered session was resumed; what the connection's views of it carried before,
-    /// and who it was said to be asked by.
+    /// A session was added; the table had room once `evict` (a completed session) goes.
+    Added { id: String, evict: Option<String> },
+    /// The recovered flow offered as `from` (last saved at `saved_at`, `written`) was resumed
+    /// as the session `id`; what the connection's views of `id` carried before. The table had
+    /// room once `evict` goes.
     Resumed {
         id: String,
+        from: String,
+        saved_at: u64,
+        written: (u64, u64),
         view: Option<(u64, ViewOptions)>,
-        asker: Asker,
+        evict: Option<String>,
     },
+    /// A recovered flow offered was discarded.
+    Discarded { offer: Box<Offer> },
     /// A session was closed.
     Removed { id: String, entry: Box<Entry> },
     /// `initialize` changed the connection's defaults; the earlier ones.
@@ -41,6 +42,7 @@ pub(super) enum Undo {
         view: ViewOptions,
         has_ui: Option<bool>,
         behaviour: BehaviourOptions,
+        test: bool,
         name: Option<String>,
     },
 }
@@ -57,31 +59,34 @@ impl State {
     pub fn commit(&mut self, client: &mut Client) {
         let by = client.number;
         match client.undo.take() {
-            None | Some(Undo::Resumed { .. } | Undo::Defaults { .. }) => {}
+            None | Some(Undo::Defaults { .. }) => {}
             Some(Undo::Changed { id, .. }) => self.changed(&id, by),
-            Some(Undo::Added {
-                id,
-                replaced,
-                evict,
-            }) => {
-                if let (Some(old), Some(store)) = (replaced, self.store.as_mut())
-                    && let Some(stored) = &old.stored
-                {
-                    store.remove(stored);
-                }
-                if let Some(evict) = evict {
-                    if let Some(evicted) = self.sessions.remove(&evict)
-                        && evicted.recovered
-                        && let (Some(store), Some(stored)) = (self.store.as_mut(), &evicted.stored)
-                    {
-                        store.remove(stored);
-                    }
-                    self.tell(by, |outbox, _| outbox.closed(&evict, false));
-                }
+            Some(Undo::Added { id, evict }) => {
+                self.evict(evict, by);
                 let serial = self.serial_of(&id).unwrap_or(0);
                 self.tell(by, |outbox, own| outbox.opened(&id, serial, own));
                 self.committed(&id);
                 self.announce(&id, by);
+            }
+            Some(Undo::Resumed {
+                id, from, evict, ..
+            }) => {
+                self.evict(evict, by);
+                if id != from
+                    && let Some(entry) = self.sessions.get_mut(&id)
+                    && let (Some(store), Some(stored)) = (self.store.as_mut(), entry.stored.take())
+                {
+                    // Its files name the id it had: they are written again under the new one.
+                    store.remove(&stored);
+                }
+                let serial = self.serial_of(&id).unwrap_or(0);
+                self.tell(by, |outbox, own| outbox.opened(&id, serial, own));
+                self.committed(&id);
+            }
+            Some(Undo::Discarded { offer }) => {
+                if let (Some(store), Some(stored)) = (self.store.as_mut(), &offer.entry.stored) {
+                    store.remove(stored);
+                }
             }
             Some(Undo::Removed { id, mut entry }) => {
                 if let Some((serial, tx)) = self.waiters.remove(&id) {
@@ -102,6 +107,20 @@ impl State {
         }
     }
 
+    /// Evicts the session `evict` (a completed one) that went to make room, telling the
+    /// subscribers.
+    fn evict(&mut self, evict: Option<String>, by: u64) {
+        let Some(evict) = evict else {
+            return;
+        };
+        if let Some(evicted) = self.sessions.remove(&evict)
+            && let (Some(store), Some(stored)) = (self.store.as_mut(), &evicted.stored)
+        {
+            store.remove(stored);
+        }
+        self.tell(by, |outbox, _| outbox.closed(&evict, false));
+    }
+
     /// Undoes the change of the request being answered.
     pub fn rollback(&mut self, client: &mut Client) {
         match client.undo.take() {
@@ -112,21 +131,35 @@ impl State {
                     entry.version -= 1;
                 }
             }
-            Some(Undo::Added { id, replaced, .. }) => {
+            Some(Undo::Added { id, .. }) => {
                 self.sessions.remove(&id);
-                self.put_back(&id, replaced);
             }
-            Some(Undo::Resumed { id, view, asker }) => {
-                if let Some(entry) = self.sessions.get_mut(&id) {
-                    entry.recovered = true;
+            Some(Undo::Resumed {
+                id,
+                from,
+                saved_at,
+                written,
+                view,
+                ..
+            }) => {
+                if let Some(mut entry) = self.sessions.remove(&id) {
+                    if let Some(at) = entry.session.deadline() {
+                        self.deadlines.remove(&(at, id.clone()));
+                    }
                     entry.files = None;
-                    entry.asker = asker;
+                    self.put_back_offer(Offer {
+                        id: from,
+                        entry,
+                        saved_at,
+                        written,
+                    });
                 }
                 match view {
                     Some(view) => client.views.insert(id, view),
                     None => client.views.remove(&id),
                 };
             }
+            Some(Undo::Discarded { offer }) => self.put_back_offer(*offer),
             Some(Undo::Removed { id, entry }) => {
                 self.sessions.insert(id, *entry);
             }
@@ -137,6 +170,7 @@ impl State {
                 view,
                 has_ui,
                 behaviour,
+                test,
                 name,
             }) => {
                 client.keymap = keymap;
@@ -145,6 +179,7 @@ impl State {
                 client.view = view;
                 client.has_ui = has_ui;
                 client.behaviour = behaviour;
+                client.test = test;
                 client.name = name;
             }
         }
@@ -165,12 +200,20 @@ impl State {
             return;
         };
         if entry.session.status() != Status::Done {
-            if let Some(store) = self.store.as_mut() {
+            if let Some(store) = self.store.as_mut()
+                && entry.keep
+            {
                 match &mut entry.stored {
                     Some(stored) => store.write(stored, &entry.session),
                     None => {
-                        entry.stored =
-                            store.create(id, &entry.session, &entry.request, &entry.options);
+                        entry.stored = store.create(
+                            id,
+                            &entry.session,
+                            &entry.request,
+                            &entry.options,
+                            &entry.asker,
+                            entry.opened_at,
+                        );
                     }
                 }
             }

@@ -24,8 +24,8 @@ pub struct Config {
     /// Largest accepted message, in bytes (a `restore` may be larger: see
     /// [`Config::max_restore_message_bytes`]).
     pub max_message_bytes: usize,
-    /// Most sessions held at once (completed ones, then recovered flows nobody asked for again,
-    /// are evicted oldest-first beyond it).
+    /// Most sessions held at once (completed ones are evicted oldest-first beyond it), and most
+    /// recovered flows offered at once.
     pub max_sessions: usize,
     /// Largest reply, in bytes: a request whose reply would be larger fails and changes
     /// nothing. A batch's replies share it.

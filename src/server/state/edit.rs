@@ -8,8 +8,9 @@ use super::errors::{flow_error, parse};
 use super::{Client, State, entry_in, step_of};
 use crate::core::{CancelReason, FlowError, Key, Limits, Outcome, parse_sequence};
 use crate::server::params::{
-    CancelCause, CancelParams, InsertParams, KeyList, KeyParams, KeysParams, SaveCustomParams,
-    SessionParams, SetNoteParams, SubmitAnswersParams, SubmitMode,
+    ActivateParams, CancelCause, CancelParams, InsertParams, KeyList, KeyParams, KeysParams,
+    SaveCustomParams, SessionParams, SetDraftParams, SetNoteParams, SubmitAnswersParams,
+    SubmitMode,
 };
 use crate::server::protocol::{Bounded, Step, code, error};
 use crate::session::{Session, Status};
@@ -151,6 +152,41 @@ impl State {
         self.change(client, &p.session, |s, _| {
             s.flow_mut()
                 .and_then(|f| f.insert(&p.text))
+                .map_err(flow_error)
+        })
+    }
+
+    /// `activate`: a click or a tap on a target of the screen; the core decides what it means.
+    pub fn activate(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
+        let p: ActivateParams = parse(params)?;
+        let target = p
+            .target
+            .target()
+            .map_err(|m| error(code::INVALID_PARAMS, m))?;
+        self.change(client, &p.session, |s, _| {
+            s.flow_mut()
+                .and_then(|f| f.activate(&target))
+                .map_err(flow_error)
+        })
+    }
+
+    /// `setDraft`: the open editor's whole text, as a client's own text area holds it.
+    pub fn set_draft(
+        &mut self,
+        client: &mut Client,
+        params: Option<&str>,
+    ) -> Result<Step, ErrorObjectOwned> {
+        let p: SetDraftParams = parse(params)?;
+        self.change(client, &p.session, |s, limits| {
+            limits
+                .check_text(&p.text, "text")
+                .map_err(|m| error(code::LIMIT, m))?;
+            s.flow_mut()
+                .and_then(|f| f.set_draft(&p.text, p.caret))
                 .map_err(flow_error)
         })
     }

@@ -40,6 +40,12 @@ pub(super) fn flow_error(e: FlowError) -> ErrorObjectOwned {
             error(code::INVALID_PARAMS, format!("invalid params: reason: {e}"))
         }
         FlowError::Refused(_) => error(code::INVALID_PARAMS, format!("invalid params: text: {e}")),
+        FlowError::NotOnScreen(_) => {
+            error(code::INVALID_PARAMS, format!("invalid params: target: {e}"))
+        }
+        FlowError::Caret { .. } => {
+            error(code::INVALID_PARAMS, format!("invalid params: caret: {e}"))
+        }
         FlowError::InvalidAnswers(_) => error(code::INVALID_PARAMS, format!("invalid params: {e}")),
     }
 }

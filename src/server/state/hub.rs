@@ -73,7 +73,7 @@ pub struct HubStatus {
     /// The browser client's page, without the token (the hub only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<String>,
-    /// How many flows wait for an answer (open, not recovered ones).
+    /// How many flows wait for an answer (open ones; recovered flows offered are not).
     pub waiting: usize,
     /// How many other connections it has.
     pub clients: usize,
@@ -95,12 +95,12 @@ impl State {
         self.hub.is_some()
     }
 
-    /// How many flows wait for an answer: open ones, not those recovered and not asked for
-    /// again.
+    /// How many flows wait for an answer: the open ones of the table (recovered flows are
+    /// offered apart from it).
     pub fn waiting(&self) -> usize {
         self.sessions
             .values()
-            .filter(|e| !e.recovered && e.session.status() == Status::Open)
+            .filter(|e| e.session.status() == Status::Open)
             .count()
     }
 

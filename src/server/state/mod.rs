@@ -22,7 +22,8 @@
 //! - `commit`: the two steps of a change: commit or roll back, and what follows a change;
 //! - `subscribe`: the outboxes of the connections and `subscribe` / `unsubscribe`;
 //! - `deadlines`: the flows' deadlines and the timer's side of them;
-//! - `recovery`: the state directory, and the flows read back from it.
+//! - `recovery`: the state directory, and the flows read back from it, offered apart from the
+//!   table (`recover`, `discard`, `open` with `resume`).
 
 mod client;
 mod commit;
@@ -78,8 +79,9 @@ pub(crate) struct Entry {
     serial: u64,
     /// The file index being listed for `@` completion, until the flow has it.
     files: Option<oneshot::Receiver<Arc<FileIndex>>>,
-    /// Read back from the state directory and not yet resumed by an `open` of its id.
-    recovered: bool,
+    /// Whether its state is kept in the state directory (not for the flows of a connection
+    /// that said it is a test).
+    keep: bool,
     /// Who asked (empty when unknown).
     asker: Asker,
     /// When it was opened, in milliseconds since the Unix epoch (a recovered flow: when its
@@ -161,6 +163,9 @@ pub struct State {
     waiters: HashMap<String, (u64, oneshot::Sender<AskReply>)>,
     /// The state directory, unless it is off.
     store: Option<Store>,
+    /// The flows read back from the state directory, offered until a client resumes or
+    /// discards them (never in `sessions`' table of live flows).
+    offers: Vec<recovery::Offer>,
     /// The outbox of every connection, by the connection's number; an ended connection's
     /// outbox is dropped with it, and forgotten here at the next change.
     outboxes: Vec<(u64, Weak<Outbox>)>,
@@ -177,9 +182,10 @@ pub struct State {
 }
 
 impl State {
-    /// Fresh state with the given settings. With a state directory, the sessions that ended
-    /// processes left there are read back (as `recovered` sessions); a directory that cannot
-    /// be used is reported and the server goes on without one.
+    /// Fresh state with the given settings. With a state directory, this process's directory
+    /// is made in it (the flows ended processes left there are read back later, when a client
+    /// asks for them); a directory that cannot be used is reported and the server goes on
+    /// without one.
     pub fn new(config: Config) -> State {
         let mut state = State {
             config,
@@ -190,6 +196,7 @@ impl State {
             deadlines: BTreeSet::new(),
             timer: Arc::new(Notify::new()),
             store: None,
+            offers: Vec::new(),
             outboxes: Vec::new(),
             clients: 0,
             started_at: now_ms(),

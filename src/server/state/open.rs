@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 use super::commit::Undo;
 use super::errors::{keymap_error, keymap_of, parse};
 use super::{AskReply, Client, Entry, MAX_DEADLINE, State, now_ms};
-use crate::core::{FileIndex, Flow, quoted};
+use crate::core::{FileIndex, quoted};
 use crate::server::files;
 use crate::server::params::{Asker, InitializeParams, OpenParams, RestoreParams};
 use crate::server::protocol::{METHODS, Step, ask_error, code, error};
@@ -61,6 +61,7 @@ impl State {
             view: client.view,
             has_ui: client.has_ui,
             behaviour: client.behaviour,
+            test: client.test,
             name: match name {
                 Some(name) => client.name.replace(name),
                 None => client.name.clone(),
@@ -71,6 +72,7 @@ impl State {
             client.view.width = c.width.or(client.view.width);
             client.view.all_rows = c.all_rows.unwrap_or(client.view.all_rows);
             client.has_ui = c.has_ui.or(client.has_ui);
+            client.test = c.test.unwrap_or(client.test);
         }
         Ok(json!({
             "serverInfo": { "name": "askd", "version": env!("CARGO_PKG_VERSION") },
@@ -80,9 +82,8 @@ impl State {
     }
 
     /// Whether the table has room for one more session: `Ok(None)` when it has, `Ok(Some)`
-    /// naming the session that goes to make room: the oldest completed one, else the oldest
-    /// recovered flow no client has asked for again (given up, so that flows of ended
-    /// processes never keep new ones out).
+    /// naming the session that goes to make room: the oldest completed one. (Recovered flows
+    /// are offered apart from the table and never keep new flows out.)
     pub(super) fn room(&self) -> Result<Option<String>, ErrorObjectOwned> {
         if self.sessions.len() < self.config.max_sessions {
             return Ok(None);
@@ -97,7 +98,7 @@ impl State {
         let done = |id: &String, e: &Entry| {
             e.session.status() == Status::Done && !self.waiters.contains_key(id)
         };
-        match oldest(&done).or_else(|| oldest(&|_, e| e.recovered)) {
+        match oldest(&done) {
             Some(id) => Ok(Some(id)),
             None => Err(error(
                 code::LIMIT,
@@ -139,9 +140,11 @@ impl State {
         session
     }
 
-    /// A new entry of the table for `session`.
+    /// A new entry of the table for `session`, opened by `client` (whose flows are kept in
+    /// the state directory unless it is a test).
     pub(super) fn entry_for(
         &mut self,
+        client: &Client,
         session: Session,
         request: Box<RawValue>,
         options: Value,
@@ -156,7 +159,7 @@ impl State {
             version: 1,
             serial: self.serial,
             files,
-            recovered: false,
+            keep: !client.test,
             asker,
             opened_at: now_ms(),
             stored: None,
@@ -194,7 +197,6 @@ impl State {
         client: &mut Client,
         id: String,
         entry: Entry,
-        replaced: Option<Box<Entry>>,
         evict: Option<String>,
     ) {
         let deadline = entry.session.deadline();
@@ -203,11 +205,7 @@ impl State {
             self.deadlines.insert((at, id.clone()));
             self.timer.notify_one();
         }
-        client.undo = Some(Undo::Added {
-            id,
-            replaced,
-            evict,
-        });
+        client.undo = Some(Undo::Added { id, evict });
         if deadline.is_some() {
             // A deadline already past (`timeoutMs: 0`, a restored snapshot) ends the flow now.
             self.expire_due_now();
@@ -225,8 +223,10 @@ impl State {
         self.step(client, &id)
     }
 
-    /// Opens the session of `open` and `ask`, or resumes the recovered session of that id
-    /// when the request opens to the same flow; answers its id.
+    /// Opens the session of `open` and `ask`, or, with `resume: true`, resumes the recovered
+    /// flow offered under that id when the request opens to the same flow; answers its id.
+    /// Without `resume` (or for another request) a recovered flow of that id stays offered,
+    /// apart from the new one.
     pub(super) fn open_session(
         &mut self,
         client: &mut Client,
@@ -282,66 +282,42 @@ impl State {
                 .filter(|cwd| !cwd.is_empty() && session.status() == Status::Open)
                 .map(|cwd| files::spawn_walk(Path::new(cwd)))
         };
-        let mut replaced = None;
-        if let Some(id) = &p.session
-            && let Some(entry) = self.sessions.get_mut(id)
-            && entry.recovered
+        // A test client is offered nothing, also what other connections had adopted.
+        let resume = p.resume == Some(true) && !client.test;
+        if resume {
+            self.refresh_offers(client);
+        }
+        if resume
+            && let Some(id) = &p.session
+            && !self.sessions.contains_key(id)
+            && let Some(at) = self.offer_of(id)
         {
-            let same_flow = session.status() == Status::Open
-                && entry.session.dialect() == session.dialect()
-                && entry.session.flow().map(Flow::spec) == session.flow().map(Flow::spec);
-            if same_flow {
-                // The client asks again what it asked before the crash: the flow goes on.
-                entry.recovered = false;
-                entry.files = walk(&entry.session);
-                let serial = entry.serial;
-                client.undo = Some(Undo::Resumed {
-                    id: id.clone(),
-                    view: client.views.get(id).copied(),
-                    asker: std::mem::replace(&mut entry.asker, asker),
-                });
-                client.set_view(id, serial, view, &self.sessions);
+            if Self::offers_same_flow(&self.offers[at], &session) {
+                // The client asks again what it asked before its process ended, and says to
+                // go on with it: the flow goes on from its draft.
+                let evict = self.room()?;
+                let offer = self.offer_at(at);
+                self.resume_offer(client, offer, id.clone(), view, p.cwd.as_deref(), evict);
                 return Ok(id.clone());
             }
             tracing::info!(
-                "the recovered flow {} is given up: the session is opened on another request",
+                "the recovered flow {} is not resumed: the session is opened on another request, and the recovered one stays offered",
                 quoted(id)
             );
-            replaced = self.sessions.remove(id).map(Box::new);
         }
-        let requested = p.session.clone().unwrap_or_default();
-        let evict = match self.room() {
-            Ok(evict) => evict,
-            Err(e) => {
-                self.put_back(&requested, replaced);
-                return Err(e);
-            }
-        };
-        let id = match self.new_id(p.session) {
-            Ok(id) => id,
-            Err(e) => {
-                self.put_back(&requested, replaced);
-                return Err(e);
-            }
-        };
+        let evict = self.room()?;
+        let id = self.new_id(p.session)?;
         let files = walk(&session);
         let dialect_options = p
             .dialect_options
             .get(session.dialect().name())
             .cloned()
             .unwrap_or(Value::Null);
-        let entry = self.entry_for(session, p.payload, dialect_options, files, asker);
+        let entry = self.entry_for(client, session, p.payload, dialect_options, files, asker);
         let serial = entry.serial;
-        self.add(client, id.clone(), entry, replaced, evict);
+        self.add(client, id.clone(), entry, evict);
         client.set_view(&id, serial, view, &self.sessions);
         Ok(id)
-    }
-
-    /// Puts the recovered session `entry` of id `id`, taken out of the table, back.
-    pub(super) fn put_back(&mut self, id: &str, entry: Option<Box<Entry>>) {
-        if let Some(entry) = entry {
-            self.sessions.insert(id.to_owned(), *entry);
-        }
     }
 
     /// `ask`, first half: opens the session and registers a waiter for its result.
@@ -385,13 +361,14 @@ impl State {
         let evict = self.room()?;
         let asker = self.asker_of(client, None, None)?;
         let entry = self.entry_for(
+            client,
             restored.session,
             restored.request,
             restored.options,
             None,
             asker,
         );
-        self.add(client, id.clone(), entry, None, evict);
+        self.add(client, id.clone(), entry, evict);
         self.step(client, &id)
     }
 }

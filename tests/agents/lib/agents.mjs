@@ -187,7 +187,7 @@ export { jsonLines };
 // ---------------------------------------------------------------------------------------------
 // Claude Code
 
-function claudeHome({ cwd, settings, home = tempDir("claude") }) {
+export function claudeHome({ cwd, settings, home = tempDir("claude") }) {
   const work = workFolder(home, cwd);
   writeFile(path.join(home, ".claude.json"), {
     hasCompletedOnboarding: true,
@@ -201,7 +201,7 @@ function claudeHome({ cwd, settings, home = tempDir("claude") }) {
   return { home, work };
 }
 
-function claudeEnv(home, model, env) {
+export function claudeEnv(home, model, env) {
   return offlineEnv(home, {
     ANTHROPIC_BASE_URL: model.url,
     ANTHROPIC_API_KEY: DUMMY_KEY,
@@ -227,15 +227,20 @@ function claudeMcpConfig(home, mcpServers = []) {
 }
 
 function claudeArgs({ home, mcpServers, allowedTools = [], tools, args = [] }) {
-  const out = ["--model", MODEL, "--mcp-config", claudeMcpConfig(home, mcpServers), "--strict-mcp-config"];
+  // `mcpServers: null`: the MCP servers of Claude Code's own settings (`claude mcp add`).
+  const out = ["--model", MODEL];
+  if (mcpServers !== null) out.push("--mcp-config", claudeMcpConfig(home, mcpServers), "--strict-mcp-config");
   if (allowedTools.length) out.push("--allowedTools", allowedTools.join(","));
   if (tools) out.push("--tools", tools.join(","));
   return [...out, ...args];
 }
 
-/** `claude -p PROMPT`: one run, printed; resolves with `{ code, stdout, stderr, home }`. */
-export async function runClaudePrint({ model, prompt, cwd, mcpServers, allowedTools, tools, settings, env, args, timeoutMs = 90_000, log }) {
-  const { home, work } = claudeHome({ cwd, settings });
+/**
+ * `claude -p PROMPT`: one run, printed; resolves with `{ code, stdout, stderr, home }`. `home`
+ * is a HOME prepared by `claudeHome` (e.g. after `claude mcp add`); a fresh one by default.
+ */
+export async function runClaudePrint({ model, prompt, cwd, mcpServers, allowedTools, tools, settings, env, args, home: given, timeoutMs = 90_000, log }) {
+  const { home, work } = given ? { home: given, work: workFolder(given, cwd) } : claudeHome({ cwd, settings });
   const result = await run(agentBin("claude"), [...claudeArgs({ home, mcpServers, allowedTools, tools, args }), "-p", prompt], {
     cwd: work,
     env: claudeEnv(home, model, env),

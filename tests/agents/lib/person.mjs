@@ -49,15 +49,16 @@ export class Person {
   /**
    * Connects to a listener (`{ url, token }`), introduces itself and subscribes to every flow.
    * `attach: true` subscribes as a person's client that shows arriving flows (the hub's
-   * `subscribe { attach: true }`).
+   * `subscribe { attach: true }`). `onNotification(message)` is called as each notification
+   * arrives (a benchmark notes the time).
    */
-  static async connect({ url, token }, { width = 80, attach = false, name = "askd-tests person", log } = {}) {
+  static async connect({ url, token }, { width = 80, attach = false, name = "askd-tests person", log, onNotification } = {}) {
     const socket = new WebSocket(`${url}?token=${encodeURIComponent(token)}`);
     await new Promise((resolve, reject) => {
       socket.once("open", resolve);
       socket.once("error", reject);
     });
-    const person = new Person(socket, width, log);
+    const person = new Person(socket, width, log, onNotification);
     await person.request("initialize", { clientInfo: { name, version: "0.1.0" }, capabilities: { width } });
     const held = await person.request("subscribe", attach ? { attach: true, width } : { width });
     for (const entry of held) person.#arrive(entry);
@@ -70,11 +71,13 @@ export class Person {
   #flows = [];
   #waiters = new Set();
   #log;
+  #onNotification;
 
-  constructor(socket, width, log) {
+  constructor(socket, width, log, onNotification) {
     this.#socket = socket;
     this.width = width;
     this.#log = log;
+    this.#onNotification = onNotification;
     /** Every notification received, in order. */
     this.notifications = [];
     socket.on("message", (data) => this.#receive(JSON.parse(data.toString("utf8"))));
@@ -94,6 +97,7 @@ export class Person {
       return;
     }
     if (!message.method) return;
+    this.#onNotification?.(message);
     this.notifications.push(message);
     if (message.method === "session/opened") this.#arrive(message.params);
     for (const waiter of [...this.#waiters]) waiter();

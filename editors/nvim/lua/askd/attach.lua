@@ -1,7 +1,9 @@
 -- Attach: the plugin as a person's client of the hub, where every agent's questions wait.
 --
 -- One connection speaks the protocol to the hub through a child process's standard input and
--- output (Neovim has no WebSocket client): `subscribe { attach = true }` says that a person
+-- output (Neovim has no WebSocket client): by default `askd hub --pipe`, which relays to the
+-- hub of the discovery file (the one every agent asks in) and starts one when none runs.
+-- `subscribe { attach = true }` says that a person
 -- answers here. Each flow that arrives (`session/opened`) is queued with the plugin's own
 -- flows, oldest first: the one in front shows in the float; a notice comes first, and the
 -- float does not take the focus (`:Askd` enters it), so that keys typed in a buffer never land
@@ -31,7 +33,7 @@ local function notify(message, level)
   internal().notify(message, level)
 end
 
---- The argv of the hub connection: `attach_cmd`, else the engine listening on loopback.
+--- The argv of the hub connection: `attach_cmd`, else the engine's `hub --pipe`.
 local function command()
   local config = askd().config
   if config.attach_cmd then
@@ -42,7 +44,7 @@ local function command()
     return nil
   end
   local argv = rpc.argv(engine)
-  vim.list_extend(argv, { "serve", "--listen", "127.0.0.1:0" })
+  vim.list_extend(argv, { "hub", "--pipe" })
   return argv
 end
 
@@ -69,6 +71,16 @@ local function on_show(F, focus)
       vim.log.levels.INFO
     )
   end
+end
+
+--- Why the hub connection ended, in words: what `askd hub --pipe` said last on its standard
+--- error (`askd: the hub at ws://… went away (…)`), else the connection's own message.
+local function went_away(client, message)
+  local said = client.stderr[#client.stderr]
+  if type(said) == "string" and said:find("^askd: the hub ") then
+    return (said:gsub("^askd: ", ""))
+  end
+  return message
 end
 
 local list_waiting
@@ -204,7 +216,10 @@ function M.attach(opts)
   client = rpc.new(argv, function(message)
     if hub and hub.client == client then
       hub = nil
-      notify("askd: detached from the hub: " .. message, vim.log.levels.WARN)
+      notify(
+        "askd: detached from the hub: " .. went_away(client, message) .. "; :Askd attaches again",
+        vim.log.levels.WARN
+      )
     end
     -- Its flows leave this editor (the hub, when it comes back, still has them).
     local flows = internal()

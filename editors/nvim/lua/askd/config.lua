@@ -20,7 +20,8 @@ M.defaults = {
   -- Engine behaviour options, passed through: { profile = "pi-0.9", ... }.
   behaviour = nil,
   -- The hub connection of `attach()`: an argv whose standard input and output speak the
-  -- protocol to the hub. nil: the engine as `askd serve --listen 127.0.0.1:0`.
+  -- protocol to the hub. nil: the engine as `askd hub --pipe` (the agents' hub, started when
+  -- none runs).
   attach_cmd = nil,
 }
 
