@@ -33,13 +33,13 @@ fn payload() -> Value {
 /// The session of the draft.
 const SESSION: &str = "draft";
 
-/// Takes up the flow a killed server left in the state directory and answers its Step. Today
-/// `open` of the same id and request resumes a recovered flow; where recovery is asked for
-/// explicitly, this is the one place to say so.
+/// Takes up the flow a killed server left in the state directory and answers its Step: `open`
+/// of the same id and request with `resume` (the one place that says how a recovered flow is
+/// resumed).
 fn resume(server: &mut Server) -> Value {
     server.ok(
         "open",
-        json!({ "session": SESSION, "payload": payload(), "width": 40 }),
+        json!({ "session": SESSION, "payload": payload(), "width": 40, "resume": true }),
     )
 }
 
