@@ -492,7 +492,8 @@ fn initialize_reports_server_protocol_version_and_methods() {
             "serverInfo": { "name": "askd", "version": env!("CARGO_PKG_VERSION") },
             "protocolVersion": 1,
             "methods": [
-                "initialize", "open", "ask", "key", "keys", "insert", "saveCustom", "setNote",
+                "initialize", "open", "ask", "key", "keys", "insert", "activate", "setDraft",
+                "saveCustom", "setNote",
                 "submitAnswers", "getView", "getResult", "cancel", "close", "snapshot",
                 "restore", "sessions", "recover", "discard", "subscribe", "unsubscribe",
                 "hub/status", "shutdown", "exit"

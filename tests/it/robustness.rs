@@ -747,6 +747,21 @@ fn every_invalid_param_is_named_with_what_it_must_be() {
         ("insert", json!({ "text": "t" }), "session", "string"),
         ("insert", json!({ "session": "s" }), "text", "string"),
         (
+            "activate",
+            json!({ "target": { "tab": 0 } }),
+            "session",
+            "string",
+        ),
+        ("activate", json!({ "session": "s" }), "target", "object"),
+        ("setDraft", json!({ "text": "t" }), "session", "string"),
+        ("setDraft", json!({ "session": "s" }), "text", "string"),
+        (
+            "setDraft",
+            json!({ "session": "s", "text": "t" }),
+            "caret",
+            "count",
+        ),
+        (
             "saveCustom",
             json!({ "questionId": "q", "text": "t" }),
             "session",
