@@ -15,6 +15,9 @@
 //! 4. the request must be a WebSocket upgrade (426 without an `Upgrade` header, 400 or 405
 //!    when the upgrade is malformed).
 //!
+//! Before any of these, the accept loop bounds the connections not yet authenticated and
+//! closes those that do not finish their upgrade in time (`server/admission.rs`).
+//!
 //! The listener binds loopback addresses only, unless remote ones are allowed
 //! ([`ListenOptions::allow_remote`]).
 
@@ -25,7 +28,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::{Query, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -33,6 +36,7 @@ use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::server::access::{Origins, Token, presented_token};
+use crate::server::admission::{Arrival, Gate, raise_descriptor_limit};
 use crate::server::assets::asset;
 use crate::server::browser::percent_encoded;
 use crate::server::methods::{Shared, lock};
@@ -101,6 +105,8 @@ impl Listener {
         if !options.addr.ip().is_loopback() && !options.allow_remote {
             return Err(ListenError::Remote(options.addr));
         }
+        // Every client is a descriptor: the limit is raised before anyone can connect.
+        raise_descriptor_limit();
         let bind_error = |error| ListenError::Bind {
             addr: options.addr,
             error,
@@ -180,8 +186,10 @@ impl Listener {
             .fallback(get(file))
             .with_state(app.clone());
         let mut quit = stop.subscribe();
+        let gate = Gate::new(self.tcp);
+        let service = router.into_make_service_with_connect_info::<Arrival>();
         let task = tokio::spawn(async move {
-            let serving = axum::serve(self.tcp, router).with_graceful_shutdown(async move {
+            let serving = axum::serve(gate, service).with_graceful_shutdown(async move {
                 let _ = quit.changed().await;
             });
             if let Err(e) = serving.await {
@@ -245,6 +253,7 @@ fn refuse(status: StatusCode, reason: &str) -> Response {
 /// `GET /rpc`: the checks, then the upgrade to a WebSocket connection.
 async fn upgrade(
     State(app): State<Arc<App>>,
+    ConnectInfo(arrival): ConnectInfo<Arrival>,
     headers: HeaderMap,
     query: Result<Query<RpcQuery>, axum::extract::rejection::QueryRejection>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -314,6 +323,7 @@ async fn upgrade(
     let limit = lock(&app.state).config().max_restore_message_bytes();
     let state = app.state.clone();
     let stopped = app.stopped.clone();
+    arrival.ticket.admit();
     upgrade
         .max_message_size(limit)
         .max_frame_size(limit)

@@ -19,6 +19,7 @@
 //! through the general path, which checks each rule in turn and words every error.
 
 pub mod access;
+pub mod admission;
 mod answer;
 pub mod assets;
 pub mod browser;

@@ -58,6 +58,20 @@ impl Outgoing {
         }
     }
 
+    /// Takes room for `bytes` that are written to the peer beside the queue (the pongs the
+    /// WebSocket layer answers pings with), if there is room now; `None` when the queue is at
+    /// its bound. The room is given back with [`Outgoing::give_back`] once they are written.
+    pub fn try_reserve(&self, bytes: usize) -> Option<OwnedSemaphorePermit> {
+        let permits = bytes.clamp(1, self.bound) as u32;
+        self.room.clone().try_acquire_many_owned(permits).ok()
+    }
+
+    /// Gives back the room [`Outgoing::try_reserve`] took, its bytes written.
+    pub fn give_back(&self, room: OwnedSemaphorePermit) {
+        drop(room);
+        self.written.notify_waiters();
+    }
+
     /// Queues a reply once there is room for it: until then the caller (and so the reading of
     /// input) waits.
     pub async fn send(&self, message: Vec<u8>) {

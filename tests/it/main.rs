@@ -65,6 +65,8 @@ mod hook_claude;
 mod attach;
 /// The language-neutral scenarios of `protocol/scenarios/`.
 mod conformance;
+/// SIGKILL at random moments while a client types: every acknowledged draft comes back.
+mod crash_loop;
 /// The claude, codex, opencode and mcp dialects through the binary.
 mod dialects_e2e;
 /// Shell completions and man pages.
@@ -86,6 +88,8 @@ mod pi09_reference;
 /// Hostile requests: reply and queue bounds, framing, cancels, errors in words, restores.
 mod robustness;
 mod schema;
+/// Hostile WebSocket peers: idle sockets, ping floods, protocol violations.
+mod socket_faults;
 /// The state directory's faults: FIFOs, torn lines, failed writes, long names.
 mod state_faults;
 /// `askd ask` in a real terminal (tmux): screens, results, the terminal restored.

@@ -50,6 +50,16 @@ impl Server {
 
     /// Starts `askd` with the given arguments and extra environment variables.
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::spawn(args, env, None)
+    }
+
+    /// Starts `askd` with the given arguments and its limit of open descriptors
+    /// (`RLIMIT_NOFILE`) set to `soft` and `hard`.
+    pub fn start_with_descriptors(args: &[&str], soft: u64, hard: u64) -> Server {
+        Server::spawn(args, &[], Some((soft, hard)))
+    }
+
+    fn spawn(args: &[&str], env: &[(&str, &str)], descriptors: Option<(u64, u64)>) -> Server {
         let state_home = tempfile::tempdir().expect("a temporary directory");
         let runtime = tempfile::tempdir().expect("a temporary directory");
         let mut command = Command::new(ASKD);
@@ -64,6 +74,23 @@ impl Server {
             .stderr(Stdio::piped());
         for (name, value) in env {
             command.env(name, value);
+        }
+        if let Some((soft, hard)) = descriptors {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            // SAFETY: setrlimit is async-signal-safe and reads only the struct given.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
         }
         let mut child = command.spawn().expect("askd starts");
         let stdin = child.stdin.take();
@@ -206,6 +233,19 @@ impl Server {
                 return None;
             }
         }
+    }
+
+    /// Every whole message left on stdout once the server is gone (a line cut short by a kill
+    /// is left out), in order.
+    pub fn whole_messages_left(&mut self) -> Vec<Value> {
+        while self.fill() {}
+        let mut messages = Vec::new();
+        while let Some(at) = self.buffer.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.buffer.drain(..=at).collect();
+            let text = String::from_utf8(line[..at].to_vec()).expect("stdout is UTF-8");
+            messages.push(parse_protocol_message(&text));
+        }
+        messages
     }
 
     /// The next `Content-Length` frame: the raw header block (through the blank line) and the

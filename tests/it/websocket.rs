@@ -29,7 +29,7 @@ use crate::support::{ASKD, GUARD, Server, untimed};
 // ---------------------------------------------------------------------------------------------
 
 /// A payload of two questions.
-fn payload() -> Value {
+pub(crate) fn payload() -> Value {
     json!({
         "title": "Setup",
         "questions": [
@@ -103,14 +103,14 @@ pub(crate) fn printed_endpoint(stderr: &str) -> Option<(String, String)> {
 
 /// `askd serve --listen 127.0.0.1:0` (and more arguments), with its stdio pipes and the
 /// address and token it printed.
-struct Listening {
-    server: Server,
-    address: String,
-    token: String,
+pub(crate) struct Listening {
+    pub(crate) server: Server,
+    pub(crate) address: String,
+    pub(crate) token: String,
 }
 
 impl Listening {
-    fn start(args: &[&str]) -> Listening {
+    pub(crate) fn start(args: &[&str]) -> Listening {
         // Not the hub: these tests are about the listener, and a hub tells the opener of a
         // flow no client is attached to (`hub.rs` tests that).
         let mut all = vec!["serve", "--listen", "127.0.0.1:0", "--no-hub"];
@@ -127,12 +127,12 @@ impl Listening {
     }
 
     /// The endpoint's URL with a query.
-    fn url(&self, query: &str) -> String {
+    pub(crate) fn url(&self, query: &str) -> String {
         format!("ws://{}/rpc{query}", self.address)
     }
 
     /// A connection with the right token and no `Origin` (a client that is not a browser).
-    fn connect(&self) -> Client {
+    pub(crate) fn connect(&self) -> Client {
         Client::connect(&self.url(&format!("?token={}", self.token)), &[])
             .expect("the listener accepts the token")
     }
@@ -148,14 +148,14 @@ impl Listening {
 
 /// A refused upgrade: its HTTP status and body.
 #[derive(Debug, PartialEq, Eq)]
-struct Refusal {
+pub(crate) struct Refusal {
     status: u16,
     body: String,
 }
 
 /// A WebSocket client speaking JSON-RPC, one message per text frame.
-struct Client {
-    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+pub(crate) struct Client {
+    pub(crate) socket: WebSocket<MaybeTlsStream<TcpStream>>,
     next_id: u64,
     /// Notifications read while waiting for a reply, oldest first.
     notifications: std::collections::VecDeque<Value>,
@@ -163,7 +163,7 @@ struct Client {
 
 impl Client {
     /// Connects to `url` with extra request headers; a refused upgrade is its status and body.
-    fn connect(url: &str, headers: &[(&str, &str)]) -> Result<Client, Refusal> {
+    pub(crate) fn connect(url: &str, headers: &[(&str, &str)]) -> Result<Client, Refusal> {
         let mut request = url.into_client_request().expect("a WebSocket URL");
         for (name, value) in headers {
             request.headers_mut().insert(
@@ -191,7 +191,7 @@ impl Client {
     }
 
     /// Sends one text frame.
-    fn send_text(&mut self, text: &str) {
+    pub(crate) fn send_text(&mut self, text: &str) {
         self.socket.send(Message::text(text)).expect("send");
     }
 
@@ -207,13 +207,13 @@ impl Client {
     }
 
     /// The next message, parsed.
-    fn recv(&mut self) -> Value {
+    pub(crate) fn recv(&mut self) -> Value {
         let text = self.recv_text();
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
     }
 
     /// The close frame that ends the connection, after any messages before it.
-    fn recv_close(&mut self) -> (Vec<Value>, Option<CloseFrame>) {
+    pub(crate) fn recv_close(&mut self) -> (Vec<Value>, Option<CloseFrame>) {
         let mut before = Vec::new();
         loop {
             match self.socket.read() {
@@ -228,7 +228,7 @@ impl Client {
     }
 
     /// Sends a request and answers its whole reply.
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
@@ -258,7 +258,7 @@ impl Client {
     }
 
     /// Sends a request and answers its result, failing on an error reply.
-    fn ok(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn ok(&mut self, method: &str, params: Value) -> Value {
         let reply = self.call(method, params);
         assert!(reply.get("error").is_none(), "{method} failed: {reply}");
         reply["result"].clone()
@@ -821,7 +821,7 @@ fn exit_closes_only_its_own_connection() {
 }
 
 /// The resident memory of a process, in KiB.
-fn resident_kib(pid: u32) -> u64 {
+pub(crate) fn resident_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
         .lines()

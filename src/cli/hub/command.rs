@@ -146,7 +146,6 @@ pub fn run(args: HubArgs) -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    raise_descriptor_limit();
     let options = ListenOptions {
         addr,
         token,
@@ -335,23 +334,6 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
     let output = runtime.block_on(future);
     runtime.shutdown_background();
     output
-}
-
-/// Raises the soft limit of open descriptors to the hard one: every agent and client is a
-/// connection.
-fn raise_descriptor_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit read and write the struct given.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
 }
 
 /// The file a hub logs to with `--log`, opened for appending (mode 0600); one past

@@ -9,7 +9,7 @@ use rustc_hash::FxBuildHasher;
 use serde_json::Value;
 
 use super::commit::Undo;
-use super::{Config, Entry, State};
+use super::{Config, State, Table};
 use crate::core::{Keymap, Preset};
 use crate::server::outbox::Outbox;
 use crate::server::protocol::{code, error};
@@ -86,13 +86,7 @@ impl Client {
 
     /// Sets what views of session `id` carry for this connection, forgetting the options of
     /// sessions no longer held once there are more than `sessions` holds.
-    pub(super) fn set_view(
-        &mut self,
-        id: &str,
-        serial: u64,
-        view: ViewOptions,
-        sessions: &HashMap<String, Entry>,
-    ) {
+    pub(super) fn set_view(&mut self, id: &str, serial: u64, view: ViewOptions, sessions: &Table) {
         self.views.insert(id.to_owned(), (serial, view));
         if self.views.len() > sessions.len() {
             self.views

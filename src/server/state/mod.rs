@@ -110,13 +110,53 @@ impl Entry {
     }
 }
 
+/// The session table: session id → its entry. Each entry is boxed: a hash table keeps room
+/// to spare (up to half of its slots empty after it grows), and a spare slot then costs a
+/// pointer, not a whole entry.
+#[derive(Default)]
+pub(crate) struct Table(HashMap<String, Box<Entry>>);
+
+impl Table {
+    pub(crate) fn insert(&mut self, id: String, entry: Entry) -> Option<Entry> {
+        self.0.insert(id, Box::new(entry)).map(|entry| *entry)
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<&Entry> {
+        self.0.get(id).map(|entry| &**entry)
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Entry> {
+        self.0.get_mut(id).map(|entry| &mut **entry)
+    }
+
+    pub(crate) fn remove(&mut self, id: &str) -> Option<Entry> {
+        self.0.remove(id).map(|entry| *entry)
+    }
+
+    pub(crate) fn contains_key(&self, id: &str) -> bool {
+        self.0.contains_key(id)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &Entry)> {
+        self.0.iter().map(|(id, entry)| (id, &**entry))
+    }
+
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Entry> {
+        self.0.values().map(|entry| &**entry)
+    }
+}
+
 /// What every connection of the process shares: the settings, the session table, pending
 /// `ask`s, the state directory, and the outboxes of the connections to notify of changes.
 /// Every method takes the [`Client`] of the connection that calls it besides: what that
 /// connection keeps for itself.
 pub struct State {
     config: Config,
-    sessions: HashMap<String, Entry>,
+    sessions: Table,
     serial: u64,
     next_id: u64,
     /// Pending `ask`s: session id → the session's serial and where its reply goes.
@@ -149,7 +189,7 @@ impl State {
     pub fn new(config: Config) -> State {
         let mut state = State {
             config,
-            sessions: HashMap::new(),
+            sessions: Table::default(),
             serial: 0,
             next_id: 0,
             waiters: HashMap::new(),
@@ -208,10 +248,7 @@ impl State {
 
 /// A session of `sessions` for changing or viewing, with its file index installed once it is
 /// ready.
-fn entry_in<'a>(
-    sessions: &'a mut HashMap<String, Entry>,
-    id: &str,
-) -> Result<&'a mut Entry, ErrorObjectOwned> {
+fn entry_in<'a>(sessions: &'a mut Table, id: &str) -> Result<&'a mut Entry, ErrorObjectOwned> {
     let entry = sessions.get_mut(id).ok_or_else(|| unknown_session(id))?;
     entry.install_files();
     Ok(entry)
