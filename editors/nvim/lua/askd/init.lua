@@ -32,9 +32,9 @@ local front = nil
 -- The flows waiting for the float, oldest first.
 local waiting = {}
 local initialized = false
--- Session ids the plugin makes: `nvim-<pid>-1`, `nvim-<pid>-2`, … (askd keeps unfinished
--- flows across its restarts and resumes one asked again under its id with the same payload:
--- the process id keeps one Neovim's flows from resuming another's).
+-- Session ids the plugin makes: `nvim-<pid>-1`, `nvim-<pid>-2`, … (the process id keeps one
+-- Neovim's flows apart from another's in an engine they share; an unfinished flow a killed
+-- engine left is only offered, never resumed by an `open` of its id).
 local session_count = 0
 
 --- JSON-RPC codes that a key may meet without harm: the flow completed meanwhile, or the
