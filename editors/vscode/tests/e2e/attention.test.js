@@ -82,7 +82,8 @@ async function waitForEditorKeyboard(page) {
 async function waitingItem(page) {
   const item = page.locator("[id='askd.askd-vscode.askd.waiting']");
   if ((await item.count()) === 0 || !(await item.isVisible())) return "";
-  return (await item.innerText()).trim();
+  // The item may go between the look and the read (the count fell to nothing): not shown then.
+  return (await item.innerText({ timeout: 1000 }).catch(() => "")).trim();
 }
 
 /**
