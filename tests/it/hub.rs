@@ -411,6 +411,15 @@ fn a_hub_killed_mid_question_is_a_clear_error_and_the_next_hub_recovers_the_flow
     );
 }
 
+/// The discovery file of a hub started here (by a client that then goes).
+async fn started_hub(place: &Place) -> HubFile {
+    HubClient::connect_or_start(&place.options("starter"))
+        .await
+        .unwrap()
+        .hub()
+        .clone()
+}
+
 /// `askd hook claude` started here with Claude Code's input of an `AskUserQuestion` call
 /// (`tool_use_id` `toolu_kill`) on its stdin, and its budget `timeout` seconds.
 fn hook(place: &Place, timeout: &str) -> std::process::Child {
@@ -457,11 +466,7 @@ async fn output_of(child: std::process::Child) -> Output {
 fn a_hook_whose_hub_is_killed_mid_question_asks_again_where_the_next_hub_recovered_the_flow() {
     let place = Place::new();
     block_on(async {
-        let first = HubClient::connect_or_start(&place.options("starter"))
-            .await
-            .unwrap()
-            .hub()
-            .clone();
+        let first = started_hub(&place).await;
         let (before, mut seen) = person(&place).await;
         let child = hook(&place, "120");
         let opened = next_of(&mut seen, "session/opened").await;
@@ -545,11 +550,7 @@ fn a_hook_whose_hub_is_killed_mid_question_asks_again_where_the_next_hub_recover
 fn a_hook_whose_hub_is_killed_and_none_can_come_back_passes_the_call_on_saying_why() {
     let place = Place::new();
     block_on(async {
-        let first = HubClient::connect_or_start(&place.options("starter"))
-            .await
-            .unwrap()
-            .hub()
-            .clone();
+        let first = started_hub(&place).await;
         let (_person, mut seen) = person(&place).await;
         let child = hook(&place, "120");
         next_of(&mut seen, "session/opened").await;
