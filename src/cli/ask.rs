@@ -67,6 +67,7 @@ use serde_json::Value;
 
 use crate::cli::payload::{Failure, FlowArgs, Payload};
 use crate::core::{CancelReason, Limits, Outcome};
+use crate::server::state::now_ms;
 use crate::session::{Session, Status};
 use crate::view;
 
@@ -260,13 +261,6 @@ fn ask(args: &AskArgs) -> Result<(Session, u8), Failure> {
     }
     let status = status_of(&session, args.no_ui);
     Ok((session, status))
-}
-
-/// Milliseconds since the Unix epoch.
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The session while the flow runs, shared with the threads that end it from outside (a

@@ -31,6 +31,7 @@ use crate::cli::term::{
     HangUp, Restore, SUSPEND, Terminal, hook_panics, key_of, pasted, suspend, terminal,
     terminal_failure, until_tick, watch_hangup, watch_signals, with_countdown,
 };
+use crate::server::state::now_ms;
 use crate::view::{Line, Style};
 
 /// Exit status when the terminal went away: the flows stay in the hub.
@@ -329,13 +330,6 @@ fn style_named(name: &str) -> Style {
         "border" => Style::Border,
         _ => Style::Text,
     }
-}
-
-/// Milliseconds since the Unix epoch.
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// What the loop waits for.
