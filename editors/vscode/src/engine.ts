@@ -96,6 +96,8 @@ export class Engine {
   private readonly exitListeners: Array<(message: string) => void> = [];
   private readonly notificationListeners = new Map<string, Array<(params: unknown) => void>>();
   private readonly exited: Promise<never>;
+  /** Rejects once the engine's output has closed: no answer can come any more. */
+  private readonly outputClosed: Promise<never>;
   private disposed = false;
 
   /**
@@ -114,6 +116,11 @@ export class Engine {
     });
     // Nobody may be waiting when the process ends: that is not an unhandled failure.
     this.exited.catch(() => undefined);
+    let rejectOutputClosed: (error: Error) => void = () => undefined;
+    this.outputClosed = new Promise<never>((_resolve, reject) => {
+      rejectOutputClosed = reject;
+    });
+    this.outputClosed.catch(() => undefined);
     this.child = spawn(path, args);
     const { stdin, stdout, stderr } = this.child;
     if (stdin === null || stdout === null || stderr === null) {
@@ -143,6 +150,9 @@ export class Engine {
       end(engineExited(path, code, signal, this.stderrTail));
     });
     this.connection.onError(() => undefined);
+    // The output can close while the process lives on for a moment (a hub relay whose hub was
+    // killed): the requests waiting then fail instead of waiting for answers that cannot come.
+    this.connection.onClose(() => rejectOutputClosed(new Error("its output closed")));
     this.connection.onNotification((method: string, params: unknown) => {
       for (const listener of [...(this.notificationListeners.get(method) ?? [])]) {
         listener(params);
@@ -204,13 +214,15 @@ export class Engine {
     if (this.exitMessage !== undefined) {
       throw new AskdError(this.exitMessage);
     }
-    // Without params the request has none (vscode-jsonrpc would send `[null]` for undefined).
-    const sent =
-      params === undefined
-        ? this.connection.sendRequest<T>(method)
-        : this.connection.sendRequest<T>(method, params);
+    let sent: Promise<T> | undefined;
     try {
-      return await Promise.race([sent, this.exited]);
+      // Without params the request has none (vscode-jsonrpc would send `[null]` for undefined).
+      // A connection already closed throws here, before there is a promise.
+      sent =
+        params === undefined
+          ? this.connection.sendRequest<T>(method)
+          : this.connection.sendRequest<T>(method, params);
+      return await Promise.race([sent, this.exited, this.outputClosed]);
     } catch (error) {
       if (error instanceof ResponseError && !CONNECTION_FAILURES.has(error.code)) {
         throw new AskdError(engineRefused(error.message), error.code, error.data);
@@ -223,7 +235,7 @@ export class Engine {
       await Promise.race([this.exited, delay(EXIT_WAIT_MS)]);
       throw new AskdError(engineConnectionFailed(this.path, reason));
     } finally {
-      sent.catch(() => undefined);
+      sent?.catch(() => undefined);
     }
   }
 
@@ -250,7 +262,13 @@ export class Engine {
     }
     this.disposed = true;
     if (this.exitMessage === undefined) {
-      this.connection.sendNotification("exit").catch(() => undefined);
+      // The connection may already be closed (the process is going away on
+      // its own); `sendNotification` then throws before it returns a promise.
+      try {
+        this.connection.sendNotification("exit").catch(() => undefined);
+      } catch {
+        // Nothing to tell: the signal below ends whatever is left.
+      }
       this.child.stdin?.end();
       const kill = setTimeout(() => this.child.kill(), 1000);
       kill.unref();

@@ -101,6 +101,21 @@ test("an engine killed by a signal, having written nothing on stderr", async () 
   );
 });
 
+test("an engine whose output closed before it exited: requests fail with the reason, dispose ends it quietly", async () => {
+  const enginePath = path.join(engines, "closes-output.js");
+  const engine = new Engine(enginePath);
+  const exit = ended(engine);
+  // The first request may go out before the closed output is noticed; every one fails.
+  const first = await failure(engine.request("getView", { session: "s1" }));
+  assert.ok(first.message.startsWith(`askd: the connection to the engine "${enginePath}" failed: `), first.message);
+  const second = await failure(engine.request("getView", { session: "s1" }));
+  assert.ok(second.message.startsWith(`askd: the connection to the engine "${enginePath}" failed: `), second.message);
+  assert.doesNotThrow(() => engine.dispose());
+  assert.equal(engine.alive, false);
+  // Its stdin ended with the dispose: it exits by itself, no signal needed.
+  assert.equal(await exit, `askd: the engine "${enginePath}" exited with code 0. It wrote nothing on stderr.`);
+});
+
 test("an engine that never answers initialize is reported, not waited for", async () => {
   const enginePath = path.join(engines, "silent.js");
   const engine = new Engine(enginePath);
