@@ -82,6 +82,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
             pending_keys: None,
             activatable: None,
             lines: None,
+            line_targets: None,
         };
     };
     let tabs = tabs(flow);
@@ -116,6 +117,7 @@ pub fn build_view(id: &str, session: &Session, all_rows: bool) -> View {
         pending_keys: (!flow.pending_keys().is_empty()).then(|| sequence_name(flow.pending_keys())),
         activatable: flow.activatable(),
         lines: None,
+        line_targets: None,
     }
 }
 

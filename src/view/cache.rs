@@ -67,9 +67,11 @@ impl ScreenCache {
     /// builds it, its lines laid out with the layouts kept here.
     pub fn build(&mut self, id: &str, session: &Session, options: ViewOptions) -> View {
         let mut view = build_view(id, session, options.all_rows);
-        view.lines = options
-            .width
-            .map(|width| render_with(&view, width, &mut self.layouts).collect());
+        if let Some(width) = options.width {
+            let (lines, targets) = render_with(&view, width, &mut self.layouts);
+            view.lines = Some(lines);
+            view.line_targets = Some(targets);
+        }
         view
     }
 
@@ -196,7 +198,10 @@ impl Serialize for CachedView<'_> {
         let view = self.view;
         let mut cache = self.cache.borrow_mut();
         let cache = &mut **cache;
-        let fields = 21 + usize::from(view.lines.is_some()) + usize::from(view.requester.is_some());
+        let fields = 21
+            + usize::from(view.lines.is_some())
+            + usize::from(view.line_targets.is_some())
+            + usize::from(view.requester.is_some());
         let mut s = serializer.serialize_struct("View", fields)?;
         s.serialize_field("session", &view.session)?;
         s.serialize_field("status", &view.status)?;
@@ -230,6 +235,10 @@ impl Serialize for CachedView<'_> {
                 None => s.serialize_field("lines", lines)?,
             },
             None => s.skip_field("lines")?,
+        }
+        match &view.line_targets {
+            Some(targets) => s.serialize_field("lineTargets", targets)?,
+            None => s.skip_field("lineTargets")?,
         }
         s.end()
     }

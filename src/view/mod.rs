@@ -25,12 +25,14 @@ pub use cache::{CachedView, ScreenCache};
 pub use line::{Line, Span, Style};
 pub use model::{
     CUSTOM_LABEL, CUSTOM_VALUE, CompletionItemView, CompletionView, CursorView, EditorTargetView,
-    EditorView, FilterView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, NOTE_PLACEHOLDER,
-    NoticeKind, NoticeView, OutcomeView, PlanReviewView, ProgressView, QuestionView, ROW_WINDOW,
-    ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion, ReviewView, RowView, TabKind,
-    TabView, View, ViewOptions,
+    EditorView, FilterView, HelpSection, HelpView, Hint, INPUT_PLACEHOLDER, LineTarget,
+    NOTE_PLACEHOLDER, NoticeKind, NoticeView, OutcomeView, PlanReviewView, ProgressView,
+    QuestionView, ROW_WINDOW, ReviewActionView, ReviewAnswer, ReviewOptionNote, ReviewQuestion,
+    ReviewView, RowView, TabKind, TabView, TargetView, View, ViewOptions,
 };
-pub use render::{MAX_EDITOR_LINES, MAX_WIDTH, MIN_WIDTH, SIDE_BY_SIDE_WIDTH, plain, render};
+pub use render::{
+    MAX_EDITOR_LINES, MAX_WIDTH, MIN_WIDTH, SIDE_BY_SIDE_WIDTH, plain, render, render_targeted,
+};
 
 /// The columns the open editor of `session` lays its text out in when its screen is `width`
 /// columns wide ([`Session::press_wrapped`] takes them): `usize::MAX`, the text's own lines,
@@ -70,6 +72,10 @@ pub fn build_with_width(id: &str, session: &Session, width: Option<usize>) -> Vi
 /// view reusing what it keeps).
 pub fn build_with(id: &str, session: &Session, options: ViewOptions) -> View {
     let mut view = build_view(id, session, options.all_rows);
-    view.lines = options.width.map(|width| render(&view, width));
+    if let Some(width) = options.width {
+        let (lines, targets) = render_targeted(&view, width);
+        view.lines = Some(lines);
+        view.line_targets = Some(targets);
+    }
     view
 }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::core::{Activatable, CancelReason, Focus, KeyNames, Outcome, QuestionType};
+use crate::core::{Activatable, CancelReason, EditorKind, Focus, KeyNames, Outcome, QuestionType};
 use crate::dialect::DialectId;
 use crate::session::Status;
 use crate::view::line::Line;
@@ -75,6 +75,109 @@ pub struct View {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<Vec<crate::view::line::Span<'static>>>>")]
     pub lines: Option<Vec<Line>>,
+    /// Where a click on `lines` acts: the parts of lines that a pointer activates, each with
+    /// the `activate` target it sends, in the order of the lines (omitted with `lines`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_targets: Option<Vec<LineTarget>>,
+}
+
+/// A part of a rendered line that a click or a tap activates: the columns `start..end` of the
+/// line `line` of `lines` (display columns, 0-based, `end` excluded), and the target a client
+/// sends `activate` for a click there. A target is listed only where the screen offers it
+/// ([`View::activatable`]); one target may cover several lines (a row and its wrapped
+/// description, a tab broken across lines).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LineTarget {
+    /// The 0-based index of the line in `lines`.
+    pub line: usize,
+    /// The first display column of the part.
+    pub start: usize,
+    /// The display column just past the part.
+    pub end: usize,
+    /// What `activate` is sent: its `target` param as it is.
+    pub target: TargetView,
+}
+
+/// An `activate` target as its param is written: exactly one of `tab`, `row`, `action`,
+/// `completion`, `filter`, `help` and `editor` (with `option` beside an option note's).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetView {
+    /// A tab, 0-based into `tabs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tab: Option<usize>,
+    /// A row of the active question, by its `index`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<usize>,
+    /// A review action, 0-based into `review.actions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<usize>,
+    /// An item of the open completion list, 0-based into `editor.completion.items`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion: Option<usize>,
+    /// The filter: `true` opens its editor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<bool>,
+    /// The help overlay: `false` closes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<bool>,
+    /// An editor to open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub editor: Option<EditorKind>,
+    /// The option of an option note's editor, by its value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
+}
+
+impl TargetView {
+    /// `{ tab }`.
+    pub fn tab(tab: usize) -> Self {
+        TargetView {
+            tab: Some(tab),
+            ..TargetView::default()
+        }
+    }
+
+    /// `{ row }`.
+    pub fn row(row: usize) -> Self {
+        TargetView {
+            row: Some(row),
+            ..TargetView::default()
+        }
+    }
+
+    /// `{ action }`.
+    pub fn action(action: usize) -> Self {
+        TargetView {
+            action: Some(action),
+            ..TargetView::default()
+        }
+    }
+
+    /// `{ completion }`.
+    pub fn completion(completion: usize) -> Self {
+        TargetView {
+            completion: Some(completion),
+            ..TargetView::default()
+        }
+    }
+
+    /// `{ filter }`.
+    pub fn filter(open: bool) -> Self {
+        TargetView {
+            filter: Some(open),
+            ..TargetView::default()
+        }
+    }
+
+    /// `{ editor }`, for an editor that names no option.
+    pub fn editor(kind: EditorKind) -> Self {
+        TargetView {
+            editor: Some(kind),
+            ..TargetView::default()
+        }
+    }
 }
 
 /// How a flow ended, as the view reports it.

@@ -33,6 +33,8 @@ mod editors;
 mod flow_rules;
 /// The folder layout: which layer may import which.
 mod layout;
+/// The view's `lineTargets`: where a click on the rendered lines acts.
+mod line_targets;
 /// Long lists: page keys, first and last, the `/` filter, progress (behaviour §10).
 mod long_lists;
 /// The mcp dialect (`protocol/dialects.md`).

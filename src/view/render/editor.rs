@@ -32,14 +32,15 @@ pub fn editor_columns(width: usize, question_note: bool, previews: bool) -> usiz
 }
 
 /// The open editor as a box: its text as [`crate::core::visual_lines`] lays it out, with the
-/// cursor, or the placeholder while empty.
+/// cursor, or the placeholder while empty; then its completion list, whose first line in
+/// `out` it gives (the end of `out` when no list is open).
 pub(super) fn editor_box(
     out: &mut Vec<Laid>,
     e: &EditorView,
     title: &str,
     at: usize,
     box_width: usize,
-) {
+) -> usize {
     let text = e.text.as_str();
     let mut content = Vec::new();
     if text.is_empty() {
@@ -111,9 +112,11 @@ pub(super) fn editor_box(
             at + box_width,
         );
     }
+    let list = out.len();
     if let Some(completion) = &e.completion {
         completion_list(out, completion, at + 2, box_width - 2);
     }
+    list
 }
 
 /// Appends a piece of an editor's text (normalised: no control characters but tabs) in

@@ -44,11 +44,12 @@ mod help;
 mod laid;
 mod question;
 mod review;
+mod targets;
 mod wrap;
 
 use crate::session::Status;
 use crate::view::line::{Line, Style};
-use crate::view::model::{Hint, ProgressView, ROW_WINDOW, TabView, View};
+use crate::view::model::{Hint, LineTarget, ProgressView, ROW_WINDOW, TabView, View};
 use crate::view::recent::Recent;
 pub use editor::editor_columns;
 use footer::{hints, notices, status_line};
@@ -57,6 +58,7 @@ use help::help_screen;
 use laid::{Laid, margin};
 use question::{RowKey, question_screen};
 use review::{ending, review_screen};
+use targets::Marks;
 use wrap::{seg, wrap};
 
 /// Parts of screens as laid out, kept to be reused for equal parts at the same width: the last
@@ -166,27 +168,37 @@ const NUMBERS: [&str; 9] = [
 
 /// Renders `view` at `width` terminal columns.
 pub fn render(view: &View, width: usize) -> Vec<Line> {
-    screen(view, width, None).map(Laid::into_line).collect()
+    screen(view, width, None).0.map(Laid::into_line).collect()
 }
 
-/// Renders `view` as [`render`] does, reusing and keeping layouts in `layouts`.
+/// Renders `view` at `width` terminal columns, with where a click on the lines acts (the
+/// view's `lineTargets`).
+pub fn render_targeted(view: &View, width: usize) -> (Vec<Line>, Vec<LineTarget>) {
+    let (lines, targets) = screen(view, width, None);
+    (lines.map(Laid::into_line).collect(), targets)
+}
+
+/// Renders `view` as [`render_targeted`] does, reusing and keeping layouts in `layouts`.
 pub(crate) fn render_with(
     view: &View,
     width: usize,
     layouts: &mut Layouts,
-) -> impl ExactSizeIterator<Item = Line> {
-    screen(view, width, Some(layouts)).map(Laid::into_line)
+) -> (Vec<Line>, Vec<LineTarget>) {
+    let (lines, targets) = screen(view, width, Some(layouts));
+    (lines.map(Laid::into_line).collect(), targets)
 }
 
 /// Renders `view`, reusing the tab bar and hint lines of `layouts` when they are of the same
-/// tabs or hints at the same width, and leaving this screen's there.
+/// tabs or hints at the same width, and leaving this screen's there; with the targets of its
+/// lines.
 fn screen(
     view: &View,
     width: usize,
     mut layouts: Option<&mut Layouts>,
-) -> std::vec::IntoIter<Laid> {
+) -> (std::vec::IntoIter<Laid>, Vec<LineTarget>) {
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out: Vec<Laid> = Vec::with_capacity(40);
+    let mut marks = Marks::new(view.activatable.as_ref());
     rule(&mut out, width);
     if let Some(title) = &view.title {
         wrap(
@@ -210,9 +222,13 @@ fn screen(
         );
     }
     let tab_memo = layouts.as_deref_mut().map(|layouts| &mut layouts.tabs);
+    let tabs_start = out.len();
     remembered_part(&mut out, tab_memo, &view.tabs, width, |out| {
         tab_bar(out, &view.tabs, width)
     });
+    if marks.offer.tabs {
+        marks.tabs(&out[tabs_start..], tabs_start, &view.tabs, width);
+    }
     out.push(Laid::default());
     if view.status == Status::Done {
         ending(&mut out, view.outcome, view.cancel_reason, width);
@@ -227,9 +243,10 @@ fn screen(
             view.filter.as_ref(),
             width,
             row_memo,
+            &mut marks,
         );
     } else if let Some(review) = &view.review {
-        review_screen(&mut out, review, width);
+        review_screen(&mut out, review, width, &mut marks);
     }
     if !view.notices.is_empty() {
         notices(&mut out, &view.notices, width);
@@ -254,7 +271,7 @@ fn screen(
         );
     }
     rule(&mut out, width);
-    out.into_iter()
+    (out.into_iter(), marks.list)
 }
 
 /// The text of `lines`, one line each (trailing spaces removed), every line ending in `\n`.

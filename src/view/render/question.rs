@@ -3,14 +3,15 @@
 
 use super::editor::{editor_box, frame};
 use super::laid::{Laid, indent, margin};
+use super::targets::Marks;
 use super::wrap::{block, glued, marked, seg, wrap};
 use super::{
     BOX_INDENT, KeptLines, MARGIN, NUMBER, NUMBERS, POINTER, REMEMBERED_ROWS, SIDE_BY_SIDE_WIDTH,
     remembered,
 };
-use crate::core::QuestionType;
+use crate::core::{EditorKind, QuestionType};
 use crate::view::line::Style;
-use crate::view::model::{EditorView, FilterView, QuestionView, RowView};
+use crate::view::model::{EditorView, FilterView, QuestionView, RowView, TargetView};
 use crate::view::recent::Recent;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -21,6 +22,7 @@ pub(super) fn question_screen(
     filter: Option<&FilterView>,
     width: usize,
     row_memo: Option<&mut Recent<KeptLines<RowKey>, REMEMBERED_ROWS>>,
+    marks: &mut Marks,
 ) {
     wrap(
         out,
@@ -51,7 +53,11 @@ pub(super) fn question_screen(
         block(out, MARGIN, detail, Style::Text, width);
     }
     if let Some(filter) = filter {
+        let start = out.len();
         filter_line(out, filter, width);
+        if marks.offer.filter {
+            marks.lines(start..out.len(), 0..width, TargetView::filter(true));
+        }
     }
     out.push(Laid::default());
     let approve = q
@@ -62,7 +68,10 @@ pub(super) fn question_screen(
     let left_width = rows_width(width, previews);
     if left_width < width {
         let mut left = Vec::new();
-        rows(&mut left, q, editor, approve, left_width, row_memo);
+        // The rows are laid out apart, then each line beside the preview's.
+        marks.offset = out.len();
+        rows(&mut left, q, editor, approve, left_width, row_memo, marks);
+        marks.offset = 0;
         let mut right = Vec::new();
         preview_box(&mut right, q, 0, width - left_width - 1 - MARGIN);
         let height = left.len().max(right.len());
@@ -77,7 +86,7 @@ pub(super) fn question_screen(
             out.push(line);
         }
     } else {
-        rows(out, q, editor, approve, width, row_memo);
+        rows(out, q, editor, approve, width, row_memo, marks);
         if previews {
             out.push(Laid::default());
             preview_box(out, q, MARGIN, width - 2 * MARGIN);
@@ -86,14 +95,20 @@ pub(super) fn question_screen(
     match editor {
         Some(e) if e.target.kind == "questionNote" => {
             out.push(Laid::default());
-            editor_box(out, e, "Question note", MARGIN, note_box_width(width));
+            let list = editor_box(out, e, "Question note", MARGIN, note_box_width(width));
+            completion_targets(marks, e, list, width);
         }
         _ => {
             if let Some(note) = &q.note {
                 out.push(Laid::default());
                 let mut first = margin();
                 first.text("✎ Note: ", Style::Warning);
+                let start = out.len();
                 wrap(out, first, MARGIN + 2, &[seg(note, Style::Warning)], width);
+                if marks.offer.question_note {
+                    let target = TargetView::editor(EditorKind::QuestionNote);
+                    marks.lines(start..out.len(), 0..width, target);
+                }
             }
         }
     }
@@ -143,6 +158,7 @@ pub(super) fn rows(
     approve: Option<&str>,
     width: usize,
     mut memo: Option<&mut Recent<KeptLines<RowKey>, REMEMBERED_ROWS>>,
+    marks: &mut Marks,
 ) {
     // The view carries the window shown, or all rows; either way the window is drawn.
     let first = q.rows.first().map_or(0, |row| row.index - 1);
@@ -161,9 +177,24 @@ pub(super) fn rows(
             custom_text: q.custom_text.as_deref().filter(|_| row.custom),
             width,
         };
-        match (edited, memo.as_deref_mut()) {
-            (None, Some(memo)) => remembered_row(out, memo, row, shape),
-            _ => row_lines(out, row, shape, edited),
+        let start = out.len();
+        let own = match (edited, memo.as_deref_mut()) {
+            (None, Some(memo)) => {
+                remembered_row(out, memo, row, shape);
+                out.len()
+            }
+            _ => {
+                let own = row_lines(out, row, shape, edited);
+                if let Some(e) = edited {
+                    completion_targets(marks, e, own.1, width);
+                }
+                own.0
+            }
+        };
+        // A row is its label, its description, its custom text and its note: not the box of
+        // an editor under it.
+        if marks.offer.rows {
+            marks.lines(start..own, 0..width, TargetView::row(row.index));
         }
     }
     if q.rows_below > 0 {
@@ -219,18 +250,21 @@ pub(super) fn remembered_row(
             custom_text: shape.custom_text.map(str::to_owned),
             width: shape.width,
         },
-        |out| row_lines(out, row, shape, None),
+        |out| {
+            row_lines(out, row, shape, None);
+        },
     );
 }
 
 /// Appends the lines of one row: its label, its description, and the box of `editor` (which
-/// edits the row) or else its custom answer and note.
+/// edits the row) or else its custom answer and note. Gives where the box starts in `out` and
+/// where its completion list starts (both the end of `out` without an editor).
 pub(super) fn row_lines(
     out: &mut Vec<Laid>,
     row: &RowView,
     shape: RowShape,
     editor: Option<&EditorView>,
-) {
+) -> (usize, usize) {
     let RowShape {
         multi,
         approves,
@@ -292,7 +326,9 @@ pub(super) fn row_lines(
             } else {
                 format!("Note on {}", row.label)
             };
-            editor_box(out, e, &title, BOX_INDENT, row_box_width(width));
+            let own = out.len();
+            let list = editor_box(out, e, &title, BOX_INDENT, row_box_width(width));
+            (own, list)
         }
         None => {
             if let Some(text) = custom_text {
@@ -321,6 +357,16 @@ pub(super) fn row_lines(
                     width,
                 );
             }
+            (out.len(), out.len())
+        }
+    }
+}
+
+/// The items of the completion list of editor `e`, from line `list` of the screen.
+fn completion_targets(marks: &mut Marks, e: &EditorView, list: usize, width: usize) {
+    if let (true, Some(completion)) = (marks.offer.completion, &e.completion) {
+        for i in 0..completion.items.len() {
+            marks.lines(list + i..list + i + 1, 0..width, TargetView::completion(i));
         }
     }
 }

@@ -1,13 +1,19 @@
 //! The review screen and the end of a flow.
 
 use super::laid::{Laid, indent, margin};
+use super::targets::Marks;
 use super::wrap::{marked, seg, wrap};
 use super::{MARGIN, NUMBER, POINTER};
 use crate::core::CancelReason;
 use crate::view::line::Style;
-use crate::view::model::{OutcomeView, ReviewView};
+use crate::view::model::{OutcomeView, ReviewView, TargetView};
 
-pub(super) fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usize) {
+pub(super) fn review_screen(
+    out: &mut Vec<Laid>,
+    review: &ReviewView,
+    width: usize,
+    marks: &mut Marks,
+) {
     wrap(
         out,
         margin(),
@@ -18,7 +24,8 @@ pub(super) fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usi
     out.push(Laid::default());
     let answer_col = MARGIN + 2;
     let note_col = answer_col + 2;
-    for q in &review.questions {
+    for (tab, q) in review.questions.iter().enumerate() {
+        let start = out.len();
         let compact = !q.answered || (q.answers.len() == 1 && q.answers[0].note.is_none());
         if compact {
             let (answer, style) = match q.answers.first() {
@@ -88,9 +95,14 @@ pub(super) fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usi
                 width,
             );
         }
+        // A question's lines lead to its tab.
+        if marks.offer.tabs {
+            marks.lines(start..out.len(), 0..width, TargetView::tab(tab));
+        }
     }
     out.push(Laid::default());
-    for action in &review.actions {
+    for (index, action) in review.actions.iter().enumerate() {
+        let start = out.len();
         let mut first = margin();
         let style = if action.active {
             first.text("❯ ", Style::Accent);
@@ -112,6 +124,9 @@ pub(super) fn review_screen(out: &mut Vec<Laid>, review: &ReviewView, width: usi
             &segs[..1]
         };
         wrap(out, first, MARGIN + POINTER + NUMBER, shown, width);
+        if marks.offer.actions {
+            marks.lines(start..out.len(), 0..width, TargetView::action(index));
+        }
     }
 }
 

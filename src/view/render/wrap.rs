@@ -47,18 +47,18 @@ pub(super) enum Kind {
 /// One grapheme ready for layout, or a run of printable ASCII graphemes laid out together.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Grapheme<'a> {
-    text: &'a str,
-    style: Style,
-    width: usize,
-    kind: Kind,
+    pub(super) text: &'a str,
+    pub(super) style: Style,
+    pub(super) width: usize,
+    pub(super) kind: Kind,
     /// A line may break before and after it (a wide character of a script written without
     /// spaces between words).
-    loose: bool,
+    pub(super) loose: bool,
     /// A glued space: it breaks only when its word is longer than a line.
-    soft: bool,
+    pub(super) soft: bool,
     /// A run of one-column graphemes (printable ASCII other than space) inside one word,
     /// placed whole when it fits and one grapheme at a time when it does not.
-    run: bool,
+    pub(super) run: bool,
 }
 
 /// Splits segments into graphemes, mapping tabs and control characters to what is drawn.
