@@ -77,8 +77,9 @@ case("the float's view follows the screen as the editor shrinks; scroll keys do 
   end)
   -- With the mouse on, a drag or a double click in the float selects nothing.
   vim.o.mouse = "a"
+  -- On the key hints, where a click activates nothing.
   local config = vim.api.nvim_win_get_config(floats()[1])
-  local row = (type(config.row) == "table" and config.row[false] or config.row) + 5
+  local row = (type(config.row) == "table" and config.row[false] or config.row) + 9
   local col = (type(config.col) == "table" and config.col[false] or config.col) + 4
   for _ = 1, 2 do
     vim.api.nvim_input_mouse("left", "press", "", 0, row, col)

@@ -11,6 +11,7 @@ local h = dofile(dir .. "harness.lua")
 for _, file in ipairs({
   "units.lua",
   "flows.lua",
+  "mouse.lua",
   "paste_typeahead.lua",
   "api_docs.lua",
   "window_countdown.lua",

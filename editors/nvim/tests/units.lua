@@ -40,8 +40,13 @@ case("the window maps printable ASCII, the special keys and keymap overrides", f
       by_lhs[b[1]] = b[2]
     end
   end
-  eq(#list - #by_action.paste - #by_action.ignore, 94 + #keys.special + 2, "keys for the engine")
+  eq(
+    #list - #by_action.paste - #by_action.click - #by_action.ignore,
+    94 + #keys.special + 2,
+    "keys for the engine"
+  )
   eq(by_action.paste, { "<C-r>" }, "the register paste key")
+  eq(by_action.click, { "<LeftMouse>" }, "the click")
   -- Neovim 0.7 tells <C-i> from <Tab>; later versions take <C-i> as <Tab> (sent to the engine).
   local ignored = vim.deepcopy(keys.inert)
   eq(

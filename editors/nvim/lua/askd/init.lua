@@ -313,6 +313,31 @@ local function send_key(F, name)
   end)
 end
 
+--- A click (`<LeftMouse>`, with 'mouse' on): in the float, on a part of the screen that the
+--- view's `lineTargets` name, `activate` with its target (the buffer's line and the display
+--- column under the mouse, wherever the float's view stands); elsewhere in the float, nothing;
+--- outside the float, what the click does in Neovim.
+local function click(F)
+  local pos = vim.fn.getmousepos()
+  if pos.winid ~= F.win then
+    local key = vim.api.nvim_replace_termcodes(keys.CLICK, true, false, true)
+    vim.api.nvim_feedkeys(key, "n", false)
+    return
+  end
+  if not live(F) or not F.view or pos.line < 1 or pos.column < 1 then
+    return
+  end
+  local text = vim.api.nvim_buf_get_lines(F.buf, pos.line - 1, pos.line, false)[1] or ""
+  -- Display cells before the character under the mouse (a wide character takes two).
+  local column = vim.fn.strdisplaywidth(text:sub(1, pos.column - 1))
+  local target = ui.target_at(F.view, F.frame, pos.line, column)
+  if target then
+    F.client:request("activate", { session = F.id, target = target }, function(err, step)
+      on_step(F, err, step)
+    end)
+  end
+end
+
 --- Text typed outside ASCII: inserted into the open editor, else sent as a key.
 local function send_text(F, text)
   if not live(F) then
@@ -699,9 +724,7 @@ local function map_keys(F)
       vim.keymap.set({ "n", "v" }, binding[1], "<Nop>", map_opts)
     elseif binding.action == "click" then
       vim.keymap.set("n", binding[1], function()
-        if M._click then
-          M._click(F, binding[1])
-        end
+        click(F)
       end, map_opts)
     else
       local name = binding[2]

@@ -67,6 +67,9 @@ M.inert = {
   "<4-LeftMouse>",
 }
 
+--- The mouse's click: in the float, on what the engine's `lineTargets` name, `activate`.
+M.CLICK = "<LeftMouse>"
+
 --- The key that pastes a register into the open editor (`<C-r>` then the register's name).
 M.PASTE_REGISTER = "<C-r>"
 
@@ -140,7 +143,8 @@ end
 --- Every mapping of the flow window, as `{ lhs, key }` pairs that send the engine `key`:
 --- printable ASCII, the special keys, then the keys named in a keymap override
 --- (`{ ["main.toggle"] = { "x" } }`); and, for keys none of those take, `{ lhs, action =
---- "paste" }` for `<C-r>` and `{ lhs, action = "ignore" }` for the inert keys.
+--- "paste" }` for `<C-r>`, `{ lhs, action = "click" }` for `<LeftMouse>` and `{ lhs, action =
+--- "ignore" }` for the inert keys.
 function M.bindings(keymap)
   local list, seen = {}, {}
   local function add(entry)
@@ -176,6 +180,7 @@ function M.bindings(keymap)
     end
   end
   add({ M.PASTE_REGISTER, action = "paste" })
+  add({ M.CLICK, action = "click" })
   for _, lhs in ipairs(M.inert) do
     add({ lhs, action = "ignore" })
   end

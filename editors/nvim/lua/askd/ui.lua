@@ -307,10 +307,17 @@ end
 function M.screen(view, frame)
   local width, border = frame.width, frame.border
   local lines
+  -- The engine's index of each of its lines, to tell which the buffer shows where.
+  local index = {}
   if width < layout.MIN_WIDTH then
     lines = layout.too_narrow(width)
   else
     lines = render.lines(view, width)
+    if lines == view.lines then
+      for i, line in ipairs(lines) do
+        index[line] = i - 1
+      end
+    end
     if M.has_border(border) then
       lines = layout.trim_rules(lines)
     end
@@ -318,16 +325,23 @@ function M.screen(view, frame)
   local height = M.max_height(border)
   local visible, top = layout.fit(lines, height, frame.top)
   local label = M.label(view, frame)
-  if label then
-    local labelled = layout.with_label(visible, width, label)
-    if #labelled > height and height > 1 then
-      visible, top = layout.fit(lines, height - 1, frame.top)
-      labelled = layout.with_label(visible, width, label)
-    end
-    visible = labelled
+  local labelled = label and layout.with_label(visible, width, label)
+  if labelled and #labelled > height and height > 1 then
+    visible, top = layout.fit(lines, height - 1, frame.top)
+    labelled = layout.with_label(visible, width, label)
   end
+  -- `sources[n]`: the engine's line on the buffer's line n (false for a line of the float's
+  -- own, such as a label on a line of its own).
+  local sources = {}
+  if labelled and #labelled > #visible then
+    table.insert(sources, false)
+  end
+  for _, line in ipairs(visible) do
+    table.insert(sources, index[line] or false)
+  end
+  frame.sources = sources
   frame.top = top
-  return visible
+  return labelled or visible
 end
 
 --- What the float adds at the right end of the screen's first line, as spans: how to enter
@@ -363,6 +377,21 @@ function M.draw(buf, win, view, frame)
   end
   local fits = type(view.lines) == "table" and frame.width >= layout.MIN_WIDTH
   paint(buf, win, M.screen(view, frame), frame.width, frame.border, fits)
+end
+
+--- The `activate` target of a click on the buffer's line `line` (1-based) at display column
+--- `column` (0-based), through the view's `lineTargets`; nil where nothing is.
+function M.target_at(view, frame, line, column)
+  local source = frame.sources and frame.sources[line]
+  if type(source) ~= "number" or type(view.lineTargets) ~= "table" then
+    return nil
+  end
+  for _, target in ipairs(view.lineTargets) do
+    if target.line == source and column >= target.start and column < target["end"] then
+      return target.target
+    end
+  end
+  return nil
 end
 
 --- Closes the float and deletes its buffer, whichever of them is still there.
