@@ -77,10 +77,10 @@ case("the float's view follows the screen as the editor shrinks; scroll keys do 
   end)
   -- With the mouse on, a drag or a double click in the float selects nothing.
   vim.o.mouse = "a"
-  -- On the key hints, where a click activates nothing.
-  local config = vim.api.nvim_win_get_config(floats()[1])
-  local row = (type(config.row) == "table" and config.row[false] or config.row) + 9
-  local col = (type(config.col) == "table" and config.col[false] or config.col) + 4
+  -- On the key hints, where a click activates nothing (on the screen as last drawn).
+  vim.cmd("redraw")
+  local hints = vim.fn.screenpos(floats()[1], 10, 4)
+  local row, col = hints.row - 1, hints.col - 1
   for _ = 1, 2 do
     vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
     vim.api.nvim_input_mouse("left", "release", "", 0, row, col)
