@@ -54,6 +54,16 @@
 //! unknown option or profile is refused with the reason. `confirmDismissWhenDirty` is on
 //! unless it says otherwise or `--no-confirm-dismiss` is given.
 //!
+//! The flow is kept in the state directory while it runs (`--state-dir`, `--no-state`), as
+//! `askd serve` keeps its flows: it is opened in a session table of the process's own
+//! ([`State`]) and every change is committed there, which writes it, before the screen shows
+//! it. A killed `askd ask`, or one whose terminal went away, leaves its flow behind; the next
+//! `askd ask` of the same payload offers it before asking ([`crate::cli::recover`]) and
+//! resumes, discards or keeps it as the person says. A terminal that goes away prints the
+//! result of the flow ended as `closed`, but the flow on disk stays open: a lost terminal is
+//! not the person's word. Each fresh flow has an id of its own (`ask-<pid>-<ms>`), so two
+//! flows left never share one.
+//!
 //! For the tests of terminal restoration only: when [`PANIC_ENV`] is set, the first key pressed
 //! panics.
 
@@ -153,13 +163,25 @@ Exit status:
   2    the payload cannot be read or fails validation (issues on stderr)
   3    no terminal to draw on
   124  timed out (--timeout, or the request's own deadline)
-  129  the terminal went away (the flow ends with reason closed; its result is printed)
+  129  the terminal went away (its result, reason closed, is printed; the flow stays kept)
   130  dismissed with Ctrl+C
   128+N  killed by signal N (nothing is printed)
 
 Output: the result on stdout, JSON on one line (--format json, the dialect's own result), or
 the answers as plain lines (--format text). The screen goes to the terminal, never to stdout,
-so `result=$(askd ask flow.json)` works. Ctrl+Z suspends; fg resumes.";
+so `result=$(askd ask flow.json)` works. Ctrl+Z suspends; fg resumes.
+
+Recovery: the flow is kept in the state directory while it runs (--state-dir, --no-state), so
+an askd ask that is killed or loses its terminal leaves it behind. The next askd ask of the
+same payload, before asking, shows it on the terminal (what it asked, when it was saved, how
+far it got, how much was typed):
+  r, enter  resume it where it was (draft, cursor, tab)
+  s         start over: it is discarded, and the flow asked afresh
+  k         keep it for later and ask afresh (it is offered again next time)
+  esc, ctrl+c  keep it, and cancel or dismiss the fresh flow
+Flows of other payloads are never offered here nor touched. It is offered on the terminal the
+flow is drawn on, whatever stdin and stdout are; --no-state and --no-ui never offer (nor keep)
+anything, and without a terminal askd ask fails with status 3 before it looks.";
 
 /// How `askd ask` prints the result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
