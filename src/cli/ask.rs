@@ -323,8 +323,9 @@ fn open_params(payload: &Payload, id: &str) -> String {
 
 /// The session table of this process, with its state directory, and the flow asked in it.
 struct Local {
-    state: State,
-    client: Client,
+    /// The table and this process's client of it, once the terminal is open (nothing is
+    /// written or looked at before).
+    table: Option<(State, Client)>,
     /// The id of the flow in the table, once it is open there.
     id: Option<String>,
     /// The flow as the payload opens it, before it is open in the table (while the offer
@@ -337,23 +338,23 @@ impl Local {
     fn session(&self) -> &Session {
         self.id
             .as_deref()
-            .and_then(|id| self.state.session(id))
+            .and_then(|id| self.table.as_ref()?.0.session(id))
             .unwrap_or(&self.asked)
     }
 
     /// Makes a change to the flow and commits it, which writes it to the state directory; a
     /// refused change is rolled back. Whether it was made.
     fn change(&mut self, f: impl FnOnce(&mut Session) -> Result<(), FlowError>) -> bool {
-        let Some(id) = self.id.clone() else {
+        let (Some(id), Some((state, client))) = (self.id.as_deref(), self.table.as_mut()) else {
             return false;
         };
-        match self.state.change_here(&mut self.client, &id, f) {
+        match state.change_here(client, id, f) {
             Ok(()) => {
-                self.state.commit(&mut self.client);
+                state.commit(client);
                 true
             }
             Err(_) => {
-                self.state.rollback(&mut self.client);
+                state.rollback(client);
                 false
             }
         }
@@ -370,14 +371,17 @@ impl Local {
         ) -> Result<T, jsonrpsee::types::ErrorObjectOwned>,
         params: &str,
     ) -> bool {
-        match method(&mut self.state, &mut self.client, Some(params)) {
+        let Some((state, client)) = self.table.as_mut() else {
+            return false;
+        };
+        match method(state, client, Some(params)) {
             Ok(_) => {
-                self.state.commit(&mut self.client);
+                state.commit(client);
                 true
             }
             Err(e) => {
                 tracing::warn!("{}", e.message());
-                self.state.rollback(&mut self.client);
+                state.rollback(client);
                 false
             }
         }
@@ -408,7 +412,9 @@ impl Shared {
         if let Ok(flow) = session.flow_mut() {
             let _ = flow.cancel(CancelReason::Closed);
         }
-        local.state.close_store();
+        if let Some((state, _)) = local.table.as_mut() {
+            state.close_store();
+        }
         let mut held = terminal();
         if let Some(term) = held.take() {
             term.restore();
@@ -422,38 +428,40 @@ impl Shared {
 /// the state directory meanwhile, after offering the flow of the same request an earlier
 /// `askd ask` left unfinished: the finished session.
 fn interact(args: &AskArgs, payload: &Payload, asked: Session) -> Result<Session, Failure> {
-    let mut state = State::new(Config {
-        state_dir: state_dir(args),
-        ..Config::default()
-    });
-    let client = state.client();
     let shared = Arc::new(Shared {
         local: Mutex::new(Local {
-            state,
-            client,
+            table: None,
             id: None,
             asked,
         }),
         format: args.format,
     });
-    let ran = drive(&shared, args.fullscreen, payload);
+    let ran = drive(&shared, args, payload);
     let mut local = shared.local();
     // What was written is made durable, and this process's directories go once empty.
-    local.state.close_store();
+    if let Some((state, _)) = local.table.as_mut() {
+        state.close_store();
+    }
     ran.map(|()| local.session().clone())
 }
 
 /// Draws the offer and then the flow on the terminal until the flow is done.
-fn drive(shared: &Arc<Shared>, fullscreen: bool, payload: &Payload) -> Result<(), Failure> {
+fn drive(shared: &Arc<Shared>, args: &AskArgs, payload: &Payload) -> Result<(), Failure> {
     let panic_on_key = std::env::var_os(PANIC_ENV).is_some();
     let on_hangup = shared.clone();
     let hang_up: HangUp = Arc::new(move || on_hangup.hang_up());
     watch_signals(hang_up.clone()).map_err(|e| terminal_failure(&e))?;
     hook_panics();
     let _restore = Restore;
-    let tty = Terminal::open(fullscreen)?;
+    let tty = Terminal::open(args.fullscreen)?;
     watch_hangup(tty, hang_up);
     let (mut columns, mut rows) = terminal::size().map_err(|e| terminal_failure(&e))?;
+    let mut state = State::new(Config {
+        state_dir: state_dir(args),
+        ..Config::default()
+    });
+    let client = state.client();
+    shared.local().table = Some((state, client));
     // A key that kept the offered flow for later (Esc, Ctrl+C) goes on to the fresh flow.
     let mut pending = offer(shared, payload, &mut columns, &mut rows)?;
     let mut redraw = true;
@@ -461,7 +469,9 @@ fn drive(shared: &Arc<Shared>, fullscreen: bool, payload: &Payload) -> Result<()
         let now = now_ms();
         let deadline = {
             let mut local = shared.local();
-            local.state.expire_due(now);
+            if let Some((state, _)) = local.table.as_mut() {
+                state.expire_due(now);
+            }
             let session = local.session();
             if session.status() != Status::Open {
                 return Ok(());
@@ -543,12 +553,10 @@ fn offer(
     let fresh = format!("ask-{}-{}", std::process::id(), now_ms());
     let found = {
         let mut local = shared.local();
-        let Local {
-            state,
-            client,
-            asked,
-            ..
-        } = &mut *local;
+        let Local { table, asked, .. } = &mut *local;
+        let Some((state, client)) = table.as_mut() else {
+            return Ok(None);
+        };
         let offered = state.offered(client, asked);
         let mut same = offered.iter().filter(|o| o.same_flow);
         same.next().map(|latest| {
