@@ -304,7 +304,7 @@ mod tests {
             [
                 " This request was left unfinished",
                 " Which release?",
-                " saved less than a minute ago · 1 of 3…",
+                " saved less than a minute ago · 1 of 3 …",
                 " 1 unfinished flow of another request i…",
             ]
         );
