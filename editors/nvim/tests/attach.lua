@@ -252,7 +252,7 @@ case("attach: a hub connection that cannot start is reported, and attaches nothi
   vim.cmd("Askd nonsense")
   eq(h.notes, {
     {
-      message = 'askd: unknown :Askd argument "nonsense" (none, or detach)',
+      message = 'askd: unknown :Askd argument "nonsense" (none, recover or detach)',
       level = vim.log.levels.ERROR,
     },
   }, ":Askd nonsense")

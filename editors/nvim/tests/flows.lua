@@ -288,9 +288,10 @@ case("two flows at once: one in front saying how many wait, the next after it", 
   end
   eq(#sessions, 3, "three asks, sent at once")
   eq(
-    vim.list_slice(methods(log), 1, 7),
-    { "ask", "subscribe", "getView", "ask", "subscribe", "ask", "subscribe" },
-    "every ask is sent at once; only the flow in front asks for its view"
+    vim.list_slice(methods(log), 1, 8),
+    { "ask", "subscribe", "sessions", "getView", "ask", "subscribe", "ask", "subscribe" },
+    "every ask is sent at once; only the flow in front asks for its view (the engine, just"
+      .. " started, is asked for the flows it offers)"
   )
 end)
 
