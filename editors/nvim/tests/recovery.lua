@@ -275,19 +275,23 @@ case("recovery: a new flow of the same id opens fresh; the offer stays beside it
     return #h.notes > 0
   end)
   eq(h.notes, { { message = NOTICE, level = vim.log.levels.INFO } }, "the notice")
-  feed("1")
-  wait_screen("Elaborate")
-  feed("1")
-  wait_done(new)
-  eq(new.result.content[1].text, "Size: Small", "the new flow's answer")
   local list = offers()
   eq(#list, 1, "one offer: " .. vim.inspect(list))
   eq({ list[1].session, list[1].typed }, { "same-id", true }, "the old flow, still offered")
-  -- The Lua API resumes it; on_done gets its result.
+  -- The Lua API resumes it while the new flow is open: under another id, queued behind it.
   local resumed = {}
   askd.recover("same-id", function(result, message)
     resumed = { done = true, result = result, message = message }
   end)
+  wait_screen("+1 waiting")
+  feed("1")
+  wait_screen("Elaborate")
+  feed("1")
+  wait_for("the new flow's on_done", function()
+    return new.done
+  end)
+  eq(new.result.content[1].text, "Size: Small", "the new flow's answer")
+  -- The old flow comes to the front as it was; on_done gets its result.
   wait_screen("old")
   feed("<CR>")
   wait_screen("Elaborate")
@@ -298,7 +302,9 @@ case("recovery: a new flow of the same id opens fresh; the offer stays beside it
   eq(resumed.message, nil, "no failure")
   eq(resumed.result.content[1].text, "Size: old", "the old flow's answer")
   eq(resumed.result.details.answers.size.customText, "old", "its custom text")
+  eq(askd.last_event.session, "same-id-recovered", "resumed under another id")
   eq(#floats(), 0, "no float left")
+  eq(offers(), {}, "nothing is offered any more")
 end)
 
 case("recovery: several unfinished flows are told of in one notice, oldest first", function()
