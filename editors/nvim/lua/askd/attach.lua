@@ -212,14 +212,32 @@ function M.attach(opts)
     notify(problem, vim.log.levels.ERROR)
     return false, problem
   end
+  -- Attached (again): no need to watch for a hub any more.
+  require("askd.rejoin").stop()
   local client
   client = rpc.new(argv, function(message)
     if hub and hub.client == client then
       hub = nil
-      notify(
-        "askd: detached from the hub: " .. went_away(client, message) .. "; :Askd attaches again",
-        vim.log.levels.WARN
-      )
+      local reason = went_away(client, message)
+      local engine = not askd().config.attach_cmd and I.engine() or nil
+      if engine then
+        -- The agents' hub: the next one is watched for, and attached to by itself.
+        notify(
+          "askd: detached from the hub: "
+            .. reason
+            .. "; attaching again when a hub runs (:Askd detach stops)",
+          vim.log.levels.WARN
+        )
+        require("askd.rejoin").start(engine, function()
+          notify("askd: a hub runs again; attaching to it", vim.log.levels.INFO)
+          M.attach()
+        end)
+      else
+        notify(
+          "askd: detached from the hub: " .. reason .. "; :Askd attaches again",
+          vim.log.levels.WARN
+        )
+      end
     end
     -- Its flows leave this editor (the hub, when it comes back, still has them).
     local flows = internal()
@@ -260,8 +278,10 @@ end
 
 --- Stops showing the hub's flows: the connection closes; the flows stay in the hub.
 function M.detach()
+  -- Watching for the next hub: it stops too.
+  local watched = require("askd.rejoin").stop()
   if not hub then
-    return false
+    return watched
   end
   local client = hub.client
   hub = nil
