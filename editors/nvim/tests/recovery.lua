@@ -427,3 +427,48 @@ case("recovery: a killed hub's flow is told of on attaching, and resumes in the 
   eq(offers(), {}, "nothing is offered any more")
   askd.detach()
 end)
+
+case("recovery: a resumed flow whose float is closed ends as closed, as any flow", function()
+  killed_with_draft("closed", "draft")
+  local resumed = {}
+  askd.recover("closed", {}, function(result, message)
+    resumed = { done = true, result = result, message = message }
+  end)
+  wait_screen("draft")
+  vim.api.nvim_win_close(floats()[1], true)
+  wait_for("on_done", function()
+    return resumed.done
+  end)
+  eq(resumed.message, nil, "no failure")
+  eq(resumed.result.content[1].text, "User cancelled the ask flow", "the result")
+  eq(
+    { resumed.result.details.cancelled, resumed.result.details.cancelReason },
+    { true, "closed" },
+    "cancelled, as closed"
+  )
+  eq(askd._internal.count(), 0, "no flow left")
+  eq(offers(), {}, "nothing is offered any more")
+end)
+
+case("recovery: without an engine to ask, :Askd recover says why", function()
+  askd.setup({ cmd = "/nonexistent/askd" })
+  vim.cmd("Askd recover")
+  wait_for("the notice", function()
+    return #h.notes > 0
+  end)
+  eq(h.notes, {
+    {
+      message = "askd: /nonexistent/askd was not found or is not executable"
+        .. " (set require('askd').setup{ cmd = ... })",
+      level = vim.log.levels.ERROR,
+    },
+  }, "the error")
+  local resumed
+  askd.recover("any", function(result, message)
+    resumed = { result = result, message = message }
+  end)
+  wait_for("on_done", function()
+    return resumed ~= nil
+  end)
+  eq(resumed.message, h.notes[1].message, "recover() fails with it")
+end)

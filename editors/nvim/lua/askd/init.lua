@@ -432,7 +432,12 @@ end
 --- engine answers requests in order.
 local function cancel_closed(F)
   F.close_sent = true
-  F.client:request("cancel", { session = F.id, reason = "closed" }, function() end)
+  F.client:request("cancel", { session = F.id, reason = "closed" }, function(err, step)
+    -- No `ask` waits on a resumed flow (see `askd.recovery`): the cancel's Step ends it.
+    if F.resumed then
+      on_step(F, err, step)
+    end
+  end)
   F.client:request("close", { session = F.id }, function() end)
 end
 

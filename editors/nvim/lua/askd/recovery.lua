@@ -128,23 +128,24 @@ local function sources()
   if hub then
     table.insert(list, { client = hub, source = "hub" })
   end
-  local engine = I.ensure_client()
+  local engine, problem = I.ensure_client()
   if engine then
     table.insert(list, { client = engine, source = "engine" })
   end
-  return list
+  return list, problem
 end
 
 --- Lists the offers of the hub (when attached) and of the engine, oldest first;
 --- `callback(offers)`, each an entry of `sessions` with `source` ("hub" or "engine"). Every
---- offer listed counts as told of.
+--- offer listed counts as told of. With neither (the engine cannot start, and not attached):
+--- `callback({}, message)`.
 function M.offers(callback)
-  local list = sources()
+  local list, problem = sources()
   local pending = #list
   local found = {}
   if pending == 0 then
     vim.schedule(function()
-      callback({})
+      callback({}, problem)
     end)
     return
   end
@@ -177,13 +178,13 @@ end
 
 --- Finds the offer `session` (in `source` when given); `callback(offer or nil)`.
 local function find(session, source, callback)
-  M.offers(function(offers)
+  M.offers(function(offers, problem)
     for _, offer in ipairs(offers) do
       if offer.session == session and (source == nil or offer.source == source) then
         return callback(offer)
       end
     end
-    callback(nil)
+    callback(nil, problem)
   end)
 end
 
@@ -218,6 +219,7 @@ local function show(offer, client, step, width, on_done)
     frame = { border = config.border },
     finished = false,
     closing = false,
+    resumed = true,
     accepted = true,
     version = tonumber(step.version),
     view = step.view,
@@ -240,9 +242,9 @@ function M.recover(session, opts, on_done)
   opts = opts or {}
   on_done = on_done or function() end
   internal().init()
-  find(session, opts.source, function(offer)
+  find(session, opts.source, function(offer, problem)
     if not offer then
-      local message = string.format('askd: no unfinished flow "%s" is offered', session)
+      local message = problem or string.format('askd: no unfinished flow "%s" is offered', session)
       notify(message, vim.log.levels.ERROR)
       return on_done(nil, message)
     end
@@ -278,8 +280,11 @@ end
 function M.discard(session, opts, callback)
   opts = opts or {}
   callback = callback or function() end
-  find(session, opts.source, function(offer)
+  find(session, opts.source, function(offer, problem)
     if not offer then
+      if problem then
+        return callback(nil, problem)
+      end
       return callback(false)
     end
     local client = client_of(offer.source)
@@ -348,7 +353,11 @@ end
 --- chosen.
 function M.pick()
   internal().init()
-  M.offers(function(offers)
+  M.offers(function(offers, problem)
+    if problem and #offers == 0 then
+      notify(problem, vim.log.levels.ERROR)
+      return
+    end
     if #offers == 0 then
       notify("askd: no unfinished flow to recover", vim.log.levels.INFO)
       return
