@@ -347,6 +347,8 @@ case("recovery: several unfinished flows are told of in one notice, oldest first
       level = vim.log.levels.INFO,
     },
   }, "one notice for both")
+  local list = offers()
+  eq({ #list, list[1].session, list[2].session }, { 2, "one", "two" }, "offers(), oldest first")
 end)
 
 --- Attaches to a hub played by `askd serve --listen` that writes its process id; returns its

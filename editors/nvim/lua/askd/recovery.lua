@@ -159,8 +159,11 @@ function M.offers(callback)
       end
       pending = pending - 1
       if pending == 0 then
+        -- Oldest first, as the engine lists them: by when they opened.
         table.sort(found, function(a, b)
-          return (tonumber(a.savedAt) or 0) < (tonumber(b.savedAt) or 0)
+          local ta = tonumber(a.openedAt) or tonumber(a.savedAt) or 0
+          local tb = tonumber(b.openedAt) or tonumber(b.savedAt) or 0
+          return ta < tb
         end)
         callback(found)
       end
