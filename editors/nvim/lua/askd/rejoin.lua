@@ -56,9 +56,13 @@ local function later(w)
   if watch ~= w then
     return
   end
-  w.timer:start(w.delay, 0, vim.schedule_wrap(function()
-    look(w)
-  end))
+  w.timer:start(
+    w.delay,
+    0,
+    vim.schedule_wrap(function()
+      look(w)
+    end)
+  )
   w.delay = math.min(w.delay * 2, M.MAX_MS)
 end
 
