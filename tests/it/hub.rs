@@ -405,7 +405,7 @@ fn a_hub_killed_mid_question_is_a_clear_error_and_the_next_hub_recovers_the_flow
     assert!(
         place
             .log()
-            .contains("1 unfinished flows of ended processes are offered for recovery"),
+            .contains("1 unfinished flow of an ended process is offered for recovery"),
         "{}",
         place.log()
     );
@@ -541,7 +541,7 @@ fn a_hook_whose_hub_is_killed_mid_question_asks_again_where_the_next_hub_recover
     // The hub the hook started logs where a started hub does: in the state directory.
     let log = std::fs::read_to_string(place.state.path().join("askd").join("hub.log")).unwrap();
     assert!(
-        log.contains("1 unfinished flows of ended processes are offered for recovery"),
+        log.contains("1 unfinished flow of an ended process is offered for recovery"),
         "{log}"
     );
 }
