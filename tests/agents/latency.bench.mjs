@@ -5,10 +5,12 @@
 //
 // Run from tests/agents, after .ci/agents-install and a build of askd (release for figures):
 //
-//   ASKD_BIN=target/release/askd node latency.bench.mjs [questions] [--look form|terminal] [entry point…]
+//   ASKD_BIN=target/release/askd node latency.bench.mjs [questions] [--look form|terminal] [--settle MS] [entry point…]
 //
 // The entry points are `"hook claude"` and `mcp` (all of them when none is named); 200 questions
-// each by default.
+// each by default. `--settle MS` leaves the freshly loaded page MS milliseconds after it shows
+// that no question waits, before the call (0 by default): a page just loaded is still busy, and
+// a question that arrives then waits for it, while a person's page is open before an agent asks.
 //
 // One hub (`askd hub --no-browser`, its discovery file and state in folders of its own) and one
 // headless Chromium (Debian's /usr/bin/chromium, or $CHROMIUM) showing the page the hub serves,
@@ -182,12 +184,13 @@ function report(label, values) {
 }
 
 /** Asks `count` questions (after a warm-up) through `entry`, each drawn in `page` and answered. */
-async function measure(name, entry, { hub, page, pageUrl, person, opened, count }) {
+async function measure(name, entry, { hub, page, pageUrl, person, opened, count, settleMs }) {
   const cwd = tempDir("bench-work");
   const samples = [];
   for (let index = 0; index < WARM_UP + count; index += 1) {
     await page.goto(pageUrl);
     await page.waitForSelector(".askd-page-nothing");
+    if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
     const known = opened.size;
     const { sentAt, ended } = await entry({ hub, index, cwd });
     const drawn = await page
@@ -216,6 +219,8 @@ async function main() {
   const args = process.argv.slice(2);
   const lookAt = args.indexOf("--look");
   const look = lookAt >= 0 ? args.splice(lookAt, 2)[1] : "form";
+  const settleAt = args.indexOf("--settle");
+  const settleMs = settleAt >= 0 ? Number(args.splice(settleAt, 2)[1]) : 0;
   const count = /^\d+$/.test(args[0] ?? "") ? Number(args.shift()) : 200;
   const names = args.length ? args : Object.keys(ENTRY_POINTS);
   for (const name of names) {
@@ -240,8 +245,8 @@ async function main() {
       },
     });
     const pageUrl = `${hub.page}&look=${look}`;
-    console.log(`askd: ${askdBin()}; Chromium ${browser.version()}; the page's ${look} look`);
-    for (const name of names) await measure(name, ENTRY_POINTS[name], { hub, page, pageUrl, person, opened, count });
+    console.log(`askd: ${askdBin()}; Chromium ${browser.version()}; the page's ${look} look; the page left ${settleMs} ms to settle after each load`);
+    for (const name of names) await measure(name, ENTRY_POINTS[name], { hub, page, pageUrl, person, opened, count, settleMs });
     person.close();
   } finally {
     await browser.close();
