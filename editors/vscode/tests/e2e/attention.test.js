@@ -370,7 +370,7 @@ test("attached to the hub: flows another client opens there are counted, announc
       // notification goes.
       const third = agent.request("ask", { payload: { ...release, title: "Later" }, session: "agent-later" });
       await h.waitFor("one question counted", async () => (await waitingItem(page)) === "askd: 1 waiting");
-      const later = "askd: a question is waiting: Later Answer";
+      const later = "askd: a question is waiting: Later — e2e-agent Answer";
       await waitForNotification(page, later);
       await screenshot(page, "attach-later-announced");
       await agent.request("cancel", { session: "agent-later", reason: "abort" });
@@ -380,7 +380,7 @@ test("attached to the hub: flows another client opens there are counted, announc
 
       // The person can dismiss one too (its Cancel button); the question still waits.
       const fourth = agent.request("ask", { payload: { ...release, title: "Dismissed" }, session: "agent-dismissed" });
-      const dismissed = "askd: a question is waiting: Dismissed Answer";
+      const dismissed = "askd: a question is waiting: Dismissed — e2e-agent Answer";
       await waitForNotification(page, dismissed);
       await clickNotificationButton(page, "askd: a question is waiting: Dismissed", "Cancel");
       await waitForNoNotification(page, dismissed);

@@ -80,7 +80,7 @@ test("a flow with a typed draft, its engine killed and the window reloaded, is o
       fs.rmSync(path.join(vs.workspace, "ask-release.json"));
       await h.runCommand(page, "Developer: Reload Window");
       await page.locator("[id='askd.askd-vscode.askd.status']").waitFor({ timeout: 60000 });
-      const offer = "askd: an unfinished flow was kept: Release (asked just now, 1 of 2 answered, text typed).";
+      const offer = "askd: an unfinished flow was kept: Release — askd-vscode in …/recover/workspace (asked just now, 1 of 2 answered, text typed).";
       await waitForNotification(page, offer);
       const toast = page.locator(".notifications-toasts .notification-list-item", {
         has: page.locator(".notification-list-item-message", { hasText: "an unfinished flow was kept" }),
