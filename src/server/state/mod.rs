@@ -58,6 +58,7 @@ pub use config::{Config, MAX_DEADLINE, now_ms};
 pub use edit::{MAX_TRACED_KEYS, Traced};
 pub use hub::{HubInfo, HubStatus};
 pub use read::{ListedStatus, SnapshotOf};
+pub use recovery::Offered;
 
 /// The connection number of no connection: the changes the timer makes are no connection's own.
 const NOBODY: u64 = 0;
