@@ -298,7 +298,7 @@ fn offer_entry(
 ) -> Entry {
     Entry {
         session,
-        request,
+        request: std::sync::Arc::from(request),
         options,
         version: 1,
         serial: 0,
