@@ -7,6 +7,7 @@
 //! Every wait is bounded by [`GUARD`], which only turns a hang into a failure.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -126,6 +127,28 @@ impl Place {
             command.env(name, value);
         }
         command
+    }
+
+    /// What `askd serve`, run here with the default state directory, lists as `sessions`.
+    fn serve_sessions(&self) -> Value {
+        let mut child = self
+            .command(&["serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sessions\"}\n")
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        let reply: Value =
+            serde_json::from_slice(output.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+        assert_eq!(reply["id"], 1, "{reply}");
+        reply["result"].clone()
     }
 
     /// The hub's log so far.
@@ -385,6 +408,13 @@ fn a_hub_killed_mid_question_is_a_clear_error_and_the_next_hub_recovers_the_flow
         );
         // The file stays behind; it is stale, and the next hub takes its place.
         assert_eq!(place.file(), Some(first.clone()));
+        // An editor's own `askd serve` of the same user, looking first, is not offered the
+        // hub's flow: the hub keeps its flows apart, for the next hub.
+        assert_eq!(place.serve_sessions(), json!([]));
+        assert!(
+            place.state.path().join("askd/hub").is_dir(),
+            "the hub's flows are in hub/ of the state directory"
+        );
         let agent = HubClient::connect_or_start(&place.options("agent"))
             .await
             .unwrap();
@@ -405,7 +435,7 @@ fn a_hub_killed_mid_question_is_a_clear_error_and_the_next_hub_recovers_the_flow
     assert!(
         place
             .log()
-            .contains("1 unfinished flows of ended processes are offered for recovery"),
+            .contains("1 unfinished flow of an ended process is offered for recovery"),
         "{}",
         place.log()
     );
@@ -541,7 +571,7 @@ fn a_hook_whose_hub_is_killed_mid_question_asks_again_where_the_next_hub_recover
     // The hub the hook started logs where a started hub does: in the state directory.
     let log = std::fs::read_to_string(place.state.path().join("askd").join("hub.log")).unwrap();
     assert!(
-        log.contains("1 unfinished flows of ended processes are offered for recovery"),
+        log.contains("1 unfinished flow of an ended process is offered for recovery"),
         "{log}"
     );
 }

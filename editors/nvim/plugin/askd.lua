@@ -13,7 +13,7 @@ vim.api.nvim_create_user_command("Askd", function(args)
 end, {
   nargs = "?",
   complete = function()
-    return { "detach" }
+    return { "recover", "detach" }
   end,
-  desc = "Attach to the askd hub, or enter the question shown (:Askd detach stops)",
+  desc = "Attach to the askd hub, or enter the question shown (:Askd recover, :Askd detach)",
 })

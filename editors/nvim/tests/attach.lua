@@ -252,7 +252,7 @@ case("attach: a hub connection that cannot start is reported, and attaches nothi
   vim.cmd("Askd nonsense")
   eq(h.notes, {
     {
-      message = 'askd: unknown :Askd argument "nonsense" (none, or detach)',
+      message = 'askd: unknown :Askd argument "nonsense" (none, recover or detach)',
       level = vim.log.levels.ERROR,
     },
   }, ":Askd nonsense")
@@ -451,7 +451,7 @@ case("attach: by default the agents' hub: a Claude Code hook's question answered
   truthy(
     h.notes[1].message:find(
       "^askd: detached from the hub: the hub at ws://127%.0%.0%.1:%d+/rpc went away %(.+%);"
-        .. " :Askd attaches again$"
+        .. " attaching again when a hub runs %(:Askd detach stops%)$"
     ),
     "the warning: " .. h.notes[1].message
   )
@@ -477,3 +477,78 @@ case("attach: by default the agents' hub: a Claude Code hook's question answered
 end)
 
 ---------------------------------------------------------------------------------------------
+
+case("attach: after the agents' hub is killed, the next hub is attached to by itself", function()
+  local dir = own_hub_dirs()
+  local folder = dir .. "/app"
+  vim.fn.mkdir(folder, "p")
+  askd.setup({ cmd = ASKD })
+  local attached
+  eq(askd.attach({
+    on_attached = function(err)
+      attached = err or true
+    end,
+  }), true, "attach()")
+  wait_for("the hub's answer", function()
+    return attached ~= nil
+  end)
+  truthy(hub_attached(1), "a hub runs with this editor attached")
+  -- The hub is killed: its discovery file stays behind, naming a hub that no longer runs.
+  local discovery = require("askd.rejoin").discovery_file()
+  eq(discovery, dir .. "/runtime/askd/hub.json", "the discovery file")
+  local pid = vim.fn.json_decode(vim.fn.readfile(discovery)).pid
+  h.notes = {}
+  vim.loop.kill(pid, 9)
+  wait_for("the detach", function()
+    return not askd._internal.hub_job()
+  end)
+  eq(#h.notes, 1, "one notice: " .. vim.inspect(h.notes))
+  truthy(
+    h.notes[1].message:find(
+      "^askd: detached from the hub: the hub at ws://127%.0%.0%.1:%d+/rpc went away %(.+%);"
+        .. " attaching again when a hub runs %(:Askd detach stops%)$"
+    ),
+    "the warning: " .. h.notes[1].message
+  )
+  truthy(require("askd.rejoin").watching(), "it watches for the next hub")
+  h.notes = {}
+  -- A new hub starts: this editor finds it and attaches to it.
+  local started = vim.fn.jobstart({ ASKD, "hub" })
+  truthy(started > 0, "a new hub started")
+  on_cleanup(function()
+    vim.fn.jobstop(started)
+  end)
+  wait_for("this editor attached to the new hub", function()
+    sleep(50)
+    return hub_attached(1)
+  end)
+  eq(h.notes, {
+    { message = "askd: a hub runs again; attaching to it", level = vim.log.levels.INFO },
+  }, "the notice")
+  h.notes = {}
+  -- An agent asks there: the question pops up, without taking the focus.
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_set_current_buf(buf)
+  local editing = vim.api.nvim_get_current_win()
+  local hook = claude_hook(claude_hook_input("toolu_03GHI", folder))
+  wait_screen("Which database should we use?")
+  eq(h.notes, {
+    {
+      message = "askd: a question from Claude Code in " .. folder .. " waits: :Askd to answer",
+      level = vim.log.levels.INFO,
+    },
+  }, "the question's notice")
+  eq(vim.api.nvim_get_current_win(), editing, "the focus stays in the buffer")
+  eq(require("askd.rejoin").watching(), false, "attached, it watches no more")
+  vim.cmd("Askd")
+  feed("2")
+  wait_screen("Review your answers")
+  feed("1")
+  eq(hook_answer(hook), claude_allowed("SQLite"), "the answer through the new hub")
+  -- Detached on purpose, nothing is watched for.
+  eq(askd.detach(), true, "detach()")
+  eq(require("askd.rejoin").watching(), false, "not watching")
+  vim.fn.system({ ASKD, "hub", "--stop" })
+  eq(vim.v.shell_error, 0, "the hub stops at the end")
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)

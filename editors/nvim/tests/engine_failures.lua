@@ -150,6 +150,21 @@ case("an engine that dies after opening the flow is reported with its stderr", f
   eq(run.calls, 1, "on_done calls")
 end)
 
+case("an engine's last words written in pieces are reported as one line", function()
+  -- The line goes out in two writes, a moment apart: it reaches Neovim in two pieces.
+  askd.setup({
+    cmd = {
+      "sh",
+      "-c",
+      'head -n 1 | "$0"; printf "engine " >&2; sleep 0.2; echo "gone" >&2; exit 3',
+      ASKD,
+    },
+  })
+  local run = start(payload(SIZE))
+  wait_done(run)
+  eq(run.err, "askd exited unexpectedly (code 3): engine gone", "error")
+end)
+
 ---------------------------------------------------------------------------------------------
 -- Commands
 

@@ -288,9 +288,10 @@ case("two flows at once: one in front saying how many wait, the next after it", 
   end
   eq(#sessions, 3, "three asks, sent at once")
   eq(
-    vim.list_slice(methods(log), 1, 7),
-    { "ask", "subscribe", "getView", "ask", "subscribe", "ask", "subscribe" },
-    "every ask is sent at once; only the flow in front asks for its view"
+    vim.list_slice(methods(log), 1, 8),
+    { "ask", "subscribe", "sessions", "getView", "ask", "subscribe", "ask", "subscribe" },
+    "every ask is sent at once; only the flow in front asks for its view (the engine, just"
+      .. " started, is asked for the flows it offers)"
   )
 end)
 
@@ -311,9 +312,11 @@ case("VimResized refits the float and asks for Steps and the view at the new wid
   wait_for(function()
     return "subscribe and getView; requests: " .. vim.inspect(requests())
   end, function()
-    return #requests() >= 5
+    return #requests() >= 6
   end)
   local log = requests()
+  eq(log[3].method, "sessions", "the engine, just started, is asked for the flows it offers")
+  table.remove(log, 3)
   eq({ log[1].method, log[1].params.width }, { "ask", 78 }, "ask and its width")
   eq(
     { log[2].method, log[2].params },

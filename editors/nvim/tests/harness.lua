@@ -352,6 +352,9 @@ local function reset()
   end
   askd.detach()
   askd.setup({ cmd = ASKD })
+  -- The engines a case starts keep their flows in a state directory of the case's own: what
+  -- an engine killed in one case left unfinished is never offered in another.
+  vim.env.XDG_STATE_HOME = vim.fn.tempname()
   H.notes = {}
 end
 

@@ -18,6 +18,7 @@ for _, file in ipairs({
   "endings.lua",
   "guards.lua",
   "attach.lua",
+  "recovery.lua",
   "terminal.lua",
 }) do
   assert(loadfile(dir .. file))(h)

@@ -49,6 +49,10 @@ pub const HUB_MAX_CONNECTIONS: usize = 256;
 /// How long `askd hub --stop` waits for the hub to end.
 pub const STOP_WAIT: Duration = Duration::from_secs(10);
 
+/// The subdirectory of the user's state directory where a hub keeps its flows when no
+/// `--state-dir` is given.
+pub const HUB_STATE: &str = "hub";
+
 /// How long a hub that finds the lock held waits for the other hub's file, to name it.
 const OTHER_HUB_WAIT: Duration = Duration::from_secs(5);
 
@@ -61,6 +65,8 @@ const MAX_LOG_BYTES: u64 = 1024 * 1024;
     after_help = "The hub writes its address and token to $XDG_RUNTIME_DIR/askd/hub.json \
 (else ${TMPDIR:-/tmp}/askd-<uid>/askd/hub.json), mode 0600, and removes it when it stops. \
 `askd mcp`, `askd hook` and `askd bridge` start one (with --idle-exit 600) when none runs.\n\n\
+Without --state-dir the hub keeps its flows in the subdirectory hub/ of the default state \
+directory, apart from other askd processes: a killed hub's flows are offered by the next hub.\n\n\
 Exit status: 0 stopped (a signal, --stop, --idle-exit); 1 cannot start; 2 bad argument; \
 3 another hub runs.\n--status: 0 running; 1 none; 2 directory refused; 3 not answering.\n\
 --stop: 0 stopped; 1 none; 2 directory refused; 3 did not stop.\n\
@@ -153,7 +159,13 @@ pub fn run(args: HubArgs) -> ExitCode {
         allow_remote: false,
         max_connections: args.max_connections,
     };
-    let config = args.limits.clone().config();
+    let mut config = args.limits.clone().config();
+    if args.limits.state_dir.is_none() && config.state_dir.is_some() {
+        // The hub keeps its flows apart from the other askd processes of the user: a killed
+        // hub's flows are taken over by the next hub, where its agents ask again, never by an
+        // editor's own `askd serve` that happens to look first.
+        config.state_dir = crate::cli::default_state_dir().map(|dir| dir.join(HUB_STATE));
+    }
     let browser = Browser::from_env(args.no_browser);
     let idle_exit = args.idle_exit.map(Duration::from_secs);
     let stopped = block_on(async move {

@@ -113,10 +113,12 @@ impl State {
             self.offers.push(offer);
             offered += 1;
         }
-        if offered > 0 {
-            tracing::info!(
+        match offered {
+            0 => {}
+            1 => tracing::info!("1 unfinished flow of an ended process is offered for recovery"),
+            _ => tracing::info!(
                 "{offered} unfinished flows of ended processes are offered for recovery"
-            );
+            ),
         }
     }
 

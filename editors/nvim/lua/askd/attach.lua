@@ -49,7 +49,7 @@ local function command()
 end
 
 --- Who asked, in words: `title` — asker in folder.
-local function described(entry)
+function M.described(entry)
   local parts = {}
   local title = type(entry.title) == "string" and entry.title or nil
   table.insert(parts, title and string.format('"%s"', title) or "a question")
@@ -67,7 +67,7 @@ end
 local function on_show(F, focus)
   if not focus then
     notify(
-      "askd: " .. described(F.entry) .. " waits: :Askd to answer",
+      "askd: " .. M.described(F.entry) .. " waits: :Askd to answer",
       vim.log.levels.INFO
     )
   end
@@ -212,14 +212,32 @@ function M.attach(opts)
     notify(problem, vim.log.levels.ERROR)
     return false, problem
   end
+  -- Attached (again): no need to watch for a hub any more.
+  require("askd.rejoin").stop()
   local client
   client = rpc.new(argv, function(message)
     if hub and hub.client == client then
       hub = nil
-      notify(
-        "askd: detached from the hub: " .. went_away(client, message) .. "; :Askd attaches again",
-        vim.log.levels.WARN
-      )
+      local reason = went_away(client, message)
+      local engine = not askd().config.attach_cmd and I.engine() or nil
+      if engine then
+        -- The agents' hub: the next one is watched for, and attached to by itself.
+        notify(
+          "askd: detached from the hub: "
+            .. reason
+            .. "; attaching again when a hub runs (:Askd detach stops)",
+          vim.log.levels.WARN
+        )
+        require("askd.rejoin").start(engine, function()
+          notify("askd: a hub runs again; attaching to it", vim.log.levels.INFO)
+          M.attach()
+        end)
+      else
+        notify(
+          "askd: detached from the hub: " .. reason .. "; :Askd attaches again",
+          vim.log.levels.WARN
+        )
+      end
     end
     -- Its flows leave this editor (the hub, when it comes back, still has them).
     local flows = internal()
@@ -249,6 +267,8 @@ function M.attach(opts)
     for _, entry in ipairs(by_opening(type(list) == "table" and list or {})) do
       arrived(entry)
     end
+    -- Flows a stopped hub left unfinished are offered: the person is told (once).
+    require("askd.recovery").announce(client, "hub")
     if opts.on_attached then
       opts.on_attached(nil)
     end
@@ -258,8 +278,10 @@ end
 
 --- Stops showing the hub's flows: the connection closes; the flows stay in the hub.
 function M.detach()
+  -- Watching for the next hub: it stops too.
+  local watched = require("askd.rejoin").stop()
   if not hub then
-    return false
+    return watched
   end
   local client = hub.client
   hub = nil
@@ -282,6 +304,11 @@ function M.job()
   return hub and hub.client.job or nil
 end
 
+--- The hub connection's client while attached, else nil.
+function M.client()
+  return hub and hub.client or nil
+end
+
 --- Whether the plugin is attached to the hub.
 function M.attached()
   return hub ~= nil
@@ -290,6 +317,10 @@ end
 --- `:Askd`: enters the flow in front when one shows; else attaches when not attached, or
 --- lists the hub's waiting flows again.
 function M.command(args)
+  if args == "recover" then
+    askd().recover()
+    return
+  end
   if args == "detach" then
     if not M.detach() then
       notify("askd: not attached", vim.log.levels.INFO)
@@ -297,7 +328,10 @@ function M.command(args)
     return
   end
   if args ~= nil and args ~= "" then
-    notify('askd: unknown :Askd argument "' .. args .. '" (none, or detach)', vim.log.levels.ERROR)
+    notify(
+      'askd: unknown :Askd argument "' .. args .. '" (none, recover or detach)',
+      vim.log.levels.ERROR
+    )
     return
   end
   -- A flow shown (the plugin's own or the hub's) is entered first.

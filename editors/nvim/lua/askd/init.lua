@@ -293,6 +293,7 @@ local function on_step(F, err, step)
     return
   end
   if step.status == "done" then
+    F.transcript = step.transcript
     finish(F, step.result)
   else
     draw(F)
@@ -431,7 +432,12 @@ end
 --- engine answers requests in order.
 local function cancel_closed(F)
   F.close_sent = true
-  F.client:request("cancel", { session = F.id, reason = "closed" }, function() end)
+  F.client:request("cancel", { session = F.id, reason = "closed" }, function(err, step)
+    -- No `ask` waits on a resumed flow (see `askd.recovery`): the cancel's Step ends it.
+    if F.resumed then
+      on_step(F, err, step)
+    end
+  end)
   F.client:request("close", { session = F.id }, function() end)
 end
 
@@ -647,7 +653,8 @@ local function init()
   })
 end
 
---- The engine's client, started; nil and the reason when it cannot start.
+--- The engine's client, started; nil and the reason when it cannot start. Also true when
+--- this call started its process.
 local function ensure_client()
   local cmd = M.config.cmd or locate.engine()
   if cmd == nil then
@@ -664,11 +671,12 @@ local function ensure_client()
     end, on_notify)
     client = created
   end
+  local started = not client:running()
   local ok, err = client:start()
   if not ok then
     return nil, err
   end
-  return client
+  return client, nil, started
 end
 
 --- Configures the plugin (see the README and `:help askd-setup`). Unknown options are
@@ -827,7 +835,7 @@ local function start(F, payload, opts)
     return
   end
   init()
-  local engine, problem = ensure_client()
+  local engine, problem, started = ensure_client()
   if not engine then
     refuse(F, problem)
     return
@@ -875,6 +883,10 @@ local function start(F, payload, opts)
   -- Changes made by other clients of the engine (a browser on the same session) come as
   -- `session/changed`.
   engine:request("subscribe", { session = F.id }, function() end)
+  if started then
+    -- Flows a stopped askd left unfinished are offered: the person is told (once).
+    require("askd.recovery").announce(engine, "engine")
+  end
   enqueue(F, true)
   -- A close() or abort() of the handle that came before the flow started.
   if F.later == "close" then
@@ -965,6 +977,34 @@ function M.detach()
   return require("askd.attach").detach()
 end
 
+--- The unfinished flows a stopped askd left, offered by the engine and the hub (when
+--- attached): `callback(offers)`, each an entry of the engine's `sessions` (status
+--- `recovered`) with `source` ("engine" or "hub"). See `askd.recovery`.
+function M.offers(callback)
+  return require("askd.recovery").offers(callback)
+end
+
+--- Resumes an unfinished flow in the float exactly where it was; without `session`, lists
+--- them to choose from (`:Askd recover`). `opts`: `{ source? }`; `on_done(result)` as for
+--- `ask`.
+function M.recover(session, opts, on_done)
+  if session == nil then
+    return require("askd.recovery").pick()
+  end
+  if type(opts) == "function" then
+    opts, on_done = nil, opts
+  end
+  return require("askd.recovery").recover(session, opts, on_done)
+end
+
+--- Drops an unfinished flow and what it holds, for good: `callback(discarded)`.
+function M.discard(session, opts, callback)
+  if type(opts) == "function" then
+    opts, callback = nil, opts
+  end
+  return require("askd.recovery").discard(session, opts, callback)
+end
+
 --- Enters the float of the flow in front (it takes the focus); false when no flow is open.
 function M.focus()
   if front and live(front) and vim.api.nvim_win_is_valid(front.win) then
@@ -992,6 +1032,10 @@ M._internal = {
   end,
   client = function()
     return client
+  end,
+  ensure_client = function()
+    init()
+    return ensure_client()
   end,
   enqueue = enqueue,
   deliver = deliver,

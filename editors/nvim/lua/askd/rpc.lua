@@ -55,6 +55,7 @@ function M.new(cmd, on_exit, on_notify, setting)
     pending = {},
     partial = "",
     stderr = {},
+    stderr_partial = "",
   }, Client)
 end
 
@@ -74,6 +75,7 @@ function Client:start()
   end
   self.partial = ""
   self.stderr = {}
+  self.stderr_partial = ""
   local job
   local ok, res = pcall(vim.fn.jobstart, M.argv(self.cmd), {
     on_stdout = function(_, data)
@@ -149,14 +151,24 @@ function Client:_on_stdout(data)
   end
 end
 
-function Client:_on_stderr(data)
-  for _, line in ipairs(data) do
-    if line ~= "" then
-      table.insert(self.stderr, line)
-      if #self.stderr > STDERR_KEEP then
-        table.remove(self.stderr, 1)
-      end
+--- Keeps a line of stderr (the last `STDERR_KEEP`).
+function Client:_keep_stderr(line)
+  line = line:gsub("\r$", "")
+  if line ~= "" then
+    table.insert(self.stderr, line)
+    if #self.stderr > STDERR_KEEP then
+      table.remove(self.stderr, 1)
     end
+  end
+end
+
+function Client:_on_stderr(data)
+  -- As on stdout: `data` continues the last partial line (a line written in pieces arrives
+  -- in pieces); its last item is the new partial line.
+  self.stderr_partial = self.stderr_partial .. data[1]
+  for i = 2, #data do
+    self:_keep_stderr(self.stderr_partial)
+    self.stderr_partial = data[i]
   end
 end
 
@@ -185,6 +197,9 @@ end
 
 function Client:_on_exit(code)
   self.job = nil
+  -- A last line without its line break.
+  self:_keep_stderr(self.stderr_partial)
+  self.stderr_partial = ""
   local message = string.format("askd exited unexpectedly (code %d)", code)
   if #self.stderr > 0 then
     message = message .. ": " .. table.concat(self.stderr, "\n")
