@@ -17,6 +17,7 @@ pub mod hub;
 pub mod mcp;
 pub mod payload;
 pub mod play;
+pub mod recover;
 pub mod schema;
 pub mod term;
 pub mod web;

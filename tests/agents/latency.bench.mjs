@@ -5,7 +5,12 @@
 //
 // Run from tests/agents, after .ci/agents-install and a build of askd (release for figures):
 //
-//   ASKD_BIN=target/release/askd node latency.bench.mjs [questions] [--look form|terminal] [entry point…]
+//   ASKD_BIN=target/release/askd node latency.bench.mjs [questions] [--look form|terminal] [--settle MS] [entry point…]
+//
+// The entry points are `"hook claude"` and `mcp` (all of them when none is named); 200 questions
+// each by default. `--settle MS` leaves the freshly loaded page MS milliseconds after it shows
+// that no question waits, before the call (0 by default): a page just loaded is still busy, and
+// a question that arrives then waits for it, while a person's page is open before an agent asks.
 //
 // One hub (`askd hub --no-browser`, its discovery file and state in folders of its own) and one
 // headless Chromium (Debian's /usr/bin/chromium, or $CHROMIUM) showing the page the hub serves,
@@ -19,13 +24,16 @@
 // performance.now()`, milliseconds since the Unix epoch.
 //
 // An entry point is a function of ENTRY_POINTS: given the hub and the call, it hands the call
-// to askd the way the agent does and answers `{ sentAt, ended }`. `askd mcp` is added there.
+// to askd the way the agent does and answers `{ sentAt, ended }`: `hook claude` (a process per
+// call, as Claude Code runs a hook) and `mcp` (one `askd mcp` server for every call, as an agent
+// keeps the MCP servers it started).
 
 /* global window, document, MutationObserver, requestAnimationFrame */
 
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { jsonLines } from "./lib/agents.mjs";
 import { Person } from "./lib/person.mjs";
 import { askdBin, removeTemps, start, stopAll, tempDir, until } from "./lib/proc.mjs";
 import { claudeQuestions, shellQuote } from "./lib/seams-run.mjs";
@@ -51,10 +59,34 @@ function claudeCall(index, cwd) {
   };
 }
 
+/** The `askd mcp` server of the `mcp` entry point: started on its first call, then kept. */
+let mcpServer = null;
+
+/**
+ * `askd mcp` started in `cwd` against `hub`, and initialized as an agent does (`initialize`,
+ * then `notifications/initialized`). Resolves with `request(method, params)`, which writes a
+ * JSON-RPC request on its stdin and resolves with the reply's result.
+ */
+async function startMcpServer(hub, cwd) {
+  const proc = start(askdBin(), ["mcp"], { cwd, env: hub.clientEnv, name: "askd mcp" });
+  const lines = jsonLines(proc);
+  let ids = 0;
+  const request = async (method, params) => {
+    const id = ++ids;
+    lines.write({ jsonrpc: "2.0", id, method, params });
+    const reply = await lines.waitFor((m) => m.id === id, { timeoutMs: 600_000, what: `the reply to ${method}` });
+    if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+    return reply.result;
+  };
+  await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "askd-latency-bench", version: "1.0.0" } });
+  lines.write({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return { request };
+}
+
 /**
  * The entry points, each as an agent reaches it. Each takes `{ hub, index, cwd }` and answers
- * `{ session, sentAt, ended }`: the flow's session id in the hub, the time the call reached askd
- * and a promise of what the agent got back (`{ ok, said }`).
+ * `{ sentAt, ended }`: the time the call reached askd and a promise of what the agent got back
+ * (`{ ok, said }`). The flow is the first the hub announces after the call.
  */
 const ENTRY_POINTS = {
   /**
@@ -71,7 +103,24 @@ const ENTRY_POINTS = {
       ok: code === 0 && hook.out().includes('"permissionDecision":"allow"'),
       said: `status ${code}, stdout ${hook.out().trim()}, stderr ${hook.err().trim()}`,
     }));
-    return { session: call.tool_use_id, sentAt, ended };
+    return { sentAt, ended };
+  },
+
+  /**
+   * `askd mcp`: the agent started the server once (before the first call, not measured) and
+   * sends each call to its `ask` tool as a `tools/call` request on its stdin. The time starts as
+   * the request is written; the hub is reached on the first call (a warm-up one) and the
+   * connection kept for the next ones.
+   */
+  async mcp({ hub, index, cwd }) {
+    mcpServer ??= await startMcpServer(hub, cwd);
+    const { tool_input: questions } = claudeCall(index, cwd);
+    const sentAt = now();
+    const ended = mcpServer.request("tools/call", { name: "ask", arguments: questions }).then(
+      (result) => ({ ok: result.structuredContent?.status === "answered", said: JSON.stringify(result) }),
+      (error) => ({ ok: false, said: error.message }),
+    );
+    return { sentAt, ended };
   },
 };
 
@@ -135,17 +184,20 @@ function report(label, values) {
 }
 
 /** Asks `count` questions (after a warm-up) through `entry`, each drawn in `page` and answered. */
-async function measure(name, entry, { hub, page, pageUrl, person, opened, count }) {
+async function measure(name, entry, { hub, page, pageUrl, person, opened, count, settleMs }) {
   const cwd = tempDir("bench-work");
   const samples = [];
   for (let index = 0; index < WARM_UP + count; index += 1) {
     await page.goto(pageUrl);
     await page.waitForSelector(".askd-page-nothing");
-    const { session, sentAt, ended } = await entry({ hub, index, cwd });
+    if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const known = opened.size;
+    const { sentAt, ended } = await entry({ hub, index, cwd });
     const drawn = await page
       .waitForFunction((i) => window.drawn[i]?.frame, String(index), { timeout: 30_000 })
       .then(() => page.evaluate((i) => window.drawn[i], String(index)));
-    await until(() => opened.has(session), { timeoutMs: 30_000, what: `the hub to announce ${session}` });
+    await until(() => opened.size > known, { timeoutMs: 30_000, what: `the hub to announce question ${index}` });
+    const session = [...opened.keys()][known];
     await person.press(session, ["2"]);
     const done = await person.press(session, ["1"]);
     if (done.status !== "done") throw new Error(`${name}: question ${index} did not end: ${JSON.stringify(done.view?.status)}`);
@@ -167,6 +219,8 @@ async function main() {
   const args = process.argv.slice(2);
   const lookAt = args.indexOf("--look");
   const look = lookAt >= 0 ? args.splice(lookAt, 2)[1] : "form";
+  const settleAt = args.indexOf("--settle");
+  const settleMs = settleAt >= 0 ? Number(args.splice(settleAt, 2)[1]) : 0;
   const count = /^\d+$/.test(args[0] ?? "") ? Number(args.shift()) : 200;
   const names = args.length ? args : Object.keys(ENTRY_POINTS);
   for (const name of names) {
@@ -191,8 +245,8 @@ async function main() {
       },
     });
     const pageUrl = `${hub.page}&look=${look}`;
-    console.log(`askd: ${askdBin()}; Chromium ${browser.version()}; the page's ${look} look`);
-    for (const name of names) await measure(name, ENTRY_POINTS[name], { hub, page, pageUrl, person, opened, count });
+    console.log(`askd: ${askdBin()}; Chromium ${browser.version()}; the page's ${look} look; the page left ${settleMs} ms to settle after each load`);
+    for (const name of names) await measure(name, ENTRY_POINTS[name], { hub, page, pageUrl, person, opened, count, settleMs });
     person.close();
   } finally {
     await browser.close();

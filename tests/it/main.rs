@@ -61,6 +61,9 @@ mod bridge_opencode;
 mod hook_claude;
 
 // The real binary.
+/// `askd ask` in a real terminal (tmux): a flow left unfinished offered, resumed, discarded or
+/// kept on the person's word.
+mod ask_recovery;
 /// `askd ask --attach` in a real terminal (tmux): the hub's flows answered one after another.
 mod attach;
 /// The language-neutral scenarios of `protocol/scenarios/`.

@@ -642,15 +642,18 @@ fn a_dumb_terminal_gets_plain_text_with_the_terminal_cursor_in_the_editor() {
     plain_with("dumb", "TERM=dumb");
 }
 
-/// Runs `askd ask` with `args` and `stdin`, without a controlling terminal (`setsid`): its
-/// status, stdout and stderr.
+/// Runs `askd ask` with `args` and `stdin`, without a controlling terminal (`setsid`), with a
+/// state directory of its own: its status, stdout and stderr. Fails if anything was written
+/// in the state directory.
 fn ask_detached(args: &[&str], stdin: &str) -> (i32, String, String) {
     use std::io::Write;
+    let state_home = tempfile::tempdir().expect("a temporary directory");
     let mut child = Command::new("setsid")
         .arg("--wait")
         .arg(ASKD)
         .arg("ask")
         .args(args)
+        .env("XDG_STATE_HOME", state_home.path())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -663,6 +666,14 @@ fn ask_detached(args: &[&str], stdin: &str) -> (i32, String, String) {
         .write_all(stdin.as_bytes())
         .expect("stdin is written");
     let out = child.wait_with_output().expect("askd ends");
+    let written: Vec<_> = std::fs::read_dir(state_home.path())
+        .expect("readable")
+        .collect();
+    assert_eq!(
+        written.len(),
+        0,
+        "nothing is kept without a terminal to ask on"
+    );
     (
         out.status.code().expect("an exit status"),
         String::from_utf8(out.stdout).expect("UTF-8"),

@@ -28,11 +28,14 @@ pub(crate) struct Pane {
     /// Every stage checked so far, for the captures directory.
     stage: usize,
     name: &'static str,
+    /// The tmux session the pane is in (`0`, then the one of each [`Pane::run_again`]).
+    target: String,
 }
 
 impl Pane {
     /// Starts `command` (a shell command line run in the scratch directory, with `$ASKD` the
-    /// binary and `flow.json` the payload) in a pane of `width` × `height`, between two
+    /// binary, `flow.json` the payload and `state/` the user's state directory,
+    /// `XDG_STATE_HOME`) in a pane of `width` × `height`, between two
     /// `stty -a`. The command runs in the background of the script, so that its pid is known
     /// (`pid`); the script records its exit status in `rc` once it has ended, and then keeps
     /// the pane open until the server is killed.
@@ -61,6 +64,7 @@ impl Pane {
             "cd '{dir}' || exit 1\n\
              unset NO_COLOR\n\
              export ASKD='{ASKD}'\n\
+             export XDG_STATE_HOME='{dir}/state'\n\
              stty -a > before\n\
              {prelude}\n\
              {command} &\n\
@@ -83,6 +87,7 @@ impl Pane {
             dir,
             stage: 0,
             name,
+            target: "0".to_owned(),
         };
         let script = pane.path("run.sh");
         pane.tmux(&[
@@ -107,6 +112,7 @@ impl Pane {
             "cd '{dir}' || exit 1\n\
              unset NO_COLOR\n\
              export ASKD='{ASKD}'\n\
+             export XDG_STATE_HOME='{dir}/state'\n\
              exec env PS1='$ ' bash --norc --noprofile -i\n",
             dir = dir.path().display(),
         );
@@ -121,6 +127,7 @@ impl Pane {
             dir,
             stage: 0,
             name,
+            target: "0".to_owned(),
         };
         let script = pane.path("shell.sh");
         pane.tmux(&[
@@ -134,6 +141,39 @@ impl Pane {
             &script.display().to_string(),
         ]);
         pane
+    }
+
+    /// Runs `command` again in the scratch directory (its files and its state directory as the
+    /// last command left them), in a new pane of `width` × `height` in place of this one, as
+    /// [`Pane::start`] runs it: the pane a person opens to run a command again after the last
+    /// one was killed.
+    pub(crate) fn run_again(&mut self, command: &str, width: u16, height: u16) {
+        for file in ["pid", "rc", "rc.part"] {
+            let _ = std::fs::remove_file(self.path(file));
+        }
+        let script = std::fs::read_to_string(self.path("run.sh")).expect("the first script");
+        let line = script
+            .lines()
+            .find(|line| line.ends_with(" &"))
+            .expect("the command line");
+        let again = script.replacen(line, &format!("{command} &"), 1);
+        let name = format!("again{}", SERVERS.fetch_add(1, Ordering::Relaxed));
+        let path = self.path(&format!("{name}.sh"));
+        std::fs::write(&path, again).expect("the script is written");
+        self.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            "sh",
+            &path.display().to_string(),
+        ]);
+        let old = std::mem::replace(&mut self.target, name);
+        self.tmux(&["kill-session", "-t", &old]);
     }
 
     /// A file of the scratch directory.
@@ -161,27 +201,35 @@ impl Pane {
 
     /// Sends keys by their tmux names (`Down`, `BTab`, `M-Enter`, `C-c`).
     pub(crate) fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "0"];
+        let mut args = vec!["send-keys", "-t", &self.target];
         args.extend_from_slice(keys);
         self.tmux(&args);
     }
 
     /// Types `text` literally.
     pub(crate) fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "0", "-l", text]);
+        self.tmux(&["send-keys", "-t", &self.target, "-l", text]);
     }
 
     /// Pastes `text` as the terminal would, in a bracketed paste.
     pub(crate) fn paste(&self, text: &str) {
         self.tmux(&["set-buffer", "-b", "paste", text]);
-        self.tmux(&["paste-buffer", "-p", "-d", "-b", "paste", "-t", "0"]);
+        self.tmux(&[
+            "paste-buffer",
+            "-p",
+            "-d",
+            "-b",
+            "paste",
+            "-t",
+            &self.target,
+        ]);
     }
 
     /// The visible screen as text, as play prints a screen (each line without its trailing
     /// spaces), without the blank lines at its end; `escapes` keeps the styles as escape
     /// sequences.
     pub(crate) fn capture(&self, escapes: bool) -> String {
-        let mut args = vec!["capture-pane", "-p", "-t", "0"];
+        let mut args = vec!["capture-pane", "-p", "-t", &self.target];
         if escapes {
             args.push("-e");
         }

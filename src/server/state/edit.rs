@@ -39,6 +39,26 @@ impl State {
         self.step(client, id)
     }
 
+    /// A change made by a client in this process (`askd ask`, which presses keys with the
+    /// columns of its own terminal): `f` runs on the session as a method's change does, and
+    /// the caller commits or rolls it back. A refused change changes nothing.
+    pub fn change_here(
+        &mut self,
+        client: &mut Client,
+        id: &str,
+        f: impl FnOnce(&mut Session) -> Result<(), FlowError>,
+    ) -> Result<(), ErrorObjectOwned> {
+        let entry = self.entry_mut(id)?;
+        let before = Box::new(entry.session.clone());
+        f(&mut entry.session).map_err(flow_error)?;
+        entry.version += 1;
+        client.undo = Some(Undo::Changed {
+            id: id.to_owned(),
+            before,
+        });
+        Ok(())
+    }
+
     /// `key`: one key.
     pub fn key(
         &mut self,

@@ -61,6 +61,7 @@ pub use config::{Config, MAX_DEADLINE, now_ms};
 pub use edit::{MAX_TRACED_KEYS, Traced};
 pub use hub::{HubInfo, HubStatus};
 pub use read::{ListedStatus, SnapshotOf};
+pub use recovery::Offered;
 pub(crate) use table::Table;
 
 /// The connection number of no connection: the changes the timer makes are no connection's own.

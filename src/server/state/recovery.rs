@@ -45,6 +45,20 @@ pub(crate) struct Offer {
     pub(super) written: (u64, u64),
 }
 
+/// A recovered flow offered, as a client in this process sees it before it decides what to
+/// do with it (`askd ask`, which offers a person the flow of the same request it left).
+pub struct Offered<'a> {
+    /// The session id it had.
+    pub id: &'a str,
+    /// The session as read back.
+    pub session: &'a crate::session::Session,
+    /// When it was last saved, in milliseconds since the Unix epoch.
+    pub saved_at: u64,
+    /// Whether it holds the flow the given session opens (the same dialect and questions):
+    /// what `open` with `resume: true` would resume.
+    pub same_flow: bool,
+}
+
 impl State {
     /// Opens the state directory; nothing of ended processes is read back yet.
     pub(super) fn open_store(&mut self, dir: &Path) {
@@ -213,6 +227,33 @@ impl State {
     /// Takes the offer at `at` out of the list.
     pub(super) fn offer_at(&mut self, at: usize) -> Offer {
         self.offers.remove(at)
+    }
+
+    /// The recovered flows offered to `client`, the latest saved first, each with whether it
+    /// holds the flow `session` opens. As `sessions` does, the flows of processes that ended
+    /// since are adopted first and the offers that timed out or expired go; a test client is
+    /// offered nothing.
+    pub fn offered(
+        &mut self,
+        client: &Client,
+        session: &crate::session::Session,
+    ) -> Vec<Offered<'_>> {
+        self.refresh_offers(client);
+        if client.test {
+            return Vec::new();
+        }
+        let mut offered: Vec<Offered<'_>> = self
+            .offers
+            .iter()
+            .map(|offer| Offered {
+                id: &offer.id,
+                session: &offer.entry.session,
+                saved_at: offer.saved_at,
+                same_flow: Self::offers_same_flow(offer, session),
+            })
+            .collect();
+        offered.sort_by_key(|o| std::cmp::Reverse(o.saved_at));
+        offered
     }
 
     /// `recover`: resumes a recovered flow as a live session (of its id, or of `as`) and

@@ -339,6 +339,16 @@ export async function runCodexExec({ model, prompt, cwd, mcpServers, config, env
   return { ...result, home };
 }
 
+/** `codex` in its interactive TUI, in tmux, started with `prompt`. */
+export async function startCodexTui({ model, prompt, cwd, mcpServers, config, env, args = [], width = 110, height = 45, log }) {
+  const { home, codexDir } = codexHome({ model, mcpServers, config });
+  const work = workFolder(home, cwd);
+  const command = [agentBin("codex"), ...args];
+  if (prompt !== undefined) command.push(prompt);
+  const tmux = await Tmux.start({ name: "codex", command, cwd: work, env: codexEnv(home, codexDir, env), width, height, log });
+  return { tmux, home, work };
+}
+
 /**
  * `codex app-server`: JSON-RPC on stdio, initialized. Resolves with the JSON-lines client
  * (`request`, `respond`, `waitFor`, `messages`) and the work folder.
@@ -392,15 +402,34 @@ function opencodeEnv(home, env) {
   });
 }
 
+/** A HOME for opencode pointed at the model and at `mcpServers`, with its work folder. */
+function opencodeHome({ model, cwd, mcpServers, config }) {
+  const home = tempDir("opencode");
+  const work = workFolder(home, cwd);
+  writeFile(path.join(home, ".config", "opencode", "opencode.json"), opencodeConfig({ model, mcpServers, extra: config }));
+  return { home, work };
+}
+
+/** `opencode run PROMPT`: one turn, printed; resolves with `{ code, stdout, stderr, home }`. */
+export async function runOpencodeRun({ model, prompt, cwd, mcpServers, config, env, args = [], timeoutMs = 120_000, log }) {
+  const { home, work } = opencodeHome({ model, cwd, mcpServers, config });
+  const result = await run(agentBin("opencode"), ["run", "--model", `scripted/${MODEL}`, ...args, prompt], {
+    cwd: work,
+    env: opencodeEnv(home, env),
+    timeoutMs,
+    name: "opencode-run",
+    log,
+  });
+  return { ...result, home };
+}
+
 /**
  * `opencode serve` on 127.0.0.1 and a port of its own choosing. Resolves with `{ proc, url,
  * client, work, home }`: `client` is the v2 client of `@opencode-ai/sdk` for the work folder.
  * `password` protects the server (basic auth, user `opencode`).
  */
 export async function startOpencodeServe({ model, cwd, mcpServers, config, env, password, log }) {
-  const home = tempDir("opencode");
-  const work = workFolder(home, cwd);
-  writeFile(path.join(home, ".config", "opencode", "opencode.json"), opencodeConfig({ model, mcpServers, extra: config }));
+  const { home, work } = opencodeHome({ model, cwd, mcpServers, config });
   const extraEnv = password ? { OPENCODE_SERVER_PASSWORD: password, ...env } : env;
   const proc = start(agentBin("opencode"), ["serve", "--hostname", "127.0.0.1", "--port", "0", "--print-logs", "--log-level", process.env.ASKD_TESTS_OPENCODE_LOG ?? "WARN"], {
     cwd: work,
