@@ -204,7 +204,7 @@ const TARGETS: &[(&str, f64)] = &[
     ("view_us_per_key", 10.0),
     ("rtt_ratio", 1.25),
     ("startup_ratio", 3.0),
-    ("rss_mb_10k_sessions", 100.0),
+    ("rss_mb_10k_sessions", 50.0),
     ("options_ratio", 2.0),
     ("hub_rss_mb_100_questions", 50.0),
 ];
@@ -656,8 +656,9 @@ fn rss_mib(pid: u32) -> Result<f64, String> {
 }
 
 /// Resident memory of askd after `initialize`, and after opening `plan.sessions` flows of the
-/// three-question payload one request at a time.
-fn rss(askd: &Path, plan: &Plan) -> Result<(f64, f64), String> {
+/// three-question payload one request at a time: all of the same request, or (`distinct`) each
+/// of its own, the payload's title numbered.
+fn rss(askd: &Path, plan: &Plan, distinct: bool) -> Result<(f64, f64), String> {
     let mut server = Pipe::spawn(
         Command::new(askd)
             .args(NO_STATE)
@@ -669,8 +670,11 @@ fn rss(askd: &Path, plan: &Plan) -> Result<(f64, f64), String> {
         json!({ "capabilities": { "width": workload::WIDTH } }),
     ))?;
     let idle = rss_mib(server.pid())?;
-    let payload = workload::flow_payload();
+    let mut payload = workload::flow_payload();
     for i in 0..plan.sessions {
+        if distinct {
+            payload["title"] = json!(format!("Release plan {i:05}"));
+        }
         server.round_trip(&request(
             i as u64 + 1,
             "open",
@@ -897,7 +901,8 @@ fn run(cli: Cli) -> Result<Value, String> {
     drop(state);
     let rtt = rtt_cross;
     let (askd_start_us, cat_start_us) = startup(&askd, &plan)?;
-    let (idle_mib, held_mib) = rss(&askd, &plan)?;
+    let (idle_mib, held_mib) = rss(&askd, &plan, false)?;
+    let (_, distinct_mib) = rss(&askd, &plan, true)?;
     let (hub_idle_mib, hub_held_mib) = hub_rss(&askd)?;
 
     let figures = [
@@ -969,6 +974,7 @@ fn run(cli: Cli) -> Result<Value, String> {
             "startups": plan.startups,
             "rss_mb_idle": round(idle_mib, 1),
             "sessions_held": plan.sessions,
+            "rss_mb_10k_distinct_sessions": round(distinct_mib, 1),
             "hub_rss_mb_idle": round(hub_idle_mib, 1),
             "hub_agents": HUB_AGENTS,
             "hub_questions_per_agent": HUB_QUESTIONS_PER_AGENT,

@@ -431,25 +431,32 @@ fn serve(args: ServeCommand) -> std::process::ExitCode {
                 eprintln!("askd: listening on {}", listener.page_url(None));
                 eprintln!("askd: WebSocket endpoint {}", listener.socket_url());
                 let state = Arc::new(Mutex::new(State::new(config)));
+                // Before the hub's file is written, so that a signal sent as soon as it is
+                // read ends the hub cleanly.
+                let mut signals = (!args.listen.no_hub).then(server::hub::StopSignals::install);
                 let registration = (!args.listen.no_hub)
                     .then(|| register(&listener, &state, args.listen.no_browser))
                     .flatten();
                 let serving = listener.serve(state.clone());
-                let served = match registration {
-                    None => server::serve_shared(stdin, output, state).await,
-                    Some(registration) => {
-                        let served = tokio::select! {
-                            served = server::serve_shared(stdin, output, state.clone()) => served,
-                            name = server::hub::stop_signal() => {
-                                tracing::info!("the hub stopped by {name}");
-                                server::methods::lock(&state).close_store();
-                                Ok(())
-                            }
-                        };
-                        registration.end();
-                        served
+                // A server that installed the handlers ends on the signals whether or not it
+                // became the hub (installed, they replace the default action for good).
+                let served = tokio::select! {
+                    served = server::serve_shared(stdin, output, state.clone()) => served,
+                    name = async {
+                        match signals.as_mut() {
+                            Some(signals) => signals.recv().await,
+                            None => std::future::pending().await,
+                        }
+                    } => {
+                        let who = if registration.is_some() { "the hub" } else { "askd" };
+                        tracing::info!("{who} stopped by {name}");
+                        server::methods::lock(&state).close_store();
+                        Ok(())
                     }
                 };
+                if let Some(registration) = registration {
+                    registration.end();
+                }
                 serving.stop("askd stopped").await;
                 served
             }

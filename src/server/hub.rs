@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::server::listener::Listener;
 use crate::server::methods::{Shared, lock};
@@ -23,21 +23,39 @@ pub enum Stopped {
     Idle,
 }
 
-/// Waits for `SIGINT`, `SIGTERM` or `SIGHUP` and answers its name; never answers when the
-/// handlers cannot be installed.
-pub async fn stop_signal() -> &'static str {
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
-        tracing::warn!("cannot handle signals; the hub's file stays behind when one ends it");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => "SIGINT",
-        _ = term.recv() => "SIGTERM",
-        _ = hup.recv() => "SIGHUP",
+/// The handlers of `SIGINT`, `SIGTERM` and `SIGHUP`, installed before the hub's discovery file
+/// is written: a client that reads the file and signals at once finds them in place, and the
+/// hub ends cleanly (its file removed) instead of being killed by the default action.
+pub struct StopSignals(Option<(Signal, Signal, Signal)>);
+
+impl StopSignals {
+    /// Installs the handlers; without them (said in the log) [`StopSignals::recv`] never answers.
+    pub fn install() -> StopSignals {
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) {
+            (Ok(int), Ok(term), Ok(hup)) => StopSignals(Some((int, term, hup))),
+            _ => {
+                tracing::warn!(
+                    "cannot handle signals; the hub's file stays behind when one ends it"
+                );
+                StopSignals(None)
+            }
+        }
+    }
+
+    /// Waits for one of the signals and answers its name.
+    pub async fn recv(&mut self) -> &'static str {
+        let Some((int, term, hup)) = &mut self.0 else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = int.recv() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+            _ = hup.recv() => "SIGHUP",
+        }
     }
 }
 
@@ -60,11 +78,16 @@ async fn idle(state: &Shared, after: Duration) {
 
 /// Serves `listener` on `state` until a signal or, with `idle_exit`, until idle that long; then
 /// closes the connections and makes the state directory durable.
-pub async fn run(listener: Listener, state: Shared, idle_exit: Option<Duration>) -> Stopped {
+pub async fn run(
+    listener: Listener,
+    state: Shared,
+    idle_exit: Option<Duration>,
+    mut signals: StopSignals,
+) -> Stopped {
     let timer = tokio::spawn(crate::server::expire_on_time(state.clone()));
     let serving = listener.serve(state.clone());
     let stopped = tokio::select! {
-        name = stop_signal() => Stopped::Signal(name),
+        name = signals.recv() => Stopped::Signal(name),
         () = async {
             match idle_exit {
                 Some(after) => idle(&state, after).await,

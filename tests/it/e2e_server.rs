@@ -600,6 +600,45 @@ fn behaviour_is_a_connection_default_and_a_per_session_option() {
 }
 
 #[test]
+fn sessions_of_one_request_are_each_their_own_flow() {
+    // The sessions opened on one request keep it, and their spec, once between them; what one
+    // of them does stays its own.
+    let mut s = Server::start(&[]);
+    s.ok(
+        "initialize",
+        json!({ "capabilities": { "behaviour": { "profile": "pi-0.9" } } }),
+    );
+    s.open("a", payload());
+    s.open("b", payload());
+    s.ok(
+        "open",
+        json!({ "session": "c", "payload": payload(), "behaviour": { "presentSingleAsMulti": true } }),
+    );
+    // `t` changes the type of a's first question, not b's.
+    let step = s.ok("key", json!({ "session": "a", "key": "t" }));
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    assert_eq!(s.view("b")["question"]["type"], json!("single"));
+    assert_eq!(s.view("c")["question"]["type"], json!("multi"));
+    // Each snapshot holds the request as it came.
+    for id in ["a", "b", "c"] {
+        let state = s.ok("snapshot", json!({ "session": id }))["state"].clone();
+        assert_eq!(state["request"], payload(), "the request of {id}");
+    }
+    // A session opened after the first of them has gone shares with those left.
+    assert_eq!(
+        s.ok("close", json!({ "session": "a" })),
+        json!({ "closed": true })
+    );
+    s.open("d", payload());
+    let step = s.ok("key", json!({ "session": "b", "key": "t" }));
+    assert_eq!(step["view"]["question"]["type"], json!("multi"));
+    assert_eq!(s.view("d")["question"]["type"], json!("single"));
+    let state = s.ok("snapshot", json!({ "session": "d" }))["state"].clone();
+    assert_eq!(state["request"], payload());
+    assert_eq!(s.view("c")["question"]["type"], json!("multi"));
+}
+
+#[test]
 fn unknown_behaviour_options_are_invalid_params() {
     let mut s = Server::start(&[]);
     let e = s.err(

@@ -77,10 +77,12 @@ case("the float's view follows the screen as the editor shrinks; scroll keys do 
   end)
   -- With the mouse on, a drag or a double click in the float selects nothing.
   vim.o.mouse = "a"
-  -- On the key hints, where a click activates nothing (on the screen as last drawn).
+  -- On the float's first line (shown: the view stands at its top), the rule above the tabs,
+  -- where a click activates nothing (on the screen as last drawn).
   vim.cmd("redraw")
-  local hints = vim.fn.screenpos(floats()[1], 10, 4)
-  local row, col = hints.row - 1, hints.col - 1
+  local first = vim.fn.screenpos(floats()[1], 1, 4)
+  assert(first.row > 0, "the float's first line is on the screen")
+  local row, col = first.row - 1, first.col - 1
   for _ = 1, 2 do
     vim.api.nvim_input_mouse("left", "press", "", 0, row, col)
     vim.api.nvim_input_mouse("left", "release", "", 0, row, col)

@@ -18,8 +18,20 @@ export interface WaitingQuestion {
   readonly where: "local" | "hub";
 }
 
-/** The button of a notification that opens (or brings forward) the question. */
+/** The link of a notification that opens (or brings forward) the question. */
 export const ANSWER = "Answer";
+
+/**
+ * A waiting notification's text with its **Answer** link: a command link to `askd.answer`,
+ * with the session when the notification is about one question (else the oldest is answered).
+ * The notification is a progress notification, which the extension closes once the question
+ * no longer waits (a message notification cannot be closed but by the person), and such a
+ * notification takes links, not buttons.
+ */
+export function withAnswerLink(message: string, session: string | undefined): string {
+  const args = session === undefined ? "" : `?${encodeURIComponent(JSON.stringify([session]))}`;
+  return `${message} [${ANSWER}](command:askd.answer${args})`;
+}
 
 /** The status-bar item's text for `count` questions waiting (empty: the item is hidden). */
 export function waitingText(count: number): string {

@@ -53,6 +53,8 @@ export class EngineNotFound extends AskdError {
 
 /** The JSON-RPC error codes of the engine that the extension reacts to. */
 export const ErrorCode = {
+  /** No session (or no recovered flow) has that id. */
+  unknownSession: -32001,
   /** The session has already completed. */
   sessionCompleted: -32002,
   /** A limit (text size, message size, session count) refused the request. */
@@ -312,6 +314,8 @@ export interface EngineHostOptions {
   readonly client: ClientInfo;
   /** How long a new engine may take to answer `initialize`. */
   readonly initializeWaitMs: number;
+  /** Called with each engine once it has answered `initialize` (the extension looks for offers). */
+  started?(engine: Engine): void;
 }
 
 /**
@@ -324,6 +328,7 @@ export class EngineHost {
   private starting: Promise<Engine> | undefined;
   private readonly users = new Map<Engine, number>();
   private readonly retired = new Set<Engine>();
+  private disposed = false;
 
   /** A host that starts engines as `options` says. */
   constructor(private readonly options: EngineHostOptions) {}
@@ -362,8 +367,9 @@ export class EngineHost {
     }
   }
 
-  /** Ends every engine (the extension is being deactivated). */
+  /** Ends every engine (the extension is being deactivated), and one still starting once started. */
   dispose(): void {
+    this.disposed = true;
     this.current?.dispose();
     for (const engine of this.retired) {
       engine.dispose();
@@ -393,7 +399,13 @@ export class EngineHost {
       engine.dispose();
       throw error;
     }
+    if (this.disposed) {
+      // Deactivated while it started: nothing may keep it running.
+      engine.dispose();
+      throw new AskdError("askd: the extension was deactivated while the engine started.");
+    }
     this.current = engine;
+    this.options.started?.(engine);
     return engine;
   }
 }

@@ -9,23 +9,39 @@
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
-  ANSWER,
   answerOrder,
   arrivalMessage,
   attachedMessage,
   stillWaitingMessage,
   waitingText,
   waitingTooltip,
+  withAnswerLink,
   type WaitingQuestion,
 } from "./attention";
 import { DEMO_PAYLOAD } from "./demo";
 import { locateEngine, processEnvironment } from "./discovery";
-import { AskdError, Engine, EngineHost, EngineNotFound } from "./engine";
+import { AskdError, Engine, EngineHost, EngineNotFound, ErrorCode } from "./engine";
 import { runFlow, type FlowOutcome } from "./flow";
 import { HubAttachment, hubRunsByStatus, processHubDiscoveryFile, sessionLabel } from "./hub";
 import { payloadNotJson } from "./messages";
 import { openQuestionPanel, type QuestionPanel } from "./panel";
 import { openParams, readSettings, type FlowOptions } from "./params";
+import {
+  CONFIRM_DISCARD,
+  DISCARD,
+  LATER,
+  RESUME,
+  discardOffer,
+  discardQuestion,
+  listOffers,
+  offerName,
+  offerState,
+  offersMessage,
+  resumeOffer,
+  type Offer,
+  type OfferPlace,
+  type RecoveryEngine,
+} from "./recovery";
 
 /** The options of {@link AskdApi.ask}. */
 export interface AskOptions extends FlowOptions {
@@ -39,8 +55,11 @@ export interface AskOptions extends FlowOptions {
   focus?: boolean;
 }
 
-/** Where a flow came from: the extension's commands, its API, or the hub. */
-export type AskSource = "demo" | "file" | "api" | "command" | "hub";
+/**
+ * Where a flow came from: the extension's commands, its API, the hub, or an unfinished flow
+ * the person resumed (`recovered`).
+ */
+export type AskSource = "demo" | "file" | "api" | "command" | "hub" | "recovered";
 
 /** A flow that has ended, as {@link AskdApi.onDidFinishAsk} reports it. */
 export interface FinishedAsk extends FlowOutcome {
@@ -119,6 +138,8 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
     start: (enginePath) => new Engine(enginePath),
     client,
     initializeWaitMs: INITIALIZE_WAIT_MS,
+    // Each engine started looks for the flows an ended one left unfinished.
+    started: (engine) => lookForOffers(engine, "local"),
   });
   const look = (): "form" | "terminal" => (configuration().get<string>("look") === "terminal" ? "terminal" : "form");
   let sessions = 0;
@@ -129,6 +150,13 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
   const panels = new Map<string, QuestionPanel>();
   /** The window's own flows waiting for an answer, by session. */
   const ownWaiting = new Map<string, WaitingQuestion>();
+  /**
+   * Unfinished flows resumed in this window and not finished yet, by their live id: their
+   * panel was closed, which leaves them waiting (counted, and answered like any other).
+   */
+  const resumed = new Map<string, { where: OfferPlace; title: string; openedAt: number }>();
+  /** The offers already named in a notification (place, id and last save), not named again. */
+  const announcedOffers = new Set<string>();
 
   /** Gives the keyboard back to the text editor the person was in. */
   const focusBack = async (): Promise<void> => {
@@ -194,6 +222,9 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
   const waiting = (): WaitingQuestion[] =>
     answerOrder([
       ...ownWaiting.values(),
+      ...[...resumed.entries()]
+        .filter(([session]) => !panels.has(session))
+        .map(([session, flow]) => ({ session, label: flow.title, openedAt: flow.openedAt, where: "local" as const })),
       ...hub.waiting.map((entry) => ({
         session: entry.session,
         label: sessionLabel(entry),
@@ -207,6 +238,7 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
   waitingItem.command = "askd.answer";
   const drawWaiting = (): void => {
     const questions = waiting();
+    closeStaleNotices(questions);
     if (questions.length === 0) {
       waitingItem.hide();
       return;
@@ -216,11 +248,49 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
     waitingItem.show();
   };
 
-  /** Announces a question without moving the keyboard; "Answer" opens it. */
+  /**
+   * The waiting notifications shown, each with the question it is about (none: it counts
+   * several). Each is closed once what it announces no longer waits.
+   */
+  const notices = new Set<{ readonly session: string | undefined; close(): void }>();
+
+  /** Closes the notifications of questions no longer waiting (of any, once none waits). */
+  const closeStaleNotices = (questions: readonly WaitingQuestion[]): void => {
+    for (const notice of [...notices]) {
+      const over =
+        notice.session === undefined
+          ? questions.every((question) => panels.has(question.session))
+          : !questions.some((question) => question.session === notice.session);
+      if (over) notice.close();
+    }
+  };
+
+  /** Closes the notifications about `session`, and those about none (the person went to it). */
+  const closeNoticesOf = (session: string): void => {
+    for (const notice of [...notices]) if (notice.session === session || notice.session === undefined) notice.close();
+  };
+
+  /**
+   * Announces a question without moving the keyboard, in a notification whose **Answer** link
+   * opens it. The notification goes away when the question no longer waits (answered here or
+   * elsewhere, withdrawn, gone with the hub) or when the person dismisses it.
+   */
   const announce = (message: string, session: string | undefined): void => {
-    void vscode.window.showInformationMessage(message, ANSWER).then((choice) => {
-      if (choice === ANSWER) void answer(session);
+    let close = (): void => undefined;
+    const closed = new Promise<void>((resolve) => {
+      close = resolve;
     });
+    const notice = { session, close: () => close() };
+    notices.add(notice);
+    void vscode.window
+      .withProgress(
+        { location: vscode.ProgressLocation.Notification, title: withAnswerLink(message, session), cancellable: true },
+        (_progress, dismissed) => {
+          dismissed.onCancellationRequested(() => close());
+          return closed;
+        },
+      )
+      .then(() => notices.delete(notice));
   };
 
   /** Shows a flow of the hub in a panel of its own, until it is answered (here or elsewhere). */
@@ -263,6 +333,7 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
       void vscode.window.showInformationMessage("askd: no question is waiting.");
       return;
     }
+    closeNoticesOf(target);
     const panel = panels.get(target);
     if (panel !== undefined) {
       panel.reveal();
@@ -276,7 +347,163 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
       }
       return;
     }
+    const flow = resumed.get(target);
+    if (flow !== undefined) {
+      await showResumed(target, flow.where, true);
+      return;
+    }
     void vscode.window.showWarningMessage("askd: that question is no longer waiting.");
+  };
+
+  /** The engine that holds offers of `where`, and how to give it back. */
+  const engineOf = async (where: OfferPlace): Promise<{ engine: Engine; release(): void }> => {
+    if (where === "hub") {
+      const engine = hub.engine;
+      if (engine === undefined) throw new AskdError("askd: the hub is no longer attached.");
+      return { engine, release: () => undefined };
+    }
+    const engine = await host.acquire();
+    return { engine, release: () => host.release(engine) };
+  };
+
+  /** Names the offers not named yet in a notification: Resume, Discard… (confirmed), Later. */
+  const announceOffers = (offers: readonly Offer[]): void => {
+    const key = (offer: Offer): string => `${offer.where}\n${offer.session}\n${offer.savedAt}`;
+    const fresh = offers.filter((offer) => !announcedOffers.has(key(offer)));
+    const first = fresh[0];
+    if (first === undefined) return;
+    for (const offer of fresh) announcedOffers.add(key(offer));
+    void vscode.window.showInformationMessage(offersMessage(fresh), RESUME, DISCARD, LATER).then((choice) => {
+      if (choice === RESUME) void (fresh.length === 1 ? resumeFlow(first) : recoverFlow());
+      else if (choice === DISCARD) void (fresh.length === 1 ? confirmDiscard(first) : recoverFlow());
+    });
+  };
+
+  /** Lists the offers of a new engine (or of the hub just attached) and names them. */
+  const lookForOffers = (engine: RecoveryEngine, where: OfferPlace): void => {
+    listOffers(engine, where).then(announceOffers, (error: unknown) =>
+      output.appendLine(`recovery: the unfinished flows could not be listed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  };
+
+  /** Every offer, of the window's engine and of the hub, the most recently saved first. */
+  const allOffers = async (): Promise<Offer[]> => {
+    const offers: Offer[] = [];
+    for (const where of ["local", "hub"] as const) {
+      if (where === "hub" && hub.engine === undefined) continue;
+      const lease = await engineOf(where);
+      try {
+        offers.push(...(await listOffers(lease.engine, where)));
+      } finally {
+        lease.release();
+      }
+    }
+    return offers.sort((a, b) => b.savedAt - a.savedAt);
+  };
+
+  /** Resumes an offer exactly where it was, in a panel with the keyboard. */
+  const resumeFlow = async (offer: Offer): Promise<void> => {
+    let id: string;
+    try {
+      const lease = await engineOf(offer.where);
+      try {
+        id = await resumeOffer(lease.engine, offer, firstFolder());
+      } finally {
+        lease.release();
+      }
+    } catch (error) {
+      reportFailure(error instanceof AskdError && error.code === ErrorCode.unknownSession ? new AskdError(OFFER_GONE) : error);
+      return;
+    }
+    resumed.set(id, { where: offer.where, title: offer.title ?? offer.session, openedAt: offer.openedAt });
+    await showResumed(id, offer.where, true);
+  };
+
+  /**
+   * Shows a resumed flow in a panel until it ends: its result then goes where every result
+   * goes. Closing the panel leaves it waiting; an engine that dies offers it again.
+   */
+  const showResumed = async (session: string, where: OfferPlace, focus: boolean): Promise<void> => {
+    const flow = resumed.get(session);
+    if (flow === undefined) return;
+    let lease: { engine: Engine; release(): void } | undefined;
+    try {
+      lease = await engineOf(where);
+      const engine = lease.engine;
+      const outcome = await runFlow({
+        engine,
+        attachTo: session,
+        openPanel: () => openPanel(session, flow.title, focus),
+        look: look(),
+        focus,
+        token: undefined,
+        readyWaitMs: READY_WAIT_MS,
+        warn: (message) => void vscode.window.showWarningMessage(message),
+      });
+      if (outcome.left !== undefined) return;
+      resumed.delete(session);
+      // Its result has been taken: the engine may forget it.
+      engine.request("close", { session }).catch(() => undefined);
+      output.appendLine(`recovered: session ${session} ended (${outcome.outcome ?? "done"})`);
+      output.appendLine(JSON.stringify(outcome.result, null, 2));
+      finished.fire({ ...outcome, source: "recovered" });
+      void vscode.window
+        .showInformationMessage(`askd: ${summarise(outcome.result)}`, SHOW_RESULT)
+        .then((choice) => choice === SHOW_RESULT && output.show(true));
+    } catch (error) {
+      // The engine went away with it: the next one offers it again.
+      resumed.delete(session);
+      reportFailure(error);
+    } finally {
+      lease?.release();
+      drawWaiting();
+    }
+  };
+
+  /** Asks the person to confirm, then discards the offer and its files. */
+  const confirmDiscard = async (offer: Offer): Promise<void> => {
+    const choice = await vscode.window.showWarningMessage(discardQuestion(offer), { modal: true }, CONFIRM_DISCARD);
+    if (choice !== CONFIRM_DISCARD) return;
+    try {
+      const lease = await engineOf(offer.where);
+      let discarded: boolean;
+      try {
+        discarded = await discardOffer(lease.engine, offer);
+      } finally {
+        lease.release();
+      }
+      if (discarded) {
+        output.appendLine(`recovery: discarded ${offer.session}`);
+        void vscode.window.showInformationMessage(`askd: discarded ${offerName(offer)}.`);
+      } else {
+        void vscode.window.showWarningMessage(OFFER_GONE);
+      }
+    } catch (error) {
+      reportFailure(error);
+    }
+  };
+
+  /**
+   * `askd: Recover Unfinished Flow…`: a quick pick of every offer (what it asked, when, how far
+   * it got, whether something was typed); picking one resumes it, its trash button discards it
+   * (once confirmed).
+   */
+  const recoverFlow = async (): Promise<void> => {
+    let offers: Offer[];
+    try {
+      offers = await allOffers();
+    } catch (error) {
+      reportFailure(error);
+      return;
+    }
+    if (offers.length === 0) {
+      void vscode.window.showInformationMessage("askd: no unfinished flow to recover.");
+      return;
+    }
+    const chosen = await pickOffer(offers);
+    if (chosen === undefined) return;
+    if (chosen.action === "resume") await resumeFlow(chosen.offer);
+    else await confirmDiscard(chosen.offer);
   };
 
   /** The key of `askd.focusQuestion`: to the question, and back to the editor. */
@@ -295,6 +522,8 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
   });
   hub.onDidAttach((already) => {
     if (already.length > 0) announce(attachedMessage(already.length), undefined);
+    const engine = hub.engine;
+    if (engine !== undefined) lookForOffers(engine, "hub");
   });
   const followAttachSetting = (): void => {
     if (configuration().get<boolean>("attachToHub") === false) hub.stop();
@@ -304,7 +533,12 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
   const ask = async (payload: unknown, options: AskOptions, source: AskSource): Promise<FinishedAsk> => {
     const engine = await host.acquire();
     sessions += 1;
-    const session = options.session ?? `vscode-${sessions}`;
+    let session = options.session ?? `vscode-${sessions}`;
+    // A flow resumed in this window keeps its id: a new one takes the next free number.
+    while (options.session === undefined && (panels.has(session) || resumed.has(session))) {
+      sessions += 1;
+      session = `vscode-${sessions}`;
+    }
     // A question the person asked for (a command they ran) takes the keyboard; one that
     // arrives while they work waits beside, announced.
     const focus = options.focus ?? (source === "demo" || source === "file");
@@ -429,13 +663,63 @@ export function activate(context: vscode.ExtensionContext): AskdApi {
       answer(typeof session === "string" ? session : undefined),
     ),
     vscode.commands.registerCommand("askd.focusQuestion", toggleFocus),
+    vscode.commands.registerCommand("askd.recover", recoverFlow),
     // Bound to keys the flow uses (ctrl+w, ctrl+k, …) while the panel is active, so that the
     // workbench does not also act on them (close the editor, start a chord): the panel's page
     // has already sent them to the engine.
     vscode.commands.registerCommand("askd.keepKeyInFlow", () => undefined),
   );
   followAttachSetting();
+  // The engine starts with the window, so that the flows an ended one left unfinished are
+  // offered at once (a missing engine is said when a flow needs it, not here).
+  host.acquire().then(
+    (engine) => host.release(engine),
+    () => undefined,
+  );
   return api;
+}
+
+/** The words for an offer that another window (or engine) resumed or discarded meanwhile. */
+const OFFER_GONE = "askd: that unfinished flow is no longer offered (resumed or discarded elsewhere).";
+
+/** What the person did in the quick pick of offers. */
+interface OfferChoice {
+  readonly offer: Offer;
+  readonly action: "resume" | "discard";
+}
+
+/** The quick pick of `askd: Recover Unfinished Flow…`. */
+function pickOffer(offers: readonly Offer[]): Promise<OfferChoice | undefined> {
+  type Item = vscode.QuickPickItem & { offer: Offer };
+  const discardButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("trash"), tooltip: "Discard…" };
+  const pick = vscode.window.createQuickPick<Item>();
+  pick.title = "askd: Recover Unfinished Flow";
+  pick.placeholder = "Pick a flow to resume it where it was (the trash button discards it)";
+  pick.matchOnDetail = true;
+  pick.items = offers.map((offer) => ({
+    label: offerName(offer),
+    detail: offerState(offer),
+    ...(offer.where === "hub" ? { description: "in the hub" } : {}),
+    buttons: [discardButton],
+    offer,
+  }));
+  return new Promise((resolve) => {
+    let chosen: OfferChoice | undefined;
+    pick.onDidAccept(() => {
+      const item = pick.selectedItems[0];
+      if (item !== undefined) chosen = { offer: item.offer, action: "resume" };
+      pick.hide();
+    });
+    pick.onDidTriggerItemButton((event) => {
+      chosen = { offer: event.item.offer, action: "discard" };
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      pick.dispose();
+      resolve(chosen);
+    });
+    pick.show();
+  });
 }
 
 /** Lets the person choose a JSON file of the workspace. */

@@ -177,6 +177,7 @@ pub fn run(args: HubArgs) -> ExitCode {
             }
         };
         let state = Arc::new(Mutex::new(State::new(config)));
+        let signals = hub::StopSignals::install();
         let file = match publish(&listener, &state, &mut registration, browser) {
             Ok(file) => file,
             Err(e) => {
@@ -190,7 +191,7 @@ pub fn run(args: HubArgs) -> ExitCode {
             "askd: its address is in {}",
             registration.dir().join(discovery::FILE).display()
         );
-        let stopped = hub::run(listener, state, idle_exit).await;
+        let stopped = hub::run(listener, state, idle_exit, signals).await;
         registration.end();
         Some(stopped)
     });

@@ -234,6 +234,20 @@ impl Flow {
         &self.spec
     }
 
+    /// Takes `spec` in place of the flow's own when the two are equal, so that flows of the
+    /// same request keep one spec between them; answers whether it did. Nothing the flow does
+    /// changes: a change of the spec (the question-type toggle) copies it first when shared.
+    pub fn share_spec(&mut self, spec: &Arc<FlowSpec>) -> bool {
+        if Arc::ptr_eq(&self.spec, spec) {
+            return true;
+        }
+        if **spec != *self.spec {
+            return false;
+        }
+        self.spec = Arc::clone(spec);
+        true
+    }
+
     /// The keymap in force.
     pub fn keymap(&self) -> &Keymap {
         &self.keymap

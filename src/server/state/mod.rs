@@ -13,6 +13,8 @@
 //! methods are grouped by what they do, one file each:
 //!
 //! - `config`: the server-wide settings and the clock behind deadlines;
+//! - `table`: the session table, where the sessions opened on one request keep its text, and
+//!   their spec when equal, once between them;
 //! - `client`: what one connection keeps for itself, and the reply being written;
 //! - `errors`: how params and flow refusals become JSON-RPC errors;
 //! - `open`: `initialize`, `open`, `ask`, `restore`, and the table's room;
@@ -36,6 +38,7 @@ mod open;
 mod read;
 mod recovery;
 mod subscribe;
+mod table;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Weak};
@@ -59,6 +62,7 @@ pub use edit::{MAX_TRACED_KEYS, Traced};
 pub use hub::{HubInfo, HubStatus};
 pub use read::{ListedStatus, SnapshotOf};
 pub use recovery::Offered;
+pub(crate) use table::Table;
 
 /// The connection number of no connection: the changes the timer makes are no connection's own.
 const NOBODY: u64 = 0;
@@ -69,8 +73,9 @@ pub type AskReply = Result<Value, ErrorObjectOwned>;
 /// One session of the table.
 pub(crate) struct Entry {
     session: Session,
-    /// The request it was opened on, as it came (its snapshot holds it).
-    request: Box<RawValue>,
+    /// The request it was opened on, as it came (its snapshot holds it); one copy for every
+    /// session of the table opened on the same text ([`Table`]).
+    request: Arc<RawValue>,
     /// The options of its dialect it was opened with (`null`: none; its snapshot holds them).
     options: Value,
     /// How many changes it has had: 1 when opened, one more with every change (taken back
@@ -108,46 +113,6 @@ impl Entry {
             Err(oneshot::error::TryRecvError::Empty) => {}
             Err(oneshot::error::TryRecvError::Closed) => self.files = None,
         }
-    }
-}
-
-/// The session table: session id → its entry. Each entry is boxed: a hash table keeps room
-/// to spare (up to half of its slots empty after it grows), and a spare slot then costs a
-/// pointer, not a whole entry.
-#[derive(Default)]
-pub(crate) struct Table(HashMap<String, Box<Entry>>);
-
-impl Table {
-    pub(crate) fn insert(&mut self, id: String, entry: Entry) -> Option<Entry> {
-        self.0.insert(id, Box::new(entry)).map(|entry| *entry)
-    }
-
-    pub(crate) fn get(&self, id: &str) -> Option<&Entry> {
-        self.0.get(id).map(|entry| &**entry)
-    }
-
-    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Entry> {
-        self.0.get_mut(id).map(|entry| &mut **entry)
-    }
-
-    pub(crate) fn remove(&mut self, id: &str) -> Option<Entry> {
-        self.0.remove(id).map(|entry| *entry)
-    }
-
-    pub(crate) fn contains_key(&self, id: &str) -> bool {
-        self.0.contains_key(id)
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &Entry)> {
-        self.0.iter().map(|(id, entry)| (id, &**entry))
-    }
-
-    pub(crate) fn values(&self) -> impl Iterator<Item = &Entry> {
-        self.0.values().map(|entry| &**entry)
     }
 }
 

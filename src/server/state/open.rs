@@ -154,7 +154,7 @@ impl State {
         self.serial += 1;
         Entry {
             session: self.limited(session),
-            request,
+            request: Arc::from(request),
             options,
             version: 1,
             serial: self.serial,

@@ -341,7 +341,7 @@ fn offer_entry(
 ) -> Entry {
     Entry {
         session,
-        request,
+        request: std::sync::Arc::from(request),
         options,
         version: 1,
         serial: 0,

@@ -24,6 +24,8 @@ const {
   readResult,
   waitForNotification,
   clickNotificationButton,
+  clickNotificationLink,
+  waitForNoNotification,
   waitForPanelClosed,
   screenshot,
   applySettings,
@@ -123,7 +125,8 @@ test("a question that arrives while the person types takes nothing; the focus ke
       await flow.locator("[role=radio]").first().waitFor({ timeout: 30000 });
       await page.keyboard.type("1\n2\n");
       await page.keyboard.press("Enter");
-      await waitForNotification(page, "askd: a question is waiting: Deploy");
+      // The notification's text ends with its Answer link.
+      await waitForNotification(page, "askd: a question is waiting: Deploy Answer");
       assert.equal(await waitingItem(page), "askd: 1 waiting");
       await waitForEditorKeyboard(page);
       assert.equal(await flow.evaluate((element) => element.ownerDocument.hasFocus()), false);
@@ -309,16 +312,18 @@ test("attached to the hub: flows another client opens there are counted, announc
         session: "agent-release",
         asker: { name: "claude-code", folder: "/home/dev/work/shop" },
       });
-      await waitForNotification(page, "askd: a question is waiting: Release — claude-code in …/work/shop");
+      await waitForNotification(page, "askd: a question is waiting: Release — claude-code in …/work/shop Answer");
       const second = agent.request("ask", { payload: { ...release, title: "Hotfix" }, session: "agent-hotfix", asker: { name: "codex" } });
-      await waitForNotification(page, "askd: a question is waiting: Hotfix — codex (2 waiting)");
+      await waitForNotification(page, "askd: a question is waiting: Hotfix — codex (2 waiting) Answer");
       await h.waitFor("two questions counted", async () => (await waitingItem(page)) === "askd: 2 waiting");
       // Nothing opened by itself.
       assert.equal(await page.locator("iframe.webview").count(), 0);
       await screenshot(page, "attach-waiting");
 
       // "Answer" opens the flow, with the keyboard: the person asked for it.
-      await clickNotificationButton(page, "askd: a question is waiting: Release", "Answer");
+      await clickNotificationLink(page, "askd: a question is waiting: Release", "Answer");
+      // The person went to it: its notification goes.
+      await waitForNoNotification(page, "askd: a question is waiting: Release — claude-code in …/work/shop Answer");
       let flow = h.panelFrame(page).locator("#askd-flow");
       await flow.locator("[role=radio]").first().waitFor({ timeout: 30000 });
       await waitForKeyboard(flow);
@@ -332,9 +337,10 @@ test("attached to the hub: flows another client opens there are counted, announc
       await waitForPanelClosed(page);
 
       // The next one waits: a notification says so, and its Answer opens it.
-      await waitForNotification(page, "askd: 1 more question is waiting");
+      await waitForNotification(page, "askd: 1 more question is waiting Answer");
       assert.equal(await waitingItem(page), "askd: 1 waiting");
-      await clickNotificationButton(page, "askd: 1 more question is waiting", "Answer");
+      await clickNotificationLink(page, "askd: 1 more question is waiting", "Answer");
+      await waitForNoNotification(page, "askd: 1 more question is waiting Answer");
       flow = h.panelFrame(page).locator("#askd-flow");
       await h.waitFor("the Hotfix flow", async () => (await flow.locator(".askd-form-title").innerText()) === "Hotfix");
       await waitForKeyboard(flow);
@@ -357,11 +363,30 @@ test("attached to the hub: flows another client opens there are counted, announc
       await waitForPanelClosed(page);
       await h.waitFor("nothing counted", async () => (await waitingItem(page)) === "");
 
-      // A flow answered elsewhere (its asker withdraws it) leaves the count.
+      // Answered: the Hotfix notification went with its question.
+      await waitForNoNotification(page, "askd: a question is waiting: Hotfix — codex (2 waiting) Answer");
+
+      // A flow answered elsewhere (its asker withdraws it) leaves the count, and its
+      // notification goes.
       const third = agent.request("ask", { payload: { ...release, title: "Later" }, session: "agent-later" });
       await h.waitFor("one question counted", async () => (await waitingItem(page)) === "askd: 1 waiting");
+      const later = "askd: a question is waiting: Later — e2e-agent Answer";
+      await waitForNotification(page, later);
+      await screenshot(page, "attach-later-announced");
       await agent.request("cancel", { session: "agent-later", reason: "abort" });
       await third;
+      await h.waitFor("nothing counted", async () => (await waitingItem(page)) === "");
+      await waitForNoNotification(page, later);
+
+      // The person can dismiss one too (its Cancel button); the question still waits.
+      const fourth = agent.request("ask", { payload: { ...release, title: "Dismissed" }, session: "agent-dismissed" });
+      const dismissed = "askd: a question is waiting: Dismissed — e2e-agent Answer";
+      await waitForNotification(page, dismissed);
+      await clickNotificationButton(page, "askd: a question is waiting: Dismissed", "Cancel");
+      await waitForNoNotification(page, dismissed);
+      assert.equal(await waitingItem(page), "askd: 1 waiting");
+      await agent.request("cancel", { session: "agent-dismissed", reason: "abort" });
+      await fourth;
       await h.waitFor("nothing counted", async () => (await waitingItem(page)) === "");
     } finally {
       agent.close();

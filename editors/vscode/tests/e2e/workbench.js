@@ -167,6 +167,40 @@ async function clickNotificationButton(page, text, button) {
 }
 
 /**
+ * Clicks the link `link` in the notification whose text is `text` (a waiting question's
+ * Answer).
+ *
+ * @param {import("playwright-core").Page} page
+ * @param {string} text
+ * @param {string} link
+ */
+async function clickNotificationLink(page, text, link) {
+  const toast = page.locator(".notifications-toasts .notification-list-item", {
+    has: page.locator(".notification-list-item-message", { hasText: text }),
+  });
+  await toast.first().locator(".notification-list-item-message a", { hasText: link }).click();
+}
+
+/**
+ * Waits until no notification with exactly `text` is shown.
+ *
+ * @param {import("playwright-core").Page} page
+ * @param {string} text
+ */
+async function waitForNoNotification(page, text) {
+  /** @type {string[]} */
+  let last = [];
+  try {
+    await h.waitFor(`the notification ${JSON.stringify(text)} to go`, async () => {
+      last = await notifications(page);
+      return !last.includes(text);
+    }, 15000);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : error}; shown: ${JSON.stringify(last)}`);
+  }
+}
+
+/**
  * Waits until no question panel is open.
  *
  * @param {import("playwright-core").Page} page
@@ -255,6 +289,8 @@ module.exports = {
   notifications,
   waitForNotification,
   clickNotificationButton,
+  clickNotificationLink,
+  waitForNoNotification,
   waitForPanelClosed,
   screenshot,
   applySettings,

@@ -11,7 +11,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { test, beforeEach } = require("node:test");
+const { test, beforeEach, after } = require("node:test");
 const stub = require("./vscode-stub.js");
 const extension = require("../../out/extension.js");
 const { contentSecurityPolicy, panelHtml } = require("../../out/panel.js");
@@ -40,6 +40,13 @@ let subscriptions = [];
 beforeEach(() => {
   for (const subscription of subscriptions.splice(0)) subscription.dispose();
   stub.reset();
+  // Each test with a state folder of its own: no flow an earlier test left open is offered.
+  process.env["XDG_STATE_HOME"] = fs.mkdtempSync(path.join(os.tmpdir(), "askd-vscode-state-"));
+});
+
+// The engine the last activation started ends with it.
+after(() => {
+  for (const subscription of subscriptions.splice(0)) subscription.dispose();
 });
 
 /** Activates the extension as VS Code would, and returns its API. */
@@ -80,6 +87,7 @@ test("activate registers the commands and returns the API", () => {
     "askd.demo",
     "askd.focusQuestion",
     "askd.keepKeyInFlow",
+    "askd.recover",
   ]);
   assert.equal(api.apiVersion, 1);
   assert.equal(typeof api.ask, "function");
@@ -158,8 +166,13 @@ test("the API: options and settings reach the engine's open; the result comes ba
   assert.equal(stub.statusItems.get("askd.waiting").visible, false);
   assert.deepEqual(stub.output.slice(0, 1), ["api: session toolu_01 ended (submit)"]);
   assert.deepEqual(JSON.parse(stub.output.slice(1).join("\n")), ANSWERED_NO);
-  assert.deepEqual(stub.shown, [{ kind: "info", text: "askd: a question is waiting: Unit" }]);
-  assert.deepEqual(stub.buttons.get("askd: a question is waiting: Unit"), ["Answer"]);
+  // Announced in a notification with an Answer link to the question, closed once it was answered.
+  const announced = 'askd: a question is waiting: Unit [Answer](command:askd.answer?%5B%22toolu_01%22%5D)';
+  assert.deepEqual(stub.shown, [{ kind: "progress", text: announced }]);
+  assert.deepEqual(
+    stub.notices.map((/** @type {any} */ notice) => ({ cancellable: notice.cancellable, closed: notice.closed })),
+    [{ cancellable: true, closed: true }],
+  );
 });
 
 test("askd: Demo shows the result in the output channel and a notification", async () => {
@@ -217,7 +230,7 @@ test("an engine that dies mid-flow fails the ask with its last stderr lines; the
   const message = `askd: the engine "${wrapper}" was killed by SIGKILL. Its last stderr lines:\ntest engine: starting ${ASKD_BIN}`;
   await assert.rejects(api.ask(PAYLOAD), { message });
   assert.deepEqual(stub.shown, [
-    { kind: "info", text: "askd: a question is waiting: Unit" },
+    { kind: "progress", text: "askd: a question is waiting: Unit [Answer](command:askd.answer?%5B%22vscode-1%22%5D)" },
     { kind: "error", text: message },
   ]);
   assert.deepEqual(stub.buttons.get(message), []);

@@ -51,6 +51,98 @@ class CancellationTokenSource {
   dispose() {}
 }
 
+/**
+ * A fake quick pick (`createQuickPick`): once shown, `stub.onQuickPick(pick)` plays the person,
+ * with `pick.accept(index)`, `pick.pressButton(index)` (an item's first button) or `pick.hide()`.
+ */
+function createQuickPick() {
+  const accepted = new EventEmitter();
+  const buttonPressed = new EventEmitter();
+  const hidden = new EventEmitter();
+  const pick = {
+    title: "",
+    placeholder: "",
+    matchOnDetail: false,
+    /** @type {any[]} */
+    items: [],
+    /** @type {any[]} */
+    selectedItems: [],
+    visible: false,
+    onDidAccept: accepted.event,
+    onDidTriggerItemButton: buttonPressed.event,
+    onDidHide: hidden.event,
+    show() {
+      pick.visible = true;
+      stub.quickPicks.push(pick);
+      setImmediate(() => stub.onQuickPick(pick));
+    },
+    hide() {
+      if (pick.visible) {
+        pick.visible = false;
+        hidden.fire(undefined);
+      }
+    },
+    dispose() {},
+    /** @param {number} index */
+    accept(index) {
+      pick.selectedItems = [pick.items[index]];
+      accepted.fire(undefined);
+    },
+    /** @param {number} index */
+    pressButton(index) {
+      buttonPressed.fire({ item: pick.items[index], button: pick.items[index].buttons[0] });
+    },
+  };
+  return pick;
+}
+
+/**
+ * A message shown: its text, its buttons (a first argument of options, `{ modal }`, is kept
+ * apart), and the button the person presses (`stub.choose`).
+ *
+ * @param {string} kind
+ * @param {string} text
+ * @param {unknown[]} rest
+ */
+function showMessage(kind, text, rest) {
+  const options = typeof rest[0] === "object" && rest[0] !== null ? /** @type {{ modal?: boolean }} */ (rest[0]) : undefined;
+  const buttons = /** @type {string[]} */ (options === undefined ? rest : rest.slice(1));
+  stub.shown.push(options?.modal === true ? { kind, text, modal: true } : { kind, text });
+  stub.buttons.set(text, buttons);
+  return Promise.resolve(stub.choose(text, buttons));
+}
+
+/**
+ * A fake progress notification (`withProgress`): recorded in `stub.shown` as `{ kind:
+ * "progress", text }` and in `stub.notices`, where a test reads whether it is `closed`,
+ * `dismiss()`es it as the person does, or `follow()`s the command link in its text.
+ *
+ * @param {{ title: string, cancellable?: boolean }} options
+ * @param {(progress: unknown, token: unknown) => unknown} task
+ */
+function withProgress(options, task) {
+  const source = new CancellationTokenSource();
+  const notice = {
+    text: options.title,
+    cancellable: options.cancellable === true,
+    closed: false,
+    dismiss: () => source.cancel(),
+    /** Runs the command of the text's first `[…](command:…)` link, as a click on it does. */
+    follow() {
+      const link = /\]\(command:([^?)]+)(?:\?([^)]*))?\)/.exec(notice.text);
+      if (link === null) throw new Error(`no command link in ${notice.text}`);
+      const args = link[2] === undefined ? [] : JSON.parse(decodeURIComponent(link[2]));
+      return stub.vscode.commands.executeCommand(link[1] ?? "", ...args);
+    },
+  };
+  stub.notices.push(notice);
+  stub.shown.push({ kind: "progress", text: options.title });
+  return Promise.resolve(task({ report: () => undefined }, source.token)).then((value) => {
+    notice.closed = true;
+    return value;
+  });
+}
+
 /** A file URI. */
 function fileUri(/** @type {string} */ fsPath) {
   return { scheme: "file", fsPath, path: fsPath, toString: () => `file://${fsPath}` };
@@ -141,8 +233,8 @@ const stub = {
   /** Every panel opened, as its page sees it. */
   /** @type {any[]} */
   panels: [],
-  /** Messages shown: `{ kind: "info" | "warning" | "error", text }`. */
-  /** @type {Array<{ kind: string, text: string }>} */
+  /** Messages shown: `{ kind: "info" | "warning" | "error", text }` (and `modal: true` for a modal one). */
+  /** @type {Array<{ kind: string, text: string, modal?: boolean }>} */
   shown: [],
   /** The buttons of each message shown, by its text. */
   /** @type {Map<string, string[]>} */
@@ -150,6 +242,15 @@ const stub = {
   /** Which button the person presses on a message (by default none: it is dismissed). */
   /** @type {(text: string, buttons: string[]) => string | undefined} */
   choose: () => undefined,
+  /** What the person does in each quick pick shown (by default nothing: it stays open). */
+  /** @type {(pick: any) => void} */
+  onQuickPick: () => undefined,
+  /** Every progress notification shown. */
+  /** @type {any[]} */
+  notices: [],
+  /** Every quick pick shown. */
+  /** @type {any[]} */
+  quickPicks: [],
   /** Commands run with `executeCommand` that the stub does not register: `[id, ...args]`. */
   /** @type {unknown[][]} */
   ran: [],
@@ -170,6 +271,9 @@ const stub = {
     stub.shown = [];
     stub.buttons = new Map();
     stub.choose = () => undefined;
+    stub.onQuickPick = () => undefined;
+    stub.quickPicks = [];
+    stub.notices = [];
     stub.ran = [];
     stub.statusItems = new Map();
     stub.output = [];
@@ -180,7 +284,14 @@ const stub = {
     CancellationTokenSource,
     ViewColumn: { Active: -1, Beside: -2 },
     StatusBarAlignment: { Left: 1, Right: 2 },
+    ProgressLocation: { Notification: 15 },
     ConfigurationTarget: { Global: 1 },
+    ThemeIcon: class {
+      /** @param {string} id */
+      constructor(id) {
+        this.id = id;
+      }
+    },
     Uri: {
       file: fileUri,
       joinPath: (/** @type {{ fsPath: string }} */ base, /** @type {string[]} */ ...parts) => fileUri(path.join(base.fsPath, ...parts)),
@@ -209,22 +320,12 @@ const stub = {
       activeTextEditor: undefined,
       onDidChangeActiveTextEditor: () => ({ dispose: () => undefined }),
       createWebviewPanel,
-      showInformationMessage: (/** @type {string} */ text, /** @type {string[]} */ ...buttons) => {
-        stub.shown.push({ kind: "info", text });
-        stub.buttons.set(text, buttons);
-        return Promise.resolve(stub.choose(text, buttons));
-      },
-      showWarningMessage: (/** @type {string} */ text, /** @type {string[]} */ ...buttons) => {
-        stub.shown.push({ kind: "warning", text });
-        stub.buttons.set(text, buttons);
-        return Promise.resolve(stub.choose(text, buttons));
-      },
-      showErrorMessage: (/** @type {string} */ text, /** @type {string[]} */ ...buttons) => {
-        stub.shown.push({ kind: "error", text });
-        stub.buttons.set(text, buttons);
-        return Promise.resolve(stub.choose(text, buttons));
-      },
+      showInformationMessage: (/** @type {string} */ text, /** @type {unknown[]} */ ...rest) => showMessage("info", text, rest),
+      showWarningMessage: (/** @type {string} */ text, /** @type {unknown[]} */ ...rest) => showMessage("warning", text, rest),
+      showErrorMessage: (/** @type {string} */ text, /** @type {unknown[]} */ ...rest) => showMessage("error", text, rest),
       showQuickPick: () => Promise.resolve(undefined),
+      createQuickPick,
+      withProgress,
     },
     workspace: {
       onDidChangeConfiguration: () => ({ dispose: () => undefined }),
