@@ -660,6 +660,19 @@ local function init()
     { group = group, callback = guard_buffer }
   )
   vim.api.nvim_create_autocmd("WinScrolled", { group = group, callback = keep_view })
+  -- The float never holds a selection: a Visual mode that starts in it (a double click whose
+  -- first click Neovim took as its own, say) is left at once.
+  vim.api.nvim_create_autocmd("ModeChanged", {
+    group = group,
+    pattern = "*:[vV\22]*",
+    callback = function()
+      local F = front
+      if F and live(F) and vim.api.nvim_get_current_win() == F.win then
+        local esc = vim.api.nvim_replace_termcodes("<Esc>", true, false, true)
+        vim.api.nvim_feedkeys(esc, "n", false)
+      end
+    end,
+  })
   -- The float says how to enter it while it has no focus.
   vim.api.nvim_create_autocmd("WinEnter", {
     group = group,
