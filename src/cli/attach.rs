@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 use crate::cli::hub::{HubClient, HubError, HubOptions};
 use crate::cli::payload::Failure;
 use crate::cli::term::{
-    HangUp, Restore, SUSPEND, Terminal, hook_panics, key_of, pasted, suspend, terminal,
+    HangUp, Restore, SUSPEND, Terminal, clip, hook_panics, key_of, line, pasted, suspend, terminal,
     terminal_failure, until_tick, watch_hangup, watch_signals, with_countdown,
 };
 use crate::server::state::now_ms;
@@ -229,39 +229,6 @@ impl Queue {
         lines.insert(0, line(&[(&clip(&about, width), Style::Muted)]));
         lines
     }
-}
-
-/// `text` cut to `width` columns (with `…` at the end when cut).
-fn clip(text: &str, width: usize) -> String {
-    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-    if text.width() <= width {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
-
-/// A line of `(text, style)` parts (empty parts left out).
-fn line(parts: &[(&str, Style)]) -> Line {
-    let mut text = String::new();
-    let mut ends = Vec::new();
-    for (part, style) in parts {
-        if !part.is_empty() {
-            text.push_str(part);
-            ends.push((*style, text.len()));
-        }
-    }
-    Line::from_parts(text, ends)
 }
 
 /// The screen between flows.

@@ -12,8 +12,7 @@
 //!
 //! [`State::offered`]: crate::server::state::State::offered
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-
+use crate::cli::term::{clip, line};
 use crate::core::{Key, KeyCode};
 use crate::server::state::Offered;
 use crate::session::Session;
@@ -176,38 +175,6 @@ pub fn screen(offer: &Summary, older: usize, others: usize, width: usize, now: u
     ]));
     lines.push(line(&[(&rule, Style::Border)]));
     lines
-}
-
-/// `text` cut to `width` columns (with `…` at the end when cut).
-fn clip(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
-
-/// A line of `(text, style)` parts (empty parts left out).
-fn line(parts: &[(&str, Style)]) -> Line {
-    let mut text = String::new();
-    let mut ends = Vec::new();
-    for (part, style) in parts {
-        if !part.is_empty() {
-            text.push_str(part);
-            ends.push((*style, text.len()));
-        }
-    }
-    Line::from_parts(text, ends)
 }
 
 #[cfg(test)]

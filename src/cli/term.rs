@@ -505,6 +505,40 @@ pub(crate) const SUSPEND: Key = Key {
     },
 };
 
+/// `text` cut to `width` columns (with `…` at the end when cut), for the lines the terminal
+/// clients draw around a flow.
+pub(crate) fn clip(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// A line of `(text, style)` parts (empty parts left out).
+pub(crate) fn line(parts: &[(&str, Style)]) -> Line {
+    let mut text = String::new();
+    let mut ends = Vec::new();
+    for (part, style) in parts {
+        if !part.is_empty() {
+            text.push_str(part);
+            ends.push((*style, text.len()));
+        }
+    }
+    Line::from_parts(text, ends)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
