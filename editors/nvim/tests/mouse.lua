@@ -14,28 +14,8 @@ local on_cleanup = h.on_cleanup
 local sleep = h.sleep
 local payload = h.payload
 
-local SIZE = {
-  id = "size",
-  label = "Size",
-  prompt = "Pick a size",
-  options = {
-    { value = "small", label = "Small", description = "Fits in a pocket" },
-    { value = "medium", label = "Medium" },
-    { value = "large", label = "Large" },
-  },
-}
-
-local LANGS = {
-  id = "langs",
-  label = "Langs",
-  prompt = "Which languages?",
-  type = "multi",
-  options = {
-    { value = "lua", label = "Lua" },
-    { value = "rust", label = "Rust" },
-    { value = "python", label = "Python" },
-  },
-}
+local SIZE = h.SIZE
+local LANGS = h.LANGS
 
 --- Clicks (presses and releases the left button) on the first cell of the first buffer line
 --- of the float that shows `text`, at the screen cell where the float shows it.
